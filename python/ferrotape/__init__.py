@@ -1,0 +1,147 @@
+"""ferrotape: eager automatic differentiation with TensorFlow 2's ``GradientTape`` API.
+
+``import ferrotape as tf`` runs typical tape code unchanged; the engine is Rust.
+"""
+
+import contextlib as _contextlib
+
+import numpy as _np
+
+from . import _core, errors, linalg, math, nest, nn, random
+from ._core import (
+    Tensor,
+    Variable,
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    broadcast_to,
+    cast,
+    ceil,
+    clip_by_value,
+    concat,
+    constant,
+    convert_to_tensor,
+    cos,
+    divide,
+    equal,
+    exp,
+    expand_dims,
+    eye,
+    fill,
+    floor,
+    gather,
+    gather_nd,
+    greater,
+    greater_equal,
+    identity,
+    is_tensor,
+    less,
+    less_equal,
+    linspace,
+    logical_and,
+    logical_not,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    pow,
+    range,
+    rank,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    reshape,
+    round,
+    scatter_nd,
+    shape,
+    sigmoid,
+    sign,
+    sin,
+    size,
+    slice,
+    split,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    subtract,
+    tan,
+    tanh,
+    tile,
+    transpose,
+    truediv,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from ._core.linalg import matmul
+from .clip import clip_by_global_norm, clip_by_norm
+from .dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int32,
+    int64,
+)
+from .einsum import einsum, tensordot
+from .gradients import custom_gradient, stop_gradient
+from .module import Module
+from .norms import norm
+from .tape import GradientTape, UnconnectedGradients
+from .tensor_shape import TensorShape
+
+__version__ = "0.1.0"
+
+newaxis = None
+
+
+def where(condition, x=None, y=None, name=None):
+    """``condition ? x : y`` with broadcasting; with only ``condition``, the int64 indices
+    of its true elements, shape ``[n, rank]``."""
+    del name
+    if x is None and y is None:
+        return constant(_np.argwhere(_np.asarray(condition)).astype(_np.int64))
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given, or neither")
+    return _core.select(condition, x, y)
+
+
+def function(func=None, **kwargs):
+    """``tf.function`` compiles a graph in TensorFlow; ferrotape is eager and fast as it is,
+    so the decorated function runs unchanged."""
+    del kwargs
+    if func is None:
+        return lambda f: f
+    return func
+
+
+def device(device_name):
+    """Device placement scope; ferrotape runs on the CPU, so this is a no-op."""
+    del device_name
+    return _contextlib.nullcontext()
+
+
+def executing_eagerly():
+    return True
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

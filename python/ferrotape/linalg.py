@@ -1,0 +1,10 @@
+"""``ft.linalg``: matrix products and dense linear algebra."""
+
+from ._core import eye
+from ._core.linalg import det, inv, matmul, matrix_transpose, solve
+from .einsum import einsum, tensordot
+from .norms import norm
+
+adjoint = matrix_transpose
+
+__all__ = [n for n in dir() if not n.startswith("_")]

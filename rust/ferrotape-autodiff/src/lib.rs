@@ -1,0 +1,15 @@
+//! ferrotape-autodiff: `Tensor`, `Variable`, the gradient tape, and every differentiable op.
+//!
+//! The path of a value: an op in [`ops`] runs its forward kernel from `ferrotape-core`, wraps
+//! the result in a fresh [`Tensor`], and calls [`tape::record`] with a closure that computes its
+//! derivative. [`tape::Tape::gradient`] walks the recorded entries backwards.
+
+pub mod ops;
+pub mod tape;
+mod tensor;
+mod variable;
+
+pub use ferrotape_core::{self as core, Array, DType, Error, Result};
+pub use tape::{Source, Tape};
+pub use tensor::{Tensor, TensorId};
+pub use variable::Variable;

@@ -1,0 +1,254 @@
+//! Broadcasting arithmetic and the unary numeric ops.
+
+use ferrotape_core::kernels::{self, BinaryOp, CompareOp, UnaryOp};
+use ferrotape_core::{Result, Shape};
+
+use super::{log, unbroadcast, where_, zeros_like};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+pub(crate) fn binary_kernel(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::new(kernels::binary(op, a.value(), b.value())?))
+}
+
+pub(crate) fn unary_kernel(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::new(kernels::unary(op, x.value())?))
+}
+
+/// Backward of a binary op: `da`/`db` map the output gradient to each input's (before
+/// unbroadcasting); each runs only if that input needs a gradient.
+fn binary_backward(
+    a_shape: Shape,
+    b_shape: Shape,
+    da: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static,
+    db: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static,
+) -> impl Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static {
+    move |gs, needs| {
+        let ga = if needs[0] {
+            Some(unbroadcast(&da(&gs[0])?, &a_shape)?)
+        } else {
+            None
+        };
+        let gb = if needs[1] {
+            Some(unbroadcast(&db(&gs[0])?, &b_shape)?)
+        } else {
+            None
+        };
+        Ok(vec![ga, gb])
+    }
+}
+
+fn shapes(a: &Tensor, b: &Tensor) -> (Shape, Shape) {
+    (a.shape().into(), b.shape().into())
+}
+
+/// a + b; d/da = 1, d/db = 1.
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Add, a, b)?;
+    record("AddV2", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        binary_backward(sa, sb, |g| Ok(g.clone()), |g| Ok(g.clone()))
+    });
+    Ok(y)
+}
+
+/// a - b; d/da = 1, d/db = -1.
+pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Sub, a, b)?;
+    record("Sub", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        binary_backward(sa, sb, |g| Ok(g.clone()), neg)
+    });
+    Ok(y)
+}
+
+/// a * b; d/da = b, d/db = a.
+pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Mul, a, b)?;
+    record("Mul", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a, b) = (a.clone(), b.clone());
+        binary_backward(sa, sb, move |g| mul(g, &b), move |g| mul(g, &a))
+    });
+    Ok(y)
+}
+
+/// a / b (true division); d/da = 1/b, d/db = -a/b².
+pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Div, a, b)?;
+    record("RealDiv", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a, b1, b2) = (a.clone(), b.clone(), b.clone());
+        binary_backward(
+            sa,
+            sb,
+            move |g| div(g, &b1),
+            move |g| mul(g, &div(&div(&neg(&a)?, &b2)?, &b2)?),
+        )
+    });
+    Ok(y)
+}
+
+/// floor(a / b); not differentiable (TensorFlow returns no gradient).
+pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary_kernel(BinaryOp::FloorDiv, a, b)
+}
+
+/// a mod b with the sign of b; d/da = 1, d/db = -floor(a / b).
+pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Mod, a, b)?;
+    record("FloorMod", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a, b) = (a.clone(), b.clone());
+        binary_backward(
+            sa,
+            sb,
+            |g| Ok(g.clone()),
+            move |g| mul(&neg(g)?, &floordiv(&a, &b)?),
+        )
+    });
+    Ok(y)
+}
+
+/// a ** b; d/da = b·a^(b-1), d/db = log(a)·a^b (taken as 0 where a <= 0, as TensorFlow does).
+pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::Pow, a, b)?;
+    record("Pow", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a1, b1, a2, y) = (a.clone(), b.clone(), a.clone(), y.clone());
+        binary_backward(
+            sa,
+            sb,
+            move |g| mul(g, &mul(&b1, &pow(&a1, &sub(&b1, &b1.scalar_like(1.0))?)?)?),
+            move |g| {
+                let positive = compare(CompareOp::Greater, &a2, &a2.scalar_like(0.0))?;
+                let safe = where_(&positive, &a2, &super::ones_like(&a2))?;
+                let log_a = where_(&positive, &log(&safe)?, &zeros_like(&a2))?;
+                mul(g, &mul(&log_a, &y)?)
+            },
+        )
+    });
+    Ok(y)
+}
+
+fn max_min(
+    op: BinaryOp,
+    tie: CompareOp,
+    name: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Tensor> {
+    let y = binary_kernel(op, a, b)?;
+    record(name, &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a, b) = (a.clone(), b.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            // The gradient goes to `a` where it wins or ties, else to `b`.
+            let a_wins = compare(tie, &a, &b)?;
+            let g = &gs[0];
+            let zero = zeros_like(g);
+            let ga = if needs[0] {
+                Some(unbroadcast(&where_(&a_wins, g, &zero)?, &sa)?)
+            } else {
+                None
+            };
+            let gb = if needs[1] {
+                Some(unbroadcast(&where_(&a_wins, &zero, g)?, &sb)?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        }
+    });
+    Ok(y)
+}
+
+/// max(a, b); the gradient goes to `a` where a >= b (ties to the first argument), else to `b`.
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    max_min(BinaryOp::Maximum, CompareOp::GreaterEqual, "Maximum", a, b)
+}
+
+/// min(a, b); the gradient goes to `a` where a <= b (ties to the first argument), else to `b`.
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    max_min(BinaryOp::Minimum, CompareOp::LessEqual, "Minimum", a, b)
+}
+
+/// (a - b)²; d/da = 2(a - b), d/db = -2(a - b).
+pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = binary_kernel(BinaryOp::SquaredDifference, a, b)?;
+    record("SquaredDifference", &[a, b], &[&y], || {
+        let (sa, sb) = shapes(a, b);
+        let (a1, b1, a2, b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+        binary_backward(
+            sa,
+            sb,
+            move |g| mul(g, &mul(&a1.scalar_like(2.0), &sub(&a1, &b1)?)?),
+            move |g| mul(g, &mul(&a2.scalar_like(-2.0), &sub(&a2, &b2)?)?),
+        )
+    });
+    Ok(y)
+}
+
+/// -x; d/dx = -1.
+pub fn neg(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Neg, x)?;
+    record("Neg", &[x], &[&y], grad!(|g| neg(g)?));
+    Ok(y)
+}
+
+/// |x|; d/dx = sign(x) (0 at 0).
+pub fn abs(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Abs, x)?;
+    record("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
+    Ok(y)
+}
+
+/// sign(x); its derivative is 0 everywhere (TensorFlow returns zeros).
+pub fn sign(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Sign, x)?;
+    record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)));
+    Ok(y)
+}
+
+/// x²; d/dx = 2x.
+pub fn square(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Square, x)?;
+    record(
+        "Square",
+        &[x],
+        &[&y],
+        grad!(|g; x| mul(g, &mul(x, &x.scalar_like(2.0))?)?),
+    );
+    Ok(y)
+}
+
+/// 1/x; d/dx = -1/x² = -y².
+pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Reciprocal, x)?;
+    record(
+        "Reciprocal",
+        &[x],
+        &[&y],
+        grad!(|g; y| neg(&mul(g, &square(y)?)?)?),
+    );
+    Ok(y)
+}
+
+/// Element-wise comparison; the bool result has no gradient.
+pub fn compare(op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::new(kernels::compare(op, a.value(), b.value())?))
+}
+
+/// `x` as `dtype`; the gradient is cast back between float types, and there is none to or
+/// from integers and bools.
+pub fn cast(x: &Tensor, dtype: ferrotape_core::DType) -> Result<Tensor> {
+    if x.dtype() == dtype {
+        return Ok(x.clone());
+    }
+    let y = Tensor::new(kernels::cast(x.value(), dtype)?);
+    if x.dtype().is_float() {
+        let src = x.dtype();
+        record("Cast", &[x], &[&y], grad!(|g| cast(g, src)?));
+    }
+    Ok(y)
+}

@@ -1,0 +1,256 @@
+//! Element-wise math: exponentials, logarithms, roots, trigonometry, rounding, and select.
+
+use std::f64::consts::PI;
+
+use ferrotape_core::kernels::{self, CompareOp, UnaryOp};
+use ferrotape_core::{Result, Shape};
+
+use super::{
+    add, arith::unary_kernel, compare, div, maximum, minimum, mul, neg, square, sub, unbroadcast,
+    zeros_like,
+};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+/// exp(x); d/dx = exp(x), saved as the output.
+pub fn exp(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Exp, x)?;
+    record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
+    Ok(y)
+}
+
+/// exp(x) - 1; d/dx = exp(x) = y + 1.
+pub fn expm1(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Expm1, x)?;
+    record(
+        "Expm1",
+        &[x],
+        &[&y],
+        grad!(|g; y| mul(g, &add(y, &y.scalar_like(1.0))?)?),
+    );
+    Ok(y)
+}
+
+/// log(x); d/dx = 1/x.
+pub fn log(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Log, x)?;
+    record("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
+    Ok(y)
+}
+
+/// log(1 + x); d/dx = 1/(1 + x).
+pub fn log1p(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Log1p, x)?;
+    record(
+        "Log1p",
+        &[x],
+        &[&y],
+        grad!(|g; x| div(g, &add(x, &x.scalar_like(1.0))?)?),
+    );
+    Ok(y)
+}
+
+/// sqrt(x); d/dx = 0.5/sqrt(x) = 0.5/y.
+pub fn sqrt(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Sqrt, x)?;
+    record(
+        "Sqrt",
+        &[x],
+        &[&y],
+        grad!(|g; y| div(&mul(g, &y.scalar_like(0.5))?, y)?),
+    );
+    Ok(y)
+}
+
+/// 1/sqrt(x); d/dx = -0.5·y³.
+pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Rsqrt, x)?;
+    record(
+        "Rsqrt",
+        &[x],
+        &[&y],
+        grad!(|g; y| mul(g, &mul(&y.scalar_like(-0.5), &mul(y, &square(y)?)?)?)?),
+    );
+    Ok(y)
+}
+
+/// sin(x); d/dx = cos(x).
+pub fn sin(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Sin, x)?;
+    record("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
+    Ok(y)
+}
+
+/// cos(x); d/dx = -sin(x).
+pub fn cos(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Cos, x)?;
+    record("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
+    Ok(y)
+}
+
+/// tan(x); d/dx = 1 + tan²(x) = 1 + y².
+pub fn tan(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Tan, x)?;
+    record(
+        "Tan",
+        &[x],
+        &[&y],
+        grad!(|g; y| mul(g, &add(&square(y)?, &y.scalar_like(1.0))?)?),
+    );
+    Ok(y)
+}
+
+/// asin(x); d/dx = 1/sqrt(1 - x²).
+pub fn asin(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Asin, x)?;
+    record(
+        "Asin",
+        &[x],
+        &[&y],
+        grad!(|g; x| div(g, &sqrt(&sub(&x.scalar_like(1.0), &square(x)?)?)?)?),
+    );
+    Ok(y)
+}
+
+/// acos(x); d/dx = -1/sqrt(1 - x²).
+pub fn acos(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Acos, x)?;
+    record(
+        "Acos",
+        &[x],
+        &[&y],
+        grad!(|g; x| neg(&div(g, &sqrt(&sub(&x.scalar_like(1.0), &square(x)?)?)?)?)?),
+    );
+    Ok(y)
+}
+
+/// atan(x); d/dx = 1/(1 + x²).
+pub fn atan(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Atan, x)?;
+    record(
+        "Atan",
+        &[x],
+        &[&y],
+        grad!(|g; x| div(g, &add(&square(x)?, &x.scalar_like(1.0))?)?),
+    );
+    Ok(y)
+}
+
+/// sinh(x); d/dx = cosh(x).
+pub fn sinh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Sinh, x)?;
+    record("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
+    Ok(y)
+}
+
+/// cosh(x); d/dx = sinh(x).
+pub fn cosh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Cosh, x)?;
+    record("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
+    Ok(y)
+}
+
+/// tanh(x); d/dx = 1 - y².
+pub fn tanh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Tanh, x)?;
+    record(
+        "Tanh",
+        &[x],
+        &[&y],
+        grad!(|g; y| mul(g, &sub(&y.scalar_like(1.0), &square(y)?)?)?),
+    );
+    Ok(y)
+}
+
+/// 1/(1 + exp(-x)); d/dx = y(1 - y).
+pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Sigmoid, x)?;
+    record(
+        "Sigmoid",
+        &[x],
+        &[&y],
+        grad!(|g; y| mul(g, &mul(y, &sub(&y.scalar_like(1.0), y)?)?)?),
+    );
+    Ok(y)
+}
+
+/// erf(x); d/dx = 2/sqrt(pi)·exp(-x²).
+pub fn erf(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Erf, x)?;
+    record(
+        "Erf",
+        &[x],
+        &[&y],
+        grad!(|g; x| {
+            mul(g, &mul(&x.scalar_like(2.0 / PI.sqrt()), &exp(&neg(&square(x)?)?)?)?)?
+        }),
+    );
+    Ok(y)
+}
+
+/// floor(x); no gradient (TensorFlow returns None).
+pub fn floor(x: &Tensor) -> Result<Tensor> {
+    unary_kernel(UnaryOp::Floor, x)
+}
+
+/// ceil(x); no gradient.
+pub fn ceil(x: &Tensor) -> Result<Tensor> {
+    unary_kernel(UnaryOp::Ceil, x)
+}
+
+/// Rounds half to even, like `tf.round`; no gradient.
+pub fn round(x: &Tensor) -> Result<Tensor> {
+    unary_kernel(UnaryOp::Round, x)
+}
+
+/// `cond ? x : y` element-wise with broadcasting; d/dx = cond, d/dy = !cond; none for `cond`.
+pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = Tensor::new(kernels::select(cond.value(), x.value(), y.value())?);
+    record("SelectV2", &[cond, x, y], &[&out], || {
+        let (cond, sx, sy): (Tensor, Shape, Shape) =
+            (cond.clone(), x.shape().into(), y.shape().into());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let zero = zeros_like(g);
+            let gx = if needs[1] {
+                Some(unbroadcast(&where_(&cond, g, &zero)?, &sx)?)
+            } else {
+                None
+            };
+            let gy = if needs[2] {
+                Some(unbroadcast(&where_(&cond, &zero, g)?, &sy)?)
+            } else {
+                None
+            };
+            Ok(vec![None, gx, gy])
+        }
+    });
+    Ok(out)
+}
+
+/// A new tensor with the same value; d/dx = 1.
+pub fn identity(x: &Tensor) -> Result<Tensor> {
+    let y = Tensor::new(x.value().clone());
+    record("Identity", &[x], &[&y], grad!(|g| g.clone()));
+    Ok(y)
+}
+
+/// The same value with no gradient path back to `x`.
+pub fn stop_gradient(x: &Tensor) -> Tensor {
+    Tensor::new(x.value().clone())
+}
+
+/// min(max(x, lo), hi), TensorFlow's composition (so ties pass the gradient to `x`).
+pub fn clip_by_value(x: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
+    minimum(&maximum(x, lo)?, hi)
+}
+
+/// `x > 0` as a bool tensor, a helper for masked derivatives.
+pub(crate) fn positive(x: &Tensor) -> Result<Tensor> {
+    compare(CompareOp::Greater, x, &x.scalar_like(0.0))
+}
+
+/// `g` where `mask` holds, else 0.
+pub(crate) fn masked(mask: &Tensor, g: &Tensor) -> Result<Tensor> {
+    where_(mask, g, &zeros_like(g))
+}

@@ -1,0 +1,84 @@
+//! Every differentiable op: one function each, its forward kernel call and its derivative side
+//! by side. Derivatives are written with these same ops, so an outer tape records them.
+//!
+//! The pattern:
+//! ```ignore
+//! /// exp(x); d/dx = exp(x), saved as the output.
+//! pub fn exp(x: &Tensor) -> Result<Tensor> {
+//!     let y = unary(UnaryOp::Exp, x)?;
+//!     record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
+//!     Ok(y)
+//! }
+//! ```
+//! Ops without a derivative (comparisons, argmax, integer casts) simply do not record, and
+//! their outputs are not differentiable; see each op's doc line.
+
+/// Builds the backward closure of a one-input op: `grad!(|g; saved...| expr)` clones the
+/// named tensors into the closure and returns `expr` as the input's gradient.
+macro_rules! grad {
+    (|$g:ident $(; $($saved:ident),*)?| $body:expr) => {
+        || {
+            $($(let $saved = $saved.clone();)*)?
+            move |gs: &[Tensor], _needs: &[bool]| -> ferrotape_core::Result<Vec<Option<Tensor>>> {
+                let $g = &gs[0];
+                $($(let $saved = &$saved;)*)?
+                Ok(vec![Some($body)])
+            }
+        }
+    };
+}
+
+mod arith;
+mod linalg;
+mod math;
+mod nn;
+mod reduce;
+mod shape;
+
+pub use arith::*;
+pub use linalg::*;
+pub use math::*;
+pub use nn::*;
+pub use reduce::*;
+pub use shape::*;
+
+use ferrotape_core::{Array, DType, Result};
+
+use crate::tensor::Tensor;
+
+/// A new (untracked) tensor of zeros.
+pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+    Tensor::new(Array::zeros(dtype, shape))
+}
+
+pub fn zeros_like(t: &Tensor) -> Tensor {
+    zeros(t.dtype(), t.shape())
+}
+
+pub fn ones_like(t: &Tensor) -> Tensor {
+    Tensor::new(Array::full(t.dtype(), t.shape(), 1.0))
+}
+
+/// A tensor shaped like `t` with ones at the given flat positions: a Jacobian row's seed.
+pub(crate) fn one_hot_seed(t: &Tensor, hot: &[usize]) -> Result<Tensor> {
+    let mut v = vec![0.0f64; t.len()];
+    for &i in hot {
+        v[i] = 1.0;
+    }
+    let a = ferrotape_core::kernels::cast(&Array::from_vec(v, t.shape())?, t.dtype())?;
+    Ok(Tensor::new(a))
+}
+
+/// Undoes numpy broadcasting: sums `g` down to `shape`. Every binary op's backward ends here.
+pub fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if g.shape() == shape {
+        return Ok(g.clone());
+    }
+    let lead = g.rank() - shape.len();
+    let axes: Vec<i64> = (0..g.rank())
+        .filter(|&i| i < lead || (shape[i - lead] == 1 && g.shape()[i] != 1))
+        .map(|i| i as i64)
+        .collect();
+    let summed = reduce_sum(g, Some(&axes), true)?;
+    reshape(&summed, shape)
+}

@@ -1,0 +1,237 @@
+//! Activations, softmax and the cross-entropy losses of `tf.nn`.
+
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+use ferrotape_core::kernels::{self, axes_mask, BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use ferrotape_core::{Error, Result};
+
+use super::math::{masked, positive};
+use super::{
+    add, arith::unary_kernel, cast, compare, erf, exp, log1p, mul, neg, one_hot, reduce_sum,
+    sigmoid, sub, tanh, where_, zeros_like,
+};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+/// max(x, 0); d/dx = 1 where x > 0, else 0 (0 at the kink, as TensorFlow).
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Relu, x)?;
+    record("Relu", &[x], &[&y], grad!(|g; y| masked(&positive(y)?, g)?));
+    Ok(y)
+}
+
+/// min(max(x, 0), 6); d/dx = 1 on (0, 6), else 0.
+pub fn relu6(x: &Tensor) -> Result<Tensor> {
+    let relu = kernels::unary(UnaryOp::Relu, x.value())?;
+    let y = Tensor::new(kernels::binary(
+        BinaryOp::Minimum,
+        &relu,
+        x.scalar_like(6.0).value(),
+    )?);
+    record(
+        "Relu6",
+        &[x],
+        &[&y],
+        grad!(|g; x| {
+            let inside = kernels::logical(
+                kernels::LogicalOp::And,
+                positive(x)?.value(),
+                compare(CompareOp::Less, x, &x.scalar_like(6.0))?.value(),
+            )?;
+            masked(&Tensor::new(inside), g)?
+        }),
+    );
+    Ok(y)
+}
+
+/// x if x > 0 else alpha·x; d/dx = 1 or alpha.
+pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    let pos = positive(x)?;
+    let y = where_(&pos, x, &mul(x, &x.scalar_like(alpha))?)?;
+    Ok(y)
+}
+
+/// x if x > 0 else exp(x) - 1; d/dx = 1 or y + 1.
+pub fn elu(x: &Tensor) -> Result<Tensor> {
+    let pos = positive(x)?;
+    where_(
+        &pos,
+        x,
+        &super::expm1(&mul(x, &positive_mask_zero(x, &pos)?)?)?,
+    )
+}
+
+/// exp(x) - 1 only evaluated on the negative side, so large positive x cannot overflow.
+fn positive_mask_zero(x: &Tensor, pos: &Tensor) -> Result<Tensor> {
+    // 1 where x <= 0, 0 where x > 0: multiplying keeps exp() finite on the positive side.
+    where_(pos, &zeros_like(x), &x.scalar_like(1.0))
+}
+
+/// scale·(x if x > 0 else alpha·(exp(x) - 1)) with TensorFlow's constants.
+pub fn selu(x: &Tensor) -> Result<Tensor> {
+    const ALPHA: f64 = 1.673_263_242_354_377_3;
+    const SCALE: f64 = 1.050_700_987_355_480_5;
+    let pos = positive(x)?;
+    let negative = mul(
+        &x.scalar_like(ALPHA),
+        &super::expm1(&mul(x, &positive_mask_zero(x, &pos)?)?)?,
+    )?;
+    mul(&x.scalar_like(SCALE), &where_(&pos, x, &negative)?)
+}
+
+/// 0.5·x·(1 + erf(x/√2)), or the tanh approximation when `approximate`.
+pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
+    let half_x = mul(x, &x.scalar_like(0.5))?;
+    let inner = if approximate {
+        let cube = mul(&mul(x, x)?, x)?;
+        let arg = mul(
+            &x.scalar_like((2.0 / PI).sqrt()),
+            &add(x, &mul(&x.scalar_like(0.044715), &cube)?)?,
+        )?;
+        tanh(&arg)?
+    } else {
+        erf(&mul(x, &x.scalar_like(FRAC_1_SQRT_2))?)?
+    };
+    mul(&half_x, &add(&x.scalar_like(1.0), &inner)?)
+}
+
+/// log(1 + exp(x)), computed stably; d/dx = sigmoid(x).
+pub fn softplus(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Softplus, x)?;
+    record("Softplus", &[x], &[&y], grad!(|g; x| mul(g, &sigmoid(x)?)?));
+    Ok(y)
+}
+
+/// x·sigmoid(x) (also called silu).
+pub fn swish(x: &Tensor) -> Result<Tensor> {
+    mul(x, &sigmoid(x)?)
+}
+
+fn axis_mask(op: &'static str, x: &Tensor, axis: i64) -> Result<Vec<bool>> {
+    if x.rank() == 0 {
+        return Err(Error::invalid(
+            op,
+            "expected a tensor of rank >= 1, received a scalar",
+        ));
+    }
+    axes_mask(op, x.rank(), Some(&[axis]))
+}
+
+/// The shifted exponentials exp(x - max) and their sum along the axis, from the kernels.
+fn shifted_exp(
+    x: &Tensor,
+    mask: &[bool],
+) -> Result<(
+    ferrotape_core::Array,
+    ferrotape_core::Array,
+    ferrotape_core::Array,
+)> {
+    let max = kernels::reduce(ReduceOp::Max, x.value(), mask, true)?;
+    let shifted = kernels::binary(BinaryOp::Sub, x.value(), &max)?;
+    let e = kernels::unary(UnaryOp::Exp, &shifted)?;
+    let sum = kernels::reduce(ReduceOp::Sum, &e, mask, true)?;
+    Ok((shifted, e, sum))
+}
+
+/// exp(x) / Σ exp(x) along `axis`; d/dx = y·(g - Σ g·y).
+pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
+    let mask = axis_mask("Softmax", x, axis)?;
+    let (_, e, sum) = shifted_exp(x, &mask)?;
+    let y = Tensor::new(kernels::binary(BinaryOp::Div, &e, &sum)?);
+    record("Softmax", &[x], &[&y], || {
+        let y = y.clone();
+        move |gs: &[Tensor], _: &[bool]| {
+            let gy = mul(&gs[0], &y)?;
+            let total = reduce_sum(&gy, Some(&[axis]), true)?;
+            Ok(vec![Some(sub(&gy, &mul(&y, &total)?)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// x - log Σ exp(x) along `axis`; d/dx = g - exp(y)·Σ g.
+pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
+    let mask = axis_mask("LogSoftmax", x, axis)?;
+    let (shifted, _, sum) = shifted_exp(x, &mask)?;
+    let y = Tensor::new(kernels::binary(
+        BinaryOp::Sub,
+        &shifted,
+        &kernels::unary(UnaryOp::Log, &sum)?,
+    )?);
+    record("LogSoftmax", &[x], &[&y], || {
+        let y = y.clone();
+        move |gs: &[Tensor], _: &[bool]| {
+            let total = reduce_sum(&gs[0], Some(&[axis]), true)?;
+            Ok(vec![Some(sub(&gs[0], &mul(&exp(&y)?, &total)?)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// -Σ labels·log_softmax(logits) along `axis`: `tf.nn.softmax_cross_entropy_with_logits`.
+pub fn softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+    axis: i64,
+) -> Result<Tensor> {
+    if labels.shape() != logits.shape() {
+        return Err(Error::invalid(
+            "SoftmaxCrossEntropyWithLogits",
+            format!(
+                "labels and logits must have the same shape, received {:?} and {:?}",
+                labels.shape(),
+                logits.shape()
+            ),
+        ));
+    }
+    let lsm = log_softmax(logits, axis)?;
+    neg(&reduce_sum(&mul(labels, &lsm)?, Some(&[axis]), false)?)
+}
+
+/// The same loss with integer class labels (shape: logits without the last axis).
+pub fn sparse_softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+) -> Result<Tensor> {
+    const OP: &str = "SparseSoftmaxCrossEntropyWithLogits";
+    if logits.rank() == 0 || labels.shape() != &logits.shape()[..logits.rank() - 1] {
+        return Err(Error::invalid(
+            OP,
+            format!("labels must have the shape of logits without the last axis, received {:?} and {:?}", labels.shape(), logits.shape()),
+        ));
+    }
+    let depth = logits.shape()[logits.rank() - 1];
+    let classes = kernels::index_values(OP, labels.value())?;
+    if let Some(bad) = classes.iter().find(|&&c| c < 0 || c as usize >= depth) {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "received a label value of {bad} which is outside the valid range of [0, {depth})"
+            ),
+        ));
+    }
+    let hot = one_hot(labels, depth, 1.0, 0.0, -1, logits.dtype())?;
+    softmax_cross_entropy_with_logits(&hot, logits, -1)
+}
+
+/// max(x, 0) - x·z + log(1 + exp(-|x|)), TensorFlow's stable composition.
+pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+    if labels.shape() != logits.shape() {
+        return Err(Error::invalid(
+            "SigmoidCrossEntropyWithLogits",
+            format!(
+                "labels and logits must have the same shape, received {:?} and {:?}",
+                labels.shape(),
+                logits.shape()
+            ),
+        ));
+    }
+    let labels = cast(labels, logits.dtype())?;
+    let nonneg = compare(CompareOp::GreaterEqual, logits, &logits.scalar_like(0.0))?;
+    let relu_logits = where_(&nonneg, logits, &zeros_like(logits))?;
+    let neg_abs = where_(&nonneg, &neg(logits)?, logits)?;
+    add(
+        &sub(&relu_logits, &mul(logits, &labels)?)?,
+        &log1p(&exp(&neg_abs)?)?,
+    )
+}

@@ -1,0 +1,145 @@
+//! Reductions. Each backward reshapes the output gradient to the kept-dims shape and
+//! broadcasts it back over the reduced axes.
+
+use ferrotape_core::kernels::{self, axes_mask, ArgReduce, CompareOp, ReduceOp};
+use ferrotape_core::{DType, Result, Shape};
+
+use super::{
+    add, broadcast_to, cast, compare, div, exp, log, mul, reshape, stop_gradient, sub, where_,
+    zeros_like,
+};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+/// The input shape with reduced axes set to 1.
+fn kept_shape(shape: &[usize], mask: &[bool]) -> Shape {
+    shape
+        .iter()
+        .zip(mask)
+        .map(|(&d, &r)| if r { 1 } else { d })
+        .collect()
+}
+
+fn reduce_kernel(
+    op: ReduceOp,
+    x: &Tensor,
+    axes: Option<&[i64]>,
+    keepdims: bool,
+) -> Result<(Tensor, Vec<bool>)> {
+    let mask = axes_mask(op.name(), x.rank(), axes)?;
+    Ok((
+        Tensor::new(kernels::reduce(op, x.value(), &mask, keepdims)?),
+        mask,
+    ))
+}
+
+/// Σ x over `axes` (all when `None`); d/dx = 1 broadcast over the reduced axes.
+pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
+    record("Sum", &[x], &[&y], || {
+        let (kept, full): (Shape, Shape) = (kept_shape(x.shape(), &mask), x.shape().into());
+        move |gs: &[Tensor], _: &[bool]| {
+            Ok(vec![Some(broadcast_to(&reshape(&gs[0], &kept)?, &full)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// The mean over `axes` (integer division for integer dtypes, as TensorFlow); d/dx = 1/n.
+pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let mask = axes_mask("Mean", x.rank(), axes)?;
+    let count: usize = x
+        .shape()
+        .iter()
+        .zip(&mask)
+        .filter(|(_, &r)| r)
+        .map(|(&d, _)| d)
+        .product();
+    let sum = reduce_sum(x, axes, keepdims)?;
+    div(&sum, &sum.scalar_like(count as f64))
+}
+
+fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let (y, mask) = reduce_kernel(op, x, axes, keepdims)?;
+    record(op.name(), &[x], &[&y], || {
+        let (x, y, kept) = (x.clone(), y.clone(), kept_shape(x.shape(), &mask));
+        let axes: Vec<i64> = mask
+            .iter()
+            .enumerate()
+            .filter(|(_, &r)| r)
+            .map(|(i, _)| i as i64)
+            .collect();
+        move |gs: &[Tensor], _: &[bool]| {
+            // Ties share the gradient equally, as in TensorFlow.
+            let hit = cast(
+                &compare(CompareOp::Equal, &x, &reshape(&y, &kept)?)?,
+                x.dtype(),
+            )?;
+            let count = super::reduce_sum(&hit, Some(&axes), true)?;
+            let g = reshape(&gs[0], &kept)?;
+            Ok(vec![Some(div(&mul(&hit, &g)?, &count)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// The maximum over `axes`; the gradient is split equally among tied maxima.
+pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    extremum(ReduceOp::Max, x, axes, keepdims)
+}
+
+/// The minimum over `axes`; the gradient is split equally among tied minima.
+pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    extremum(ReduceOp::Min, x, axes, keepdims)
+}
+
+/// Π x over `axes`; d/dx_i = Π_{j≠i} x_j, computed as y/x_i (so undefined where x_i = 0).
+pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
+    record("Prod", &[x], &[&y], || {
+        let (x, y, kept) = (x.clone(), y.clone(), kept_shape(x.shape(), &mask));
+        move |gs: &[Tensor], _: &[bool]| {
+            let g = mul(&reshape(&gs[0], &kept)?, &reshape(&y, &kept)?)?;
+            Ok(vec![Some(div(&g, &x)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// log Σ exp(x), computed as m + log Σ exp(x - m) with m the (finite) maximum held constant.
+pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let raw_max = reduce_max(x, axes, true)?;
+    let finite = compare(
+        CompareOp::Equal,
+        &sub(&raw_max, &raw_max)?,
+        &raw_max.scalar_like(0.0),
+    )?;
+    let m = stop_gradient(&where_(&finite, &raw_max, &zeros_like(&raw_max))?);
+    let sum = super::reduce_sum(&exp(&sub(x, &m)?)?, axes, keepdims)?;
+    let m = if keepdims {
+        m
+    } else {
+        reshape(&m, sum.shape())?
+    };
+    add(&log(&sum)?, &m)
+}
+
+/// Logical or / and over `axes` of a bool tensor; no gradient.
+pub fn reduce_bool(any: bool, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    let op = if any { ReduceOp::Any } else { ReduceOp::All };
+    Ok(reduce_kernel(op, x, axes, keepdims)?.0)
+}
+
+/// Index of the max (or min) along `axis`, as `dtype` (int64 by default); no gradient.
+pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, dtype: DType) -> Result<Tensor> {
+    let op = if max { "ArgMax" } else { "ArgMin" };
+    let mask = axes_mask(op, x.rank(), Some(&[axis]))?;
+    let axis = mask.iter().position(|&r| r).unwrap_or(0);
+    let which = if max {
+        ArgReduce::ArgMax
+    } else {
+        ArgReduce::ArgMin
+    };
+    let idx = kernels::arg_reduce(which, x.value(), axis)?;
+    Ok(Tensor::new(kernels::cast(&idx, dtype)?))
+}

@@ -1,0 +1,528 @@
+//! Ops that move elements without arithmetic: reshape, transpose, slicing, concatenation,
+//! tiling, padding, gathers and scatters. Views cost no copy; each backward is the adjoint
+//! movement (reshape back, slice ↔ scatter, take ↔ take-add, concat ↔ slices).
+
+use std::sync::Arc;
+
+use ferrotape_core::kernels::{self, PadMode};
+use ferrotape_core::{num_elements, Array, DType, Error, Result, Shape};
+
+use super::{reduce_sum, unbroadcast};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+/// Resolves a shape with at most one -1 for a tensor of `len` elements.
+pub fn resolve_shape(op: &'static str, len: usize, shape: &[i64]) -> Result<Shape> {
+    let unknown = shape.iter().filter(|&&d| d == -1).count();
+    if unknown > 1 || shape.iter().any(|&d| d < -1) {
+        return Err(Error::invalid(
+            op,
+            format!("only one dimension may be -1 and none below it, received {shape:?}"),
+        ));
+    }
+    let known: usize = shape
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
+    let fill = if unknown == 1 {
+        if known == 0 || len % known != 0 {
+            return Err(Error::invalid(
+                op,
+                format!("cannot reshape a tensor with {len} elements to shape {shape:?}"),
+            ));
+        }
+        len / known
+    } else {
+        0
+    };
+    Ok(shape
+        .iter()
+        .map(|&d| if d == -1 { fill } else { d as usize })
+        .collect())
+}
+
+/// Normalises a possibly negative axis for a tensor of `rank` (or `rank + 1` when inserting).
+pub fn norm_axis(op: &'static str, axis: i64, rank: usize) -> Result<usize> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return Err(Error::invalid(
+            op,
+            format!("axis {axis} is out of range [-{r}, {r})"),
+        ));
+    }
+    Ok(axis.rem_euclid(r.max(1)) as usize)
+}
+
+/// The same elements in a new shape (a view when contiguous); d/dx = reshape back.
+pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if x.shape() == shape {
+        return Ok(x.clone());
+    }
+    let y = Tensor::new(x.value().reshape(shape)?);
+    record("Reshape", &[x], &[&y], || {
+        let s: Shape = x.shape().into();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(reshape(&gs[0], &s)?)])
+    });
+    Ok(y)
+}
+
+/// Axes permuted (a view); d/dx = transpose by the inverse permutation.
+pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    let y = Tensor::new(x.value().transpose(perm)?);
+    record("Transpose", &[x], &[&y], || {
+        let mut inverse = vec![0; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(transpose(&gs[0], &inverse)?)])
+    });
+    Ok(y)
+}
+
+/// Broadcast to `shape` (a view); d/dx = sum over the broadcast axes.
+pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if x.shape() == shape {
+        return Ok(x.clone());
+    }
+    let y = Tensor::new(x.value().broadcast_to(shape)?);
+    record("BroadcastTo", &[x], &[&y], || {
+        let s: Shape = x.shape().into();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(unbroadcast(&gs[0], &s)?)])
+    });
+    Ok(y)
+}
+
+/// One input axis of a strided slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisSlice {
+    /// `len` elements from `begin` with `step` (negative steps walk backwards).
+    Range {
+        begin: usize,
+        len: usize,
+        step: isize,
+    },
+    /// A single position; the axis is removed from the result.
+    Index(usize),
+    /// A new axis of size 1 in the result (consumes no input axis).
+    NewAxis,
+}
+
+/// `x[spec]` as a view: what Python indexing (`x[1:3, ::-1, None, 0]`) lowers to.
+/// d/dx = the gradient scattered back into zeros at the selected positions.
+pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
+    let rank = x.rank();
+    let (mut begins, mut lens, mut steps) = (
+        Vec::with_capacity(rank),
+        Vec::with_capacity(rank),
+        Vec::with_capacity(rank),
+    );
+    for s in spec {
+        match *s {
+            AxisSlice::Range { begin, len, step } => {
+                begins.push(begin);
+                lens.push(len);
+                steps.push(step);
+            }
+            AxisSlice::Index(i) => {
+                begins.push(i);
+                lens.push(1);
+                steps.push(1);
+            }
+            AxisSlice::NewAxis => {}
+        }
+    }
+    if begins.len() != rank {
+        return Err(Error::invalid(
+            "StridedSlice",
+            format!(
+                "the index covers {} axes of a tensor of rank {rank}",
+                begins.len()
+            ),
+        ));
+    }
+    let mut view = x.value().slice_view(&begins, &lens, &steps);
+    let mut axis = 0;
+    for s in spec {
+        match s {
+            AxisSlice::Range { .. } => axis += 1,
+            AxisSlice::Index(_) => view = view.index_axis(axis, 0),
+            AxisSlice::NewAxis => {
+                view = view.insert_axis(axis);
+                axis += 1;
+            }
+        }
+    }
+    let y = Tensor::new(view);
+    record("StridedSlice", &[x], &[&y], || {
+        let full: Shape = x.shape().into();
+        move |gs: &[Tensor], _: &[bool]| {
+            let g = reshape(&gs[0], &lens)?;
+            Ok(vec![Some(slice_scatter(&g, &full, &begins, &steps)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// Zeros of `shape` with `g` written at a strided window; the adjoint of [`strided_slice`].
+/// d/dg = the same window sliced out of the incoming gradient.
+pub fn slice_scatter(
+    g: &Tensor,
+    shape: &[usize],
+    begins: &[usize],
+    steps: &[isize],
+) -> Result<Tensor> {
+    let y = Tensor::new(kernels::slice_scatter(
+        shape,
+        begins,
+        g.shape(),
+        steps,
+        g.value(),
+    )?);
+    record("StridedSliceGrad", &[g], &[&y], || {
+        let spec: Vec<AxisSlice> = begins
+            .iter()
+            .zip(g.shape())
+            .zip(steps)
+            .map(|((&begin, &len), &step)| AxisSlice::Range { begin, len, step })
+            .collect();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(strided_slice(&gs[0], &spec)?)])
+    });
+    Ok(y)
+}
+
+/// `tf.slice(x, begin, size)`: a contiguous window.
+pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
+    if begin.len() != x.rank() || size.len() != x.rank() {
+        return Err(Error::invalid(
+            "Slice",
+            format!("begin and size must have {} entries", x.rank()),
+        ));
+    }
+    for ((&b, &s), &d) in begin.iter().zip(size).zip(x.shape()) {
+        if b + s > d {
+            return Err(Error::invalid(
+                "Slice",
+                format!("window [{b}, {}) exceeds dimension {d}", b + s),
+            ));
+        }
+    }
+    let spec: Vec<AxisSlice> = begin
+        .iter()
+        .zip(size)
+        .map(|(&begin, &len)| AxisSlice::Range {
+            begin,
+            len,
+            step: 1,
+        })
+        .collect();
+    strided_slice(x, &spec)
+}
+
+/// Selects positions `index` along `axis` (`None` gives 0): gather and pad lower to this.
+/// d/dx = the gradient summed back into the positions it was taken from.
+pub fn take(x: &Tensor, axis: usize, index: Arc<Vec<Option<usize>>>, fill: f64) -> Result<Tensor> {
+    let y = Tensor::new(kernels::take(x.value(), axis, &index, fill));
+    record("Take", &[x], &[&y], || {
+        let d = x.shape()[axis];
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take_add(&gs[0], axis, index.clone(), d)?)])
+    });
+    Ok(y)
+}
+
+/// The adjoint of [`take`]: sums slices of `g` into positions `index` of an axis of length `d`.
+/// d/dg = take with the same index.
+pub fn take_add(
+    g: &Tensor,
+    axis: usize,
+    index: Arc<Vec<Option<usize>>>,
+    d: usize,
+) -> Result<Tensor> {
+    let y = Tensor::new(kernels::take_add(g.value(), axis, &index, d)?);
+    record("TakeGrad", &[g], &[&y], || {
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take(&gs[0], axis, index.clone(), 0.0)?)])
+    });
+    Ok(y)
+}
+
+/// `tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`.
+pub fn gather(params: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
+    const OP: &str = "GatherV2";
+    let axis = norm_axis(OP, axis, params.rank())?;
+    let d = params.shape()[axis];
+    let mut index = Vec::with_capacity(indices.len());
+    for i in kernels::index_values(OP, indices.value())? {
+        if i < 0 || i as usize >= d {
+            return Err(Error::out_of_range(
+                OP,
+                format!("indices = {i} is not in [0, {d})"),
+            ));
+        }
+        index.push(Some(i as usize));
+    }
+    let taken = take(params, axis, Arc::new(index), 0.0)?;
+    let mut shape: Shape = params.shape()[..axis].into();
+    shape.extend_from_slice(indices.shape());
+    shape.extend_from_slice(&params.shape()[axis + 1..]);
+    reshape(&taken, &shape)
+}
+
+/// `tf.gather_nd`; d/dparams = scatter_nd of the gradient.
+pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let y = Tensor::new(kernels::gather_nd(params.value(), indices.value())?);
+    record("GatherNd", &[params, indices], &[&y], || {
+        let (indices, shape): (Tensor, Shape) = (indices.clone(), params.shape().into());
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(scatter_nd(&indices, &gs[0], &shape)?), None])
+    });
+    Ok(y)
+}
+
+/// `tf.scatter_nd`: zeros of `shape` plus `updates` at `indices`; d/dupdates = gather_nd.
+pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let y = Tensor::new(kernels::scatter_nd(
+        indices.value(),
+        updates.value(),
+        shape,
+    )?);
+    record("ScatterNd", &[indices, updates], &[&y], || {
+        let indices = indices.clone();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![None, Some(gather_nd(&gs[0], &indices)?)])
+    });
+    Ok(y)
+}
+
+/// Joins tensors along `axis`; each input's gradient is its window of the output gradient.
+pub fn concat(xs: &[Tensor], axis: i64) -> Result<Tensor> {
+    let first = xs
+        .first()
+        .ok_or_else(|| Error::invalid("ConcatV2", "expected a non-empty list of tensors"))?;
+    let axis = norm_axis("ConcatV2", axis, first.rank())?;
+    let arrays: Vec<Array> = xs.iter().map(|t| t.value().clone()).collect();
+    let y = Tensor::new(kernels::concat(&arrays, axis)?);
+    let refs: Vec<&Tensor> = xs.iter().collect();
+    record("ConcatV2", &refs, &[&y], || {
+        let sizes: Vec<usize> = xs.iter().map(|t| t.shape()[axis]).collect();
+        move |gs: &[Tensor], needs: &[bool]| {
+            let parts = split(&gs[0], &sizes, axis as i64)?;
+            Ok(parts
+                .into_iter()
+                .zip(needs)
+                .map(|(p, &n)| n.then_some(p))
+                .collect())
+        }
+    });
+    Ok(y)
+}
+
+/// Splits `x` into pieces of `sizes` along `axis` (views); d/dx = concat of the gradients.
+pub fn split(x: &Tensor, sizes: &[usize], axis: i64) -> Result<Vec<Tensor>> {
+    let axis = norm_axis("Split", axis, x.rank())?;
+    if sizes.iter().sum::<usize>() != x.shape()[axis] {
+        return Err(Error::invalid(
+            "Split",
+            format!(
+                "sizes {sizes:?} do not sum to dimension {} of axis {axis}",
+                x.shape()[axis]
+            ),
+        ));
+    }
+    let mut begin = 0;
+    let mut out = Vec::with_capacity(sizes.len());
+    for &n in sizes {
+        let spec: Vec<AxisSlice> = (0..x.rank())
+            .map(|a| {
+                let (b, len) = if a == axis {
+                    (begin, n)
+                } else {
+                    (0, x.shape()[a])
+                };
+                AxisSlice::Range {
+                    begin: b,
+                    len,
+                    step: 1,
+                }
+            })
+            .collect();
+        out.push(strided_slice(x, &spec)?);
+        begin += n;
+    }
+    Ok(out)
+}
+
+/// Stacks equal-shaped tensors along a new `axis`.
+pub fn stack(xs: &[Tensor], axis: i64) -> Result<Tensor> {
+    let first = xs
+        .first()
+        .ok_or_else(|| Error::invalid("Pack", "expected a non-empty list of tensors"))?;
+    let axis = norm_axis("Pack", axis, first.rank() + 1)?;
+    let expanded = xs
+        .iter()
+        .map(|t| {
+            if t.shape() != first.shape() {
+                return Err(Error::invalid(
+                    "Pack",
+                    format!(
+                        "shapes must be equal, received {:?} and {:?}",
+                        first.shape(),
+                        t.shape()
+                    ),
+                ));
+            }
+            expand_dims(t, axis as i64)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    concat(&expanded, axis as i64)
+}
+
+/// Unpacks `x` along `axis` into views.
+pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+    let axis = norm_axis("Unpack", axis, x.rank())?;
+    (0..x.shape()[axis])
+        .map(|i| {
+            let spec: Vec<AxisSlice> = (0..x.rank())
+                .map(|a| {
+                    if a == axis {
+                        AxisSlice::Index(i)
+                    } else {
+                        AxisSlice::Range {
+                            begin: 0,
+                            len: x.shape()[a],
+                            step: 1,
+                        }
+                    }
+                })
+                .collect();
+            strided_slice(x, &spec)
+        })
+        .collect()
+}
+
+/// Inserts an axis of size 1 at `axis` (negative counts from the end of the result).
+pub fn expand_dims(x: &Tensor, axis: i64) -> Result<Tensor> {
+    let axis = norm_axis("ExpandDims", axis, x.rank() + 1)?;
+    let mut shape: Shape = x.shape().into();
+    shape.insert(axis, 1);
+    reshape(x, &shape)
+}
+
+/// Removes size-1 axes (all of them when `axes` is `None`).
+pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
+    let mut drop = vec![false; x.rank()];
+    match axes {
+        None => drop
+            .iter_mut()
+            .zip(x.shape())
+            .for_each(|(d, &n)| *d = n == 1),
+        Some(axes) => {
+            for &a in axes {
+                let a = norm_axis("Squeeze", a, x.rank())?;
+                if x.shape()[a] != 1 {
+                    return Err(Error::invalid(
+                        "Squeeze",
+                        format!(
+                            "can not squeeze dim[{a}], expected a dimension of 1, got {}",
+                            x.shape()[a]
+                        ),
+                    ));
+                }
+                drop[a] = true;
+            }
+        }
+    }
+    let shape: Shape = x
+        .shape()
+        .iter()
+        .zip(&drop)
+        .filter(|(_, &d)| !d)
+        .map(|(&n, _)| n)
+        .collect();
+    reshape(x, &shape)
+}
+
+/// Repeats `x` `multiples[i]` times along axis i; d/dx = the repeats summed.
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    let y = Tensor::new(kernels::tile(x.value(), multiples)?);
+    record("Tile", &[x], &[&y], || {
+        let mut split_shape = Shape::new();
+        for (&m, &d) in multiples.iter().zip(x.shape()) {
+            split_shape.extend([m, d]);
+        }
+        let axes: Vec<i64> = (0..multiples.len() as i64).map(|i| 2 * i).collect();
+        let s: Shape = x.shape().into();
+        move |gs: &[Tensor], _: &[bool]| {
+            let g = reduce_sum(&reshape(&gs[0], &split_shape)?, Some(&axes), false)?;
+            Ok(vec![Some(reshape(&g, &s)?)])
+        }
+    });
+    Ok(y)
+}
+
+/// `tf.pad` in CONSTANT, REFLECT or SYMMETRIC mode; lowered to one `take` per axis.
+pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -> Result<Tensor> {
+    const OP: &str = "PadV2";
+    if paddings.len() != x.rank() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "paddings must have {} rows (the rank), received {}",
+                x.rank(),
+                paddings.len()
+            ),
+        ));
+    }
+    let mut out = x.clone();
+    for (axis, &(before, after)) in paddings.iter().enumerate() {
+        if before == 0 && after == 0 {
+            continue;
+        }
+        let d = x.shape()[axis] as i64;
+        let limit = if mode == PadMode::Reflect { d - 1 } else { d };
+        if mode != PadMode::Constant && (before as i64 > limit || after as i64 > limit) {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "paddings ({before}, {after}) are too large for dimension {d} in {mode:?} mode"
+                ),
+            ));
+        }
+        let index: Vec<Option<usize>> = (-(before as i64)..d + after as i64)
+            .map(|i| match mode {
+                _ if (0..d).contains(&i) => Some(i as usize),
+                PadMode::Constant => None,
+                PadMode::Reflect => Some(if i < 0 { -i } else { 2 * (d - 1) - i } as usize),
+                PadMode::Symmetric => Some(if i < 0 { -i - 1 } else { 2 * d - 1 - i } as usize),
+            })
+            .collect();
+        out = take(&out, axis, Arc::new(index), value)?;
+    }
+    Ok(out)
+}
+
+/// `tf.one_hot`; no gradient.
+pub fn one_hot(
+    indices: &Tensor,
+    depth: usize,
+    on: f64,
+    off: f64,
+    axis: i64,
+    dtype: DType,
+) -> Result<Tensor> {
+    let axis = if axis == -1 {
+        indices.rank()
+    } else {
+        norm_axis("OneHot", axis, indices.rank() + 1)?
+    };
+    Ok(Tensor::new(kernels::one_hot(
+        indices.value(),
+        depth,
+        on,
+        off,
+        axis,
+        dtype,
+    )?))
+}
+
+/// The number of elements of a shape (re-exported for bindings).
+pub fn size_of(shape: &[usize]) -> usize {
+    num_elements(shape)
+}

@@ -1,0 +1,499 @@
+//! The gradient tape.
+//!
+//! Design choice (hard to undo): a tape is a plain list of [`Entry`]s in execution order, each
+//! `(input ids, output ids, backward closure)`, plus the set of tensor ids it tracks (watched
+//! tensors and variables, and every output of a recorded op). Every op calls [`record`] after its
+//! forward kernel; `record` consults the thread-local stack of active tapes (TensorFlow's tapes
+//! are per thread too), and costs one thread-local read when no tape is active. Backward
+//! closures are written with ferrotape's own ops, so when an outer tape is active during a
+//! sweep it records the backward pass: nested tapes give higher derivatives with no extra
+//! machinery. Gradients are accumulated in a map keyed by tensor id, never written on tensors.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use ferrotape_core::{DType, Error, Result, Shape};
+use parking_lot::Mutex;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use crate::ops;
+use crate::tensor::{Tensor, TensorId};
+use crate::variable::Variable;
+
+/// The derivative of one recorded op: given the gradients of its outputs (zeros where an
+/// output did not reach the target) and which inputs need a gradient, the gradients of its
+/// inputs (`None` for those not needed or not differentiable).
+pub type BackwardFn = dyn Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+
+/// One recorded op.
+pub struct Entry {
+    op: &'static str,
+    inputs: SmallVec<[TensorId; 2]>,
+    outputs: SmallVec<[(TensorId, Shape, DType); 1]>,
+    backward: Box<BackwardFn>,
+}
+
+#[derive(Default)]
+struct State {
+    paused: bool,
+    used: bool,
+    tracked: FxHashSet<TensorId>,
+    entries: Vec<Arc<Entry>>,
+    watched_variables: Vec<Variable>,
+}
+
+/// A gradient tape (`tf.GradientTape`'s engine; the Python class adds nests and the `with`).
+pub struct Tape {
+    persistent: bool,
+    watch_accessed_variables: bool,
+    state: Mutex<State>,
+}
+
+thread_local! {
+    static ACTIVE: RefCell<Vec<Arc<Tape>>> = const { RefCell::new(Vec::new()) };
+    /// Open variable watchers (`custom_gradient` collects the variables its function reads).
+    static VARIABLE_WATCHERS: RefCell<Vec<Vec<Variable>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Starts collecting the variables read on this thread (nestable).
+pub fn push_variable_watcher() {
+    VARIABLE_WATCHERS.with(|w| w.borrow_mut().push(Vec::new()));
+}
+
+/// Stops the innermost watcher and returns the variables it saw, in first-read order.
+pub fn pop_variable_watcher() -> Vec<Variable> {
+    VARIABLE_WATCHERS.with(|w| w.borrow_mut().pop().unwrap_or_default())
+}
+
+fn active_tapes() -> Option<Vec<Arc<Tape>>> {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        if a.is_empty() {
+            None
+        } else {
+            Some(a.clone())
+        }
+    })
+}
+
+/// Records an op on every active tape that tracks one of its inputs. `make_backward` runs only
+/// when some tape records, so ops pay for saving tensors only under a tape.
+pub fn record<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    make_backward: impl FnOnce() -> F,
+) where
+    F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
+    if outputs.iter().all(|t| !t.dtype().is_float()) {
+        return; // Integer and bool results carry no gradient.
+    }
+    let Some(tapes) = active_tapes() else { return };
+    let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
+    record_ids(op, &tapes, ids, outputs, move || Box::new(make_backward()));
+}
+
+fn record_ids(
+    op: &'static str,
+    tapes: &[Arc<Tape>],
+    inputs: SmallVec<[TensorId; 2]>,
+    outputs: &[&Tensor],
+    make_backward: impl FnOnce() -> Box<BackwardFn>,
+) {
+    let mut make = Some(make_backward);
+    let mut entry: Option<Arc<Entry>> = None;
+    let mut inputs = Some(inputs);
+    for tape in tapes {
+        let mut st = tape.state.lock();
+        let ids = inputs
+            .as_ref()
+            .map_or_else(|| &entry.as_ref().unwrap().inputs, |v| v);
+        if st.paused || !ids.iter().any(|i| st.tracked.contains(i)) {
+            continue;
+        }
+        let e = entry.get_or_insert_with(|| {
+            Arc::new(Entry {
+                op,
+                inputs: inputs.take().unwrap(),
+                outputs: outputs
+                    .iter()
+                    .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
+                    .collect(),
+                backward: (make.take().unwrap())(),
+            })
+        });
+        st.tracked.extend(outputs.iter().map(|t| t.id()));
+        st.entries.push(e.clone());
+    }
+}
+
+/// Records the read of a variable: active tapes that watch accessed variables start watching a
+/// trainable one, and tapes that watch it record `out` as its identity.
+pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
+    VARIABLE_WATCHERS.with(|w| {
+        for seen in w.borrow_mut().iter_mut() {
+            if !seen.contains(var) {
+                seen.push(var.clone());
+            }
+        }
+    });
+    let Some(tapes) = active_tapes() else { return };
+    for tape in &tapes {
+        if tape.watch_accessed_variables && var.trainable() && !tape.state.lock().paused {
+            tape.watch_variable(var);
+        }
+    }
+    let ids = SmallVec::from_slice(&[var.id()]);
+    record_ids("ReadVariableOp", &tapes, ids, &[out], || {
+        Box::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]))
+    });
+}
+
+/// Records a user-defined derivative (`custom_gradient`) for `outputs` as a function of `inputs`.
+pub fn record_custom(
+    op: &'static str,
+    inputs: &[TensorId],
+    outputs: &[&Tensor],
+    backward: Box<BackwardFn>,
+) {
+    let Some(tapes) = active_tapes() else { return };
+    record_ids(op, &tapes, SmallVec::from_slice(inputs), outputs, || {
+        backward
+    });
+}
+
+/// Runs `f` with every active tape paused (nothing is recorded), as TensorFlow does for the
+/// forward pass of a custom gradient.
+pub fn without_recording<T>(f: impl FnOnce() -> T) -> T {
+    let tapes = active_tapes().unwrap_or_default();
+    let was: Vec<bool> = tapes
+        .iter()
+        .map(|t| std::mem::replace(&mut t.state.lock().paused, true))
+        .collect();
+    let out = f();
+    for (t, p) in tapes.iter().zip(was) {
+        t.state.lock().paused = p;
+    }
+    out
+}
+
+/// A gradient source: what `gradient()` differentiates with respect to.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub id: TensorId,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+impl Source {
+    pub fn of_tensor(t: &Tensor) -> Source {
+        Source {
+            id: t.id(),
+            shape: t.shape().into(),
+            dtype: t.dtype(),
+        }
+    }
+
+    pub fn of_variable(v: &Variable) -> Source {
+        Source {
+            id: v.id(),
+            shape: v.shape().into(),
+            dtype: v.dtype(),
+        }
+    }
+}
+
+impl Tape {
+    pub fn new(persistent: bool, watch_accessed_variables: bool) -> Arc<Tape> {
+        Arc::new(Tape {
+            persistent,
+            watch_accessed_variables,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    pub fn persistent(&self) -> bool {
+        self.persistent
+    }
+
+    /// Makes this tape active on the current thread (entering the `with` block).
+    pub fn push(self: &Arc<Tape>) {
+        ACTIVE.with(|a| a.borrow_mut().push(self.clone()));
+    }
+
+    /// Removes this tape from the current thread's active stack; false if it was not there.
+    pub fn pop(self: &Arc<Tape>) -> bool {
+        ACTIVE.with(|a| {
+            let mut a = a.borrow_mut();
+            match a.iter().rposition(|t| Arc::ptr_eq(t, self)) {
+                Some(i) => {
+                    a.remove(i);
+                    true
+                }
+                None => false,
+            }
+        })
+    }
+
+    pub fn is_active(self: &Arc<Tape>) -> bool {
+        ACTIVE.with(|a| a.borrow().iter().any(|t| Arc::ptr_eq(t, self)))
+    }
+
+    pub fn set_paused(&self, paused: bool) -> bool {
+        std::mem::replace(&mut self.state.lock().paused, paused)
+    }
+
+    /// Watches a tensor; only floating tensors can carry gradients (returns false otherwise).
+    pub fn watch_tensor(&self, t: &Tensor) -> bool {
+        if !t.dtype().is_float() {
+            return false;
+        }
+        self.state.lock().tracked.insert(t.id());
+        true
+    }
+
+    pub fn watch_variable(&self, v: &Variable) {
+        let mut st = self.state.lock();
+        if st.tracked.insert(v.id()) {
+            st.watched_variables.push(v.clone());
+        }
+    }
+
+    /// Watched variables in creation order.
+    pub fn watched_variables(&self) -> Vec<Variable> {
+        let mut vars = self.state.lock().watched_variables.clone();
+        vars.sort_by_key(|v| v.order());
+        vars
+    }
+
+    /// Forgets everything recorded and watched (`tape.reset()`).
+    pub fn reset(&self) {
+        let mut st = self.state.lock();
+        let paused = st.paused;
+        *st = State {
+            paused,
+            ..State::default()
+        };
+    }
+
+    /// The recorded entries for one differentiation: shared for a persistent tape, taken (and
+    /// the tape marked used) for a non-persistent one.
+    fn entries_for_sweep(&self, op: &'static str) -> Result<Vec<Arc<Entry>>> {
+        let mut st = self.state.lock();
+        if st.used {
+            return Err(Error::runtime(
+                op,
+                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)",
+            ));
+        }
+        if self.persistent {
+            return Ok(st.entries.clone());
+        }
+        st.used = true;
+        st.paused = true;
+        Ok(std::mem::take(&mut st.entries))
+    }
+
+    fn tracked_sources(&self, sources: &[Source]) -> FxHashSet<TensorId> {
+        let st = self.state.lock();
+        sources
+            .iter()
+            .filter(|s| s.dtype.is_float() && st.tracked.contains(&s.id))
+            .map(|s| s.id)
+            .collect()
+    }
+
+    /// d(sum of targets, weighted by `output_gradients`)/d(sources). `None` marks a source the
+    /// targets do not depend on (or a non-float one).
+    pub fn gradient(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let entries = self.entries_for_sweep("GradientTape.gradient")?;
+        let reach = self.tracked_sources(sources);
+        let mut seeds = Vec::with_capacity(targets.len());
+        for (i, t) in targets.iter().enumerate() {
+            if !t.dtype().is_float() {
+                continue;
+            }
+            let seed = match output_gradients.and_then(|g| g.get(i)) {
+                Some(g) => ops::broadcast_to(&ops::cast(g, t.dtype())?, t.shape())?,
+                None => ops::ones_like(t),
+            };
+            seeds.push((t.id(), seed));
+        }
+        let grads = sweep(entries, reach, seeds, !self.persistent)?;
+        Ok(sources.iter().map(|s| grads.get(&s.id).cloned()).collect())
+    }
+
+    /// The full Jacobian of `target` with respect to each source: shape `target + source`.
+    pub fn jacobian(&self, target: &Tensor, sources: &[Source]) -> Result<Vec<Option<Tensor>>> {
+        let entries = self.entries_for_sweep("GradientTape.jacobian")?;
+        let reach = self.tracked_sources(sources);
+        let n = target.len();
+        let mut rows: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(n); sources.len()];
+        for i in 0..n {
+            let seed = ops::one_hot_seed(target, &[i])?;
+            let grads = sweep(
+                entries.clone(),
+                reach.clone(),
+                vec![(target.id(), seed)],
+                false,
+            )?;
+            for (k, s) in sources.iter().enumerate() {
+                rows[k].push(grads.get(&s.id).cloned());
+            }
+        }
+        sources
+            .iter()
+            .zip(rows)
+            .map(|(s, r)| stack_rows(r, target.shape(), s, 0))
+            .collect()
+    }
+
+    /// Per-example Jacobians: shape `(batch,) + target[1:] + source[1:]`; zeros when unconnected.
+    pub fn batch_jacobian(&self, target: &Tensor, source: &Source) -> Result<Tensor> {
+        const OP: &str = "GradientTape.batch_jacobian";
+        let entries = self.entries_for_sweep(OP)?;
+        if target.rank() == 0 || source.shape.is_empty() || target.shape()[0] != source.shape[0] {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "target and source must have the same (non-scalar) batch dimension, received shapes {:?} and {:?}",
+                    target.shape(),
+                    source.shape
+                ),
+            ));
+        }
+        let reach = self.tracked_sources(std::slice::from_ref(source));
+        let batch = target.shape()[0];
+        let per = target.len() / batch.max(1);
+        let mut cols = Vec::with_capacity(per);
+        for j in 0..per {
+            let hot: Vec<usize> = (0..batch).map(|b| b * per + j).collect();
+            let seed = ops::one_hot_seed(target, &hot)?;
+            let grads = sweep(
+                entries.clone(),
+                reach.clone(),
+                vec![(target.id(), seed)],
+                false,
+            )?;
+            cols.push(grads.get(&source.id).cloned());
+        }
+        let per_source: Shape = source.shape[1..].into();
+        let mut out_shape: Shape = target.shape().into();
+        out_shape.extend_from_slice(&per_source);
+        let flat_src = source.shape.iter().product::<usize>() / batch.max(1);
+        let cols = cols
+            .into_iter()
+            .map(|c| match c {
+                Some(g) => ops::reshape(&g, &[batch, flat_src]),
+                None => Ok(ops::zeros(source.dtype, &[batch, flat_src])),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if cols.is_empty() {
+            return Ok(ops::zeros(source.dtype, &out_shape));
+        }
+        ops::reshape(&ops::stack(&cols, 1)?, &out_shape)
+    }
+}
+
+/// Stacks per-target-element gradients into a Jacobian; `None` if no element reached the source.
+fn stack_rows(
+    rows: Vec<Option<Tensor>>,
+    target_shape: &[usize],
+    s: &Source,
+    _axis: usize,
+) -> Result<Option<Tensor>> {
+    if rows.iter().all(|r| r.is_none()) {
+        return Ok(None);
+    }
+    let rows = rows
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| ops::zeros(s.dtype, &s.shape)))
+        .collect::<Vec<_>>();
+    let mut shape: Shape = target_shape.into();
+    shape.extend_from_slice(&s.shape);
+    Ok(Some(ops::reshape(&ops::stack(&rows, 0)?, &shape)?))
+}
+
+/// The backward sweep. `reach` starts as the tracked sources and grows forward over the entries
+/// to every id that depends on them; entries are then visited in reverse, each with the
+/// gradients of its outputs. With `consume`, entries (and what they saved) drop as they are used.
+fn sweep(
+    mut entries: Vec<Arc<Entry>>,
+    mut reach: FxHashSet<TensorId>,
+    seeds: Vec<(TensorId, Tensor)>,
+    consume: bool,
+) -> Result<FxHashMap<TensorId, Tensor>> {
+    let sources = reach.clone();
+    for e in &entries {
+        if e.inputs.iter().any(|i| reach.contains(i)) {
+            reach.extend(e.outputs.iter().map(|o| o.0));
+        }
+    }
+    let mut grads: FxHashMap<TensorId, Tensor> = FxHashMap::default();
+    for (id, g) in seeds {
+        if reach.contains(&id) {
+            accumulate(&mut grads, id, g)?;
+        }
+    }
+    if grads.is_empty() {
+        return Ok(grads);
+    }
+    let visit = |e: &Entry, grads: &mut FxHashMap<TensorId, Tensor>| -> Result<()> {
+        let needs: SmallVec<[bool; 2]> = e.inputs.iter().map(|i| reach.contains(i)).collect();
+        if !needs.contains(&true) || !e.outputs.iter().any(|o| grads.contains_key(&o.0)) {
+            return Ok(());
+        }
+        let out_grads: SmallVec<[Tensor; 1]> = e
+            .outputs
+            .iter()
+            .map(|(id, shape, dtype)| {
+                let g = if sources.contains(id) {
+                    grads.get(id).cloned()
+                } else {
+                    grads.remove(id)
+                };
+                g.unwrap_or_else(|| ops::zeros(*dtype, shape))
+            })
+            .collect();
+        let in_grads = (e.backward)(&out_grads, &needs)?;
+        for ((&id, need), g) in e.inputs.iter().zip(needs).zip(in_grads) {
+            if let (true, Some(g)) = (need, g) {
+                accumulate(grads, id, g)?;
+            }
+        }
+        Ok(())
+    };
+    if consume {
+        while let Some(e) = entries.pop() {
+            visit(&e, &mut grads).map_err(|err| name_backward(err, e.op))?;
+        }
+    } else {
+        for e in entries.iter().rev() {
+            visit(e, &mut grads).map_err(|err| name_backward(err, e.op))?;
+        }
+    }
+    Ok(grads)
+}
+
+fn name_backward(err: Error, op: &'static str) -> Error {
+    match err {
+        Error::Unimplemented { msg, .. } => Error::unimplemented(op, msg),
+        other => other,
+    }
+}
+
+fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, g: Tensor) -> Result<()> {
+    let sum = match grads.remove(&id) {
+        Some(prev) => ops::add(&prev, &g)?,
+        None => g,
+    };
+    grads.insert(id, sum);
+    Ok(())
+}

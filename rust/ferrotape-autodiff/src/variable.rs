@@ -1,0 +1,156 @@
+//! `Variable`: a named, mutable slot holding a value. Reading it inside an active tape yields a
+//! fresh tensor recorded as an identity of the variable's id, so a gradient with respect to the
+//! variable is the gradient at that id, whatever was assigned in between (TensorFlow's
+//! `ReadVariableOp`). Assignment is copy-on-write: in place when no tensor shares the buffer.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use ferrotape_core::{kernels, Array, DType, Error, Result};
+use parking_lot::RwLock;
+
+use crate::tape;
+use crate::tensor::{next_id, Tensor, TensorId};
+
+static CREATION_ORDER: AtomicU64 = AtomicU64::new(0);
+
+struct Inner {
+    id: TensorId,
+    order: u64,
+    name: String,
+    trainable: bool,
+    value: RwLock<Array>,
+    /// The front end's handle on this variable (the bindings keep a weak reference to the
+    /// Python object here, so `watched_variables()` can return the user's own objects).
+    owner: OnceLock<Box<dyn Any + Send + Sync>>,
+}
+
+#[derive(Clone)]
+pub struct Variable(Arc<Inner>);
+
+impl PartialEq for Variable {
+    fn eq(&self, other: &Variable) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Variable {
+    pub fn new(value: Array, trainable: bool, name: impl Into<String>) -> Variable {
+        Variable(Arc::new(Inner {
+            id: next_id(),
+            order: CREATION_ORDER.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            trainable,
+            value: RwLock::new(value),
+            owner: OnceLock::new(),
+        }))
+    }
+
+    /// Attaches the front end's handle (once; later calls are ignored).
+    pub fn set_owner(&self, owner: Box<dyn Any + Send + Sync>) {
+        let _ = self.0.owner.set(owner);
+    }
+
+    pub fn owner(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.0.owner.get().map(|b| b.as_ref())
+    }
+
+    /// The id gradients with respect to this variable are keyed by.
+    pub fn id(&self) -> TensorId {
+        self.0.id
+    }
+
+    /// Creation order, for `watched_variables()`.
+    pub fn order(&self) -> u64 {
+        self.0.order
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    pub fn trainable(&self) -> bool {
+        self.0.trainable
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.0.value.read().dtype()
+    }
+
+    pub fn shape(&self) -> Vec<usize> {
+        self.0.value.read().shape().to_vec()
+    }
+
+    /// The current value, not recorded on any tape.
+    pub fn snapshot(&self) -> Array {
+        self.0.value.read().clone()
+    }
+
+    /// The current value as a tensor, recorded on the active tapes (and watched by those that
+    /// watch accessed variables, if trainable).
+    pub fn read(&self) -> Tensor {
+        let out = Tensor::new(self.snapshot());
+        tape::note_variable_read(self, &out);
+        out
+    }
+
+    fn check(&self, op: &'static str, value: &Array) -> Result<()> {
+        let cur = self.0.value.read();
+        if value.dtype() != cur.dtype() {
+            return Err(Error::dtype(
+                op,
+                format!(
+                    "cannot assign a value of dtype {} to a variable of dtype {}",
+                    value.dtype(),
+                    cur.dtype()
+                ),
+            ));
+        }
+        if value.shape() != cur.shape() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "cannot assign a value of shape {:?} to a variable of shape {:?}",
+                    value.shape(),
+                    cur.shape()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Replaces the value (same shape and dtype). Not differentiable.
+    pub fn assign(&self, value: &Array) -> Result<()> {
+        self.check("AssignVariableOp", value)?;
+        *self.0.value.write() = value.contiguous();
+        Ok(())
+    }
+
+    /// `self += delta` (or `-=` when `subtract`), in place if no tensor shares the buffer.
+    pub fn assign_update(&self, delta: &Array, subtract: bool) -> Result<()> {
+        let op = if subtract {
+            "AssignSubVariableOp"
+        } else {
+            "AssignAddVariableOp"
+        };
+        self.check(op, delta)?;
+        let which = if subtract {
+            kernels::BinaryOp::Sub
+        } else {
+            kernels::BinaryOp::Add
+        };
+        let mut slot = self.0.value.write();
+        if kernels::update_in_place(&mut slot, delta, which)? {
+            return Ok(());
+        }
+        *slot = kernels::binary(which, &slot, delta)?;
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for Variable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Variable({:?}, id={})", self.0.name, self.0.id)
+    }
+}

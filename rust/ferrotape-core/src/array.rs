@@ -1,0 +1,379 @@
+//! `Array`: a buffer plus a strided layout. Views (reshape of contiguous data, transpose,
+//! slicing with any step, broadcasting, expand/squeeze) share the buffer and cost no copy;
+//! kernels read views through [`for_each_offset`] or take the contiguous fast path.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::{Buffer, DType, Element, Error, Result};
+
+pub type Shape = SmallVec<[usize; 4]>;
+pub type Strides = SmallVec<[isize; 4]>;
+
+/// An n-dimensional view of a shared [`Buffer`].
+#[derive(Clone, Debug)]
+pub struct Array {
+    buf: Arc<Buffer>,
+    shape: Shape,
+    strides: Strides,
+    offset: usize,
+}
+
+/// Row-major strides of a contiguous array of `shape`.
+pub fn row_major_strides(shape: &[usize]) -> Strides {
+    let mut strides: Strides = SmallVec::from_elem(0, shape.len());
+    let mut acc = 1isize;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = acc;
+        acc *= d.max(1) as isize;
+    }
+    strides
+}
+
+pub fn num_elements(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// Numpy broadcasting of two shapes.
+pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Shape> {
+    let rank = a.len().max(b.len());
+    let mut out: Shape = SmallVec::from_elem(0, rank);
+    for i in 0..rank {
+        let da = if i + a.len() >= rank {
+            a[i + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= rank {
+            b[i + b.len() - rank]
+        } else {
+            1
+        };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(Error::invalid(
+                op,
+                format!("incompatible shapes for broadcasting: {a:?} and {b:?}"),
+            ));
+        };
+    }
+    Ok(out)
+}
+
+/// Calls `f` with the buffer offsets of every element of `N` arrays that share `shape`
+/// (each with its own strides), in row-major order. The innermost axis is a tight loop.
+pub fn for_each_offset<const N: usize>(
+    shape: &[usize],
+    strides: [&[isize]; N],
+    offsets: [usize; N],
+    mut f: impl FnMut([usize; N]),
+) {
+    if shape.contains(&0) {
+        return;
+    }
+    let rank = shape.len();
+    if rank == 0 {
+        f(offsets);
+        return;
+    }
+    let inner = shape[rank - 1];
+    let inner_strides: [isize; N] = std::array::from_fn(|k| strides[k][rank - 1]);
+    let mut index: SmallVec<[usize; 4]> = SmallVec::from_elem(0, rank - 1);
+    let mut base: [isize; N] = std::array::from_fn(|k| offsets[k] as isize);
+    loop {
+        let mut pos = base;
+        for _ in 0..inner {
+            f(std::array::from_fn(|k| pos[k] as usize));
+            for k in 0..N {
+                pos[k] += inner_strides[k];
+            }
+        }
+        // Advance the outer index like an odometer.
+        let mut axis = rank - 1;
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            index[axis] += 1;
+            for k in 0..N {
+                base[k] += strides[k][axis];
+            }
+            if index[axis] < shape[axis] {
+                break;
+            }
+            for k in 0..N {
+                base[k] -= strides[k][axis] * shape[axis] as isize;
+            }
+            index[axis] = 0;
+        }
+    }
+}
+
+impl Array {
+    /// An array over a whole buffer, with a row-major layout.
+    pub fn from_buffer(buf: Buffer, shape: &[usize]) -> Result<Array> {
+        let n = num_elements(shape);
+        if buf.len() != n {
+            return Err(Error::invalid(
+                "Array",
+                format!(
+                    "a buffer of {} elements cannot have shape {shape:?} ({n} elements)",
+                    buf.len()
+                ),
+            ));
+        }
+        Ok(Array::from_arc(Arc::new(buf), shape))
+    }
+
+    fn from_arc(buf: Arc<Buffer>, shape: &[usize]) -> Array {
+        Array {
+            buf,
+            strides: row_major_strides(shape),
+            shape: SmallVec::from_slice(shape),
+            offset: 0,
+        }
+    }
+
+    pub fn from_vec<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Array::from_buffer(T::into_buffer(v), shape)
+    }
+
+    pub fn scalar<T: Element>(v: T) -> Array {
+        Array::from_arc(Arc::new(T::into_buffer(vec![v])), &[])
+    }
+
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Array {
+        Array::from_arc(Arc::new(Buffer::zeros(dtype, num_elements(shape))), shape)
+    }
+
+    pub fn full(dtype: DType, shape: &[usize], value: f64) -> Array {
+        let buf = Buffer::full(dtype, num_elements(shape), value);
+        Array::from_arc(Arc::new(buf), shape)
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.buf.dtype()
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        num_elements(&self.shape)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
+    /// True when the elements sit in row-major order without gaps (dims of size 1 ignored).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d as isize;
+        }
+        true
+    }
+
+    /// The elements as one slice when the layout is contiguous.
+    pub fn contiguous_slice<T: Element>(&self) -> Option<&[T]> {
+        if !self.is_contiguous() {
+            return None;
+        }
+        T::slice(&self.buf).map(|s| &s[self.offset..self.offset + self.len()])
+    }
+
+    /// The elements in row-major order as a new `Vec`. Panics if `T` is not the dtype, which
+    /// is a bug in the caller, never a user error.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        if let Some(s) = self.contiguous_slice::<T>() {
+            return s.to_vec();
+        }
+        let data = T::slice(&self.buf).expect("to_vec: element type is not the array's dtype");
+        let mut out = Vec::with_capacity(self.len());
+        for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| {
+            out.push(data[i])
+        });
+        out
+    }
+
+    /// The same values with a contiguous layout (no copy if already contiguous).
+    pub fn contiguous(&self) -> Array {
+        if self.is_contiguous() {
+            return self.clone();
+        }
+        let buf = crate::with_buffer!(&*self.buf, v => {
+            let mut out = Vec::with_capacity(self.len());
+            for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| out.push(v[i]));
+            Element::into_buffer(out)
+        });
+        Array::from_arc(Arc::new(buf), &self.shape)
+    }
+
+    /// The buffer, made uniquely owned and contiguous, for in-place updates.
+    pub fn into_buffer(self) -> Buffer {
+        let shape = self.shape.clone();
+        let a = self.contiguous();
+        if a.offset == 0 && a.buf.len() == num_elements(&shape) {
+            return Arc::try_unwrap(a.buf).unwrap_or_else(|arc| (*arc).clone());
+        }
+        crate::with_buffer!(&*a.buf, v => Element::into_buffer(v[a.offset..a.offset + a.len()].to_vec()))
+    }
+
+    /// Mutable access to a contiguous buffer when no other array shares it.
+    pub fn buffer_mut(&mut self) -> Option<&mut Buffer> {
+        if self.offset != 0 || !self.is_contiguous() || self.buf.len() != self.len() {
+            return None;
+        }
+        Arc::get_mut(&mut self.buf)
+    }
+
+    /// The single element of a size-1 array as f64.
+    pub fn scalar_f64(&self) -> Option<f64> {
+        if self.len() != 1 {
+            return None;
+        }
+        Some(crate::with_buffer!(&*self.buf, v => Element::to_f64(v[self.offset])))
+    }
+
+    /// Whether two arrays are views of the same buffer.
+    pub fn shares_buffer(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf)
+    }
+
+    /// A view with a new shape (a copy first if the layout is not contiguous).
+    pub fn reshape(&self, shape: &[usize]) -> Result<Array> {
+        if num_elements(shape) != self.len() {
+            return Err(Error::invalid(
+                "Reshape",
+                format!(
+                    "cannot reshape a tensor with {} elements to shape {shape:?} ({} elements)",
+                    self.len(),
+                    num_elements(shape)
+                ),
+            ));
+        }
+        let a = self.contiguous();
+        Ok(Array {
+            buf: a.buf,
+            strides: row_major_strides(shape),
+            shape: SmallVec::from_slice(shape),
+            offset: a.offset,
+        })
+    }
+
+    /// A view with axes permuted: output axis i is input axis `perm[i]`.
+    pub fn transpose(&self, perm: &[usize]) -> Result<Array> {
+        let mut seen = vec![false; self.rank()];
+        if perm.len() != self.rank() || perm.iter().any(|&p| p >= self.rank() || seen[p]) {
+            return Err(Error::invalid(
+                "Transpose",
+                format!(
+                    "perm must be a permutation of 0..{}, received {perm:?}",
+                    self.rank()
+                ),
+            ));
+        }
+        for &p in perm {
+            seen[p] = true;
+        }
+        Ok(Array {
+            buf: self.buf.clone(),
+            shape: perm.iter().map(|&p| self.shape[p]).collect(),
+            strides: perm.iter().map(|&p| self.strides[p]).collect(),
+            offset: self.offset,
+        })
+    }
+
+    /// A view broadcast to `shape` (zero strides on the repeated axes).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        if shape.len() < self.rank() {
+            return Err(Error::invalid(
+                "BroadcastTo",
+                format!("cannot broadcast shape {:?} to {shape:?}", self.shape),
+            ));
+        }
+        let lead = shape.len() - self.rank();
+        let mut strides: Strides = SmallVec::from_elem(0, shape.len());
+        for (i, &d) in shape.iter().enumerate().skip(lead) {
+            let own = self.shape[i - lead];
+            if own == d {
+                strides[i] = self.strides[i - lead];
+            } else if own != 1 {
+                return Err(Error::invalid(
+                    "BroadcastTo",
+                    format!("cannot broadcast shape {:?} to {shape:?}", self.shape),
+                ));
+            }
+        }
+        Ok(Array {
+            buf: self.buf.clone(),
+            shape: SmallVec::from_slice(shape),
+            strides,
+            offset: self.offset,
+        })
+    }
+
+    /// A view of `begin, begin+step, ...` (`len` elements) along each axis; steps may be negative.
+    pub fn slice_view(&self, begins: &[usize], lens: &[usize], steps: &[isize]) -> Array {
+        let mut offset = self.offset as isize;
+        let mut strides = self.strides.clone();
+        for axis in 0..self.rank() {
+            if lens[axis] > 0 {
+                offset += begins[axis] as isize * self.strides[axis];
+            }
+            strides[axis] *= steps[axis];
+        }
+        Array {
+            buf: self.buf.clone(),
+            shape: SmallVec::from_slice(lens),
+            strides,
+            offset: offset.max(0) as usize,
+        }
+    }
+
+    /// A view with the given axes removed; each must have size 1 (or be indexed with `index`).
+    pub fn index_axis(&self, axis: usize, index: usize) -> Array {
+        let mut a = self.clone();
+        if self.shape[axis] > 0 {
+            a.offset = (self.offset as isize + index as isize * self.strides[axis]) as usize;
+        }
+        a.shape.remove(axis);
+        a.strides.remove(axis);
+        a
+    }
+
+    /// A view with a new axis of size 1 at `axis` (0..=rank).
+    pub fn insert_axis(&self, axis: usize) -> Array {
+        let mut a = self.clone();
+        a.shape.insert(axis, 1);
+        a.strides.insert(axis, 0);
+        a
+    }
+}

@@ -1,0 +1,29 @@
+//! CPU kernels. Each takes `Array`s (any layout) and returns a new contiguous `Array`.
+//! Contiguous inputs take a slice fast path; other layouts go through `for_each_offset`.
+//! Large element-wise work is split across rayon's pool above [`PARALLEL_THRESHOLD`].
+
+mod cast;
+mod elementwise;
+mod float;
+mod linalg;
+mod matmul;
+mod reduce;
+mod shape;
+
+pub use cast::cast;
+pub use elementwise::{
+    binary, compare, logical, logical_not, select, unary, update_in_place, BinaryOp, CompareOp,
+    LogicalOp, UnaryOp,
+};
+pub use float::FloatElem;
+pub use linalg::{det, inv, solve};
+pub use matmul::matmul;
+pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
+pub use shape::{
+    concat, eye, gather, gather_nd, index_values, linspace, one_hot, pad, range, scatter_nd,
+    slice_scatter, take, take_add, tile, PadMode,
+};
+
+/// Below this many elements a kernel stays on the calling thread: splitting costs more than it
+/// saves on a 2-core machine (see DESIGN.md's pitfalls).
+pub const PARALLEL_THRESHOLD: usize = 32 * 1024;

@@ -1,0 +1,301 @@
+//! Reductions along any set of axes, without materialising a transpose: each input element is
+//! folded into the output slot its index maps to. Reducing a contiguous suffix of axes (the
+//! common `reduce_sum(loss)` and last-axis cases) takes a chunked fast path.
+
+use half::{bf16, f16};
+use num_traits::{Bounded, Float, PrimInt, WrappingAdd, WrappingMul};
+
+use super::cast;
+use crate::{
+    for_each_offset, num_elements, row_major_strides, Array, Buffer, DType, Element, Error, Result,
+    Shape, Strides,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Any,
+    All,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "Sum",
+            ReduceOp::Prod => "Prod",
+            ReduceOp::Max => "Max",
+            ReduceOp::Min => "Min",
+            ReduceOp::Any => "Any",
+            ReduceOp::All => "All",
+        }
+    }
+}
+
+/// Output shape and, per input axis, the stride of the output slot (0 on reduced axes).
+fn plan(shape: &[usize], axes: &[bool], keepdims: bool) -> (Shape, Strides) {
+    let kept: Shape = shape
+        .iter()
+        .zip(axes)
+        .map(|(&d, &r)| if r { 1 } else { d })
+        .collect();
+    let mut strides = row_major_strides(&kept);
+    for (s, &r) in strides.iter_mut().zip(axes) {
+        if r {
+            *s = 0;
+        }
+    }
+    let out = if keepdims {
+        kept
+    } else {
+        shape
+            .iter()
+            .zip(axes)
+            .filter(|(_, &r)| !r)
+            .map(|(&d, _)| d)
+            .collect()
+    };
+    (out, strides)
+}
+
+fn fold<T: Element>(
+    a: &Array,
+    data: &[T],
+    axes: &[bool],
+    keepdims: bool,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> (Vec<T>, Shape) {
+    let (out_shape, out_strides) = plan(a.shape(), axes, keepdims);
+    let n_out = num_elements(&out_shape);
+    let rank = a.rank();
+    // Fast path: contiguous input reduced over a suffix of its axes.
+    let first_reduced = axes.iter().position(|&r| r).unwrap_or(rank);
+    if axes[first_reduced..].iter().all(|&r| r) {
+        if let Some(s) = a.contiguous_slice::<T>() {
+            let inner = num_elements(&a.shape()[first_reduced..]);
+            let out = if inner == 0 {
+                vec![init; n_out]
+            } else {
+                s.chunks(inner)
+                    .map(|c| c.iter().fold(init, |acc, &x| f(acc, x)))
+                    .collect()
+            };
+            return (out, out_shape);
+        }
+    }
+    let mut out = vec![init; n_out];
+    for_each_offset(
+        a.shape(),
+        [a.strides(), &out_strides],
+        [a.offset(), 0],
+        |[i, o]| {
+            out[o] = f(out[o], data[i]);
+        },
+    );
+    (out, out_shape)
+}
+
+fn reduce_float<T: Float + Element>(
+    op: ReduceOp,
+    a: &Array,
+    d: &[T],
+    axes: &[bool],
+    keep: bool,
+) -> Result<(Vec<T>, Shape)> {
+    Ok(match op {
+        ReduceOp::Sum => fold(a, d, axes, keep, T::zero(), |x, y| x + y),
+        ReduceOp::Prod => fold(a, d, axes, keep, T::one(), |x, y| x * y),
+        ReduceOp::Max => fold(a, d, axes, keep, T::neg_infinity(), |x, y| {
+            if y > x || y.is_nan() {
+                y
+            } else {
+                x
+            }
+        }),
+        ReduceOp::Min => fold(a, d, axes, keep, T::infinity(), |x, y| {
+            if y < x || y.is_nan() {
+                y
+            } else {
+                x
+            }
+        }),
+        ReduceOp::Any | ReduceOp::All => {
+            return Err(Error::unsupported(op.name(), a.dtype(), "bool"))
+        }
+    })
+}
+
+fn reduce_int<T: PrimInt + Bounded + WrappingAdd + WrappingMul + Element>(
+    op: ReduceOp,
+    a: &Array,
+    d: &[T],
+    axes: &[bool],
+    keep: bool,
+) -> Result<(Vec<T>, Shape)> {
+    Ok(match op {
+        ReduceOp::Sum => fold(a, d, axes, keep, T::zero(), |x, y| x.wrapping_add(&y)),
+        ReduceOp::Prod => fold(a, d, axes, keep, T::one(), |x, y| x.wrapping_mul(&y)),
+        ReduceOp::Max => fold(a, d, axes, keep, T::min_value(), |x, y| x.max(y)),
+        ReduceOp::Min => fold(a, d, axes, keep, T::max_value(), |x, y| x.min(y)),
+        ReduceOp::Any | ReduceOp::All => {
+            return Err(Error::unsupported(op.name(), a.dtype(), "bool"))
+        }
+    })
+}
+
+/// Checks `axes` against the rank and returns a mask of the reduced axes (all when `None`).
+pub fn axes_mask(op: &'static str, rank: usize, axes: Option<&[i64]>) -> Result<Vec<bool>> {
+    let mut mask = vec![axes.is_none(); rank];
+    for &ax in axes.unwrap_or(&[]) {
+        let r = rank as i64;
+        if ax < -r || ax >= r.max(1) || (rank == 0 && ax != 0 && ax != -1) {
+            return Err(Error::invalid(
+                op,
+                format!("axis {ax} is out of range for a tensor of rank {rank}"),
+            ));
+        }
+        if rank > 0 {
+            mask[ax.rem_euclid(r) as usize] = true;
+        }
+    }
+    Ok(mask)
+}
+
+/// Reduces `a` over the axes marked in `mask` (see [`axes_mask`]).
+pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
+    let (buf, shape) = match a.buffer() {
+        Buffer::F32(d) => {
+            let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
+            (Buffer::F32(v), s)
+        }
+        Buffer::F64(d) => {
+            let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
+            (Buffer::F64(v), s)
+        }
+        Buffer::I32(d) => {
+            let (v, s) = reduce_int(op, a, d, mask, keepdims)?;
+            (Buffer::I32(v), s)
+        }
+        Buffer::I64(d) => {
+            let (v, s) = reduce_int(op, a, d, mask, keepdims)?;
+            (Buffer::I64(v), s)
+        }
+        Buffer::Bool(d) => {
+            let (v, s) = match op {
+                ReduceOp::Any => fold(a, d, mask, keepdims, false, |x, y| x || y),
+                ReduceOp::All => fold(a, d, mask, keepdims, true, |x, y| x && y),
+                _ => {
+                    return Err(Error::unsupported(
+                        op.name(),
+                        DType::Bool,
+                        "a numeric dtype",
+                    ))
+                }
+            };
+            (Buffer::Bool(v), s)
+        }
+        Buffer::F16(_) | Buffer::BF16(_) => {
+            let r = reduce(op, &cast(a, DType::F32)?, mask, keepdims)?;
+            return cast(&r, a.dtype());
+        }
+    };
+    Array::from_buffer(buf, &shape)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgReduce {
+    ArgMax,
+    ArgMin,
+}
+
+fn arg_typed<T: Element + PartialOrd>(
+    which: ArgReduce,
+    a: &Array,
+    d: &[T],
+    axis: usize,
+) -> (Vec<i64>, Shape) {
+    let moved: Vec<usize> = (0..a.rank()).filter(|&i| i != axis).chain([axis]).collect();
+    let t = a
+        .transpose(&moved)
+        .expect("a valid permutation")
+        .contiguous();
+    let n = a.shape()[axis];
+    let out_shape: Shape = moved[..moved.len() - 1]
+        .iter()
+        .map(|&i| a.shape()[i])
+        .collect();
+    let data = t.contiguous_slice::<T>().unwrap_or(d);
+    let better = |x: T, best: T| match which {
+        ArgReduce::ArgMax => x > best,
+        ArgReduce::ArgMin => x < best,
+    };
+    let out = if n == 0 {
+        vec![0; num_elements(&out_shape)]
+    } else {
+        data.chunks(n)
+            .map(|c| {
+                let mut best = 0;
+                for (i, &x) in c.iter().enumerate().skip(1) {
+                    if better(x, c[best]) {
+                        best = i;
+                    }
+                }
+                best as i64
+            })
+            .collect()
+    };
+    (out, out_shape)
+}
+
+/// Index (int64) of the largest or smallest element along `axis`; the first one on ties.
+pub fn arg_reduce(which: ArgReduce, a: &Array, axis: usize) -> Result<Array> {
+    let op = if which == ArgReduce::ArgMax {
+        "ArgMax"
+    } else {
+        "ArgMin"
+    };
+    if axis >= a.rank() {
+        return Err(Error::invalid(
+            op,
+            format!("axis {axis} is out of range for rank {}", a.rank()),
+        ));
+    }
+    if a.shape()[axis] == 0 {
+        return Err(Error::invalid(op, "reduction axis must not be empty"));
+    }
+    let (v, s) = match a.buffer() {
+        Buffer::F16(d) => arg_typed::<f16>(which, a, d, axis),
+        Buffer::BF16(d) => arg_typed::<bf16>(which, a, d, axis),
+        Buffer::F32(d) => arg_typed(which, a, d, axis),
+        Buffer::F64(d) => arg_typed(which, a, d, axis),
+        Buffer::I32(d) => arg_typed(which, a, d, axis),
+        Buffer::I64(d) => arg_typed(which, a, d, axis),
+        Buffer::Bool(_) => return Err(Error::unsupported(op, DType::Bool, "a numeric dtype")),
+    };
+    Array::from_vec(v, &s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_over_inner_and_outer_axes() {
+        let a = Array::from_vec((0..6).map(|x| x as f32).collect(), &[2, 3]).unwrap();
+        let rows = reduce(ReduceOp::Sum, &a, &[false, true], false).unwrap();
+        assert_eq!(rows.to_vec::<f32>(), vec![3.0, 12.0]);
+        let cols = reduce(ReduceOp::Sum, &a, &[true, false], true).unwrap();
+        assert_eq!(cols.shape(), &[1, 3]);
+        assert_eq!(cols.to_vec::<f32>(), vec![3.0, 5.0, 7.0]);
+    }
+
+    #[test]
+    fn argmax_takes_first_of_ties() {
+        let a = Array::from_vec(vec![1i32, 5, 5, 0], &[2, 2]).unwrap();
+        let r = arg_reduce(ArgReduce::ArgMax, &a, 1).unwrap();
+        assert_eq!(r.to_vec::<i64>(), vec![1, 0]);
+    }
+}

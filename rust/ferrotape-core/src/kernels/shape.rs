@@ -1,0 +1,502 @@
+//! Kernels that move elements: concat, tile, pad, gather, gather_nd, scatter_nd, one_hot, and
+//! the creation kernels eye, range and linspace. Most are "copy blocks": the contiguous input is
+//! cut into `inner`-sized runs and the output is a list of run starts.
+
+use super::cast;
+use crate::{for_each_offset, num_elements, Array, Buffer, DType, Element, Error, Result, Shape};
+
+/// Copies the runs `data[s..s + inner]` for each start `s`, in order, into one buffer.
+fn copy_runs(a: &Array, starts: &[Option<usize>], inner: usize, fill: f64) -> Buffer {
+    fn typed<T: Element>(data: &[T], starts: &[Option<usize>], inner: usize, fill: f64) -> Vec<T> {
+        let fill_value = T::from_f64(fill);
+        let mut out = Vec::with_capacity(starts.len() * inner);
+        for s in starts {
+            match s {
+                Some(s) => out.extend_from_slice(&data[*s..*s + inner]),
+                None => out.extend(std::iter::repeat_n(fill_value, inner)),
+            }
+        }
+        out
+    }
+    let a = a.contiguous();
+    crate::with_buffer!(a.buffer(), v => Element::into_buffer(typed(&v[a.offset()..], starts, inner, fill)))
+}
+
+/// Selects positions `index` along `axis` (`None` writes `fill`): the heart of gather and pad.
+pub fn take(a: &Array, axis: usize, index: &[Option<usize>], fill: f64) -> Array {
+    let shape = a.shape();
+    let outer = num_elements(&shape[..axis]);
+    let inner = num_elements(&shape[axis + 1..]);
+    let d = shape[axis];
+    let starts: Vec<Option<usize>> = (0..outer)
+        .flat_map(|o| index.iter().map(move |i| i.map(|i| (o * d + i) * inner)))
+        .collect();
+    let mut out_shape: Shape = shape.into();
+    out_shape[axis] = index.len();
+    Array::from_buffer(copy_runs(a, &starts, inner, fill), &out_shape).expect("sizes agree")
+}
+
+fn check_index(op: &'static str, i: i64, d: usize) -> Result<usize> {
+    if i < 0 || i as usize >= d {
+        return Err(Error::out_of_range(
+            op,
+            format!("index {i} is not in [0, {d})"),
+        ));
+    }
+    Ok(i as usize)
+}
+
+/// Integer array contents as i64, for index arguments.
+pub fn index_values(op: &'static str, a: &Array) -> Result<Vec<i64>> {
+    match a.dtype() {
+        DType::I32 | DType::I64 => Ok(cast(a, DType::I64)?.to_vec::<i64>()),
+        other => Err(Error::unsupported(op, other, "int32 or int64 indices")),
+    }
+}
+
+/// `tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`.
+pub fn gather(params: &Array, indices: &Array, axis: usize) -> Result<Array> {
+    const OP: &str = "GatherV2";
+    if axis >= params.rank() {
+        return Err(Error::invalid(
+            OP,
+            format!("axis {axis} is out of range for rank {}", params.rank()),
+        ));
+    }
+    let d = params.shape()[axis];
+    let idx = index_values(OP, indices)?
+        .into_iter()
+        .map(|i| check_index(OP, i, d).map(Some))
+        .collect::<Result<Vec<_>>>()?;
+    let taken = take(params, axis, &idx, 0.0);
+    let mut shape: Shape = params.shape()[..axis].into();
+    shape.extend_from_slice(indices.shape());
+    shape.extend_from_slice(&params.shape()[axis + 1..]);
+    taken.reshape(&shape)
+}
+
+/// `tf.gather_nd(params, indices)`: shape `indices[:-1] + params[q:]` with `q = indices[-1]`.
+pub fn gather_nd(params: &Array, indices: &Array) -> Result<Array> {
+    const OP: &str = "GatherNd";
+    let (q, lead) = split_index_shape(OP, indices, params.rank())?;
+    let idx = index_values(OP, indices)?;
+    let inner = num_elements(&params.shape()[q..]);
+    let starts = flat_starts(OP, &idx, q, params.shape(), inner)?;
+    let mut shape: Shape = lead.into();
+    shape.extend_from_slice(&params.shape()[q..]);
+    Array::from_buffer(copy_runs(params, &starts, inner, 0.0), &shape)
+}
+
+fn split_index_shape<'a>(
+    op: &'static str,
+    indices: &'a Array,
+    rank: usize,
+) -> Result<(usize, &'a [usize])> {
+    let r = indices.rank();
+    if r == 0 || indices.shape()[r - 1] > rank {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "indices of shape {:?} do not index a tensor of rank {rank}",
+                indices.shape()
+            ),
+        ));
+    }
+    Ok((indices.shape()[r - 1], &indices.shape()[..r - 1]))
+}
+
+fn flat_starts(
+    op: &'static str,
+    idx: &[i64],
+    q: usize,
+    shape: &[usize],
+    inner: usize,
+) -> Result<Vec<Option<usize>>> {
+    if q == 0 {
+        return Ok(vec![Some(0); idx.len().max(1)]);
+    }
+    idx.chunks(q)
+        .map(|tuple| {
+            let mut flat = 0;
+            for (k, &i) in tuple.iter().enumerate() {
+                flat = flat * shape[k] + check_index(op, i, shape[k])?;
+            }
+            Ok(Some(flat * inner))
+        })
+        .collect()
+}
+
+fn scatter_add<T: Element + std::ops::Add<Output = T>>(
+    out: &mut [T],
+    upd: &[T],
+    starts: &[Option<usize>],
+    inner: usize,
+) {
+    for (run, s) in upd.chunks(inner.max(1)).zip(starts) {
+        let s = s.expect("indices were checked");
+        for (o, &u) in out[s..s + inner].iter_mut().zip(run) {
+            *o = *o + u;
+        }
+    }
+}
+
+/// `tf.scatter_nd(indices, updates, shape)`: zeros of `shape` with `updates` added at `indices`
+/// (duplicates sum).
+pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<Array> {
+    const OP: &str = "ScatterNd";
+    let (q, lead) = split_index_shape(OP, indices, shape.len())?;
+    let mut expected: Shape = lead.into();
+    expected.extend_from_slice(&shape[q..]);
+    if updates.shape() != &expected[..] {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "updates must have shape {expected:?}, received {:?}",
+                updates.shape()
+            ),
+        ));
+    }
+    let inner = num_elements(&shape[q..]);
+    let starts = flat_starts(OP, &index_values(OP, indices)?, q, shape, inner)?;
+    let mut out = Array::zeros(updates.dtype(), shape);
+    let upd = updates.contiguous();
+    let buf = out.buffer_mut().expect("a fresh buffer is unique");
+    match (buf, upd.buffer()) {
+        (Buffer::F32(o), Buffer::F32(u)) => scatter_add(o, &u[upd.offset()..], &starts, inner),
+        (Buffer::F64(o), Buffer::F64(u)) => scatter_add(o, &u[upd.offset()..], &starts, inner),
+        (Buffer::I32(o), Buffer::I32(u)) => scatter_add(o, &u[upd.offset()..], &starts, inner),
+        (Buffer::I64(o), Buffer::I64(u)) => scatter_add(o, &u[upd.offset()..], &starts, inner),
+        _ => {
+            return Err(Error::unsupported(
+                OP,
+                updates.dtype(),
+                "float32, float64, int32 or int64 updates",
+            ))
+        }
+    }
+    Ok(out)
+}
+
+/// Concatenation along `axis`; all inputs share the dtype and every other dimension.
+pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
+    const OP: &str = "ConcatV2";
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid(OP, "expected a non-empty list of tensors"))?;
+    if axis >= first.rank() {
+        return Err(Error::invalid(
+            OP,
+            format!("axis {axis} is out of range for rank {}", first.rank()),
+        ));
+    }
+    let mut out_shape: Shape = first.shape().into();
+    out_shape[axis] = 0;
+    for a in arrays {
+        let same_rest = a.rank() == first.rank()
+            && a.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .all(|(i, (x, y))| i == axis || x == y);
+        if a.dtype() != first.dtype() {
+            return Err(Error::mismatch(OP, first.dtype(), a.dtype()));
+        }
+        if !same_rest {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "dimensions other than axis {axis} must match, received shapes {:?} and {:?}",
+                    first.shape(),
+                    a.shape()
+                ),
+            ));
+        }
+        out_shape[axis] += a.shape()[axis];
+    }
+    let outer = num_elements(&first.shape()[..axis]);
+    let parts: Vec<Array> = arrays.iter().map(|a| a.contiguous()).collect();
+    fn typed<T: Element>(
+        _tag: &[T],
+        parts: &[Array],
+        outer: usize,
+        axis: usize,
+        total: usize,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(total);
+        for o in 0..outer {
+            for p in parts {
+                let run = num_elements(&p.shape()[axis..]);
+                let s = T::slice(p.buffer()).expect("dtypes checked");
+                out.extend_from_slice(&s[p.offset() + o * run..p.offset() + (o + 1) * run]);
+            }
+        }
+        out
+    }
+    let total = num_elements(&out_shape);
+    let buf = crate::with_buffer!(first.buffer(), tag => Element::into_buffer(typed(tag, &parts, outer, axis, total)));
+    Array::from_buffer(buf, &out_shape)
+}
+
+/// `tf.tile`: repeats `a` `multiples[i]` times along axis i.
+pub fn tile(a: &Array, multiples: &[usize]) -> Result<Array> {
+    if multiples.len() != a.rank() {
+        return Err(Error::invalid(
+            "Tile",
+            format!(
+                "multiples must have length {} (the rank), received {multiples:?}",
+                a.rank()
+            ),
+        ));
+    }
+    // Interleave a new axis of size m before each axis, broadcast, and fold the pairs back.
+    let mut view = a.clone();
+    let mut target = Shape::new();
+    for (i, &m) in multiples.iter().enumerate() {
+        view = view.insert_axis(2 * i);
+        target.extend([m, a.shape()[i]]);
+    }
+    let out_shape: Shape = a
+        .shape()
+        .iter()
+        .zip(multiples)
+        .map(|(d, m)| d * m)
+        .collect();
+    view.broadcast_to(&target)?.contiguous().reshape(&out_shape)
+}
+
+/// TensorFlow's padding modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    Constant,
+    Reflect,
+    Symmetric,
+}
+
+/// `tf.pad`: `paddings[i] = (before, after)` along axis i.
+pub fn pad(a: &Array, paddings: &[(usize, usize)], mode: PadMode, value: f64) -> Result<Array> {
+    const OP: &str = "PadV2";
+    if paddings.len() != a.rank() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "paddings must have {} rows (the rank), received {}",
+                a.rank(),
+                paddings.len()
+            ),
+        ));
+    }
+    let mut out = a.clone();
+    for (axis, &(before, after)) in paddings.iter().enumerate() {
+        let d = a.shape()[axis] as i64;
+        let limit = if mode == PadMode::Reflect { d - 1 } else { d };
+        if mode != PadMode::Constant && (before as i64 > limit || after as i64 > limit) {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "paddings ({before}, {after}) are too large for dimension {d} in mode {mode:?}"
+                ),
+            ));
+        }
+        let index: Vec<Option<usize>> = (-(before as i64)..d + after as i64)
+            .map(|i| match mode {
+                _ if (0..d).contains(&i) => Some(i as usize),
+                PadMode::Constant => None,
+                PadMode::Reflect => Some(if i < 0 { -i } else { 2 * (d - 1) - i } as usize),
+                PadMode::Symmetric => Some(if i < 0 { -i - 1 } else { 2 * d - 1 - i } as usize),
+            })
+            .collect();
+        out = take(&out, axis, &index, value);
+    }
+    Ok(out)
+}
+
+/// `tf.one_hot` with the new axis at `axis` (0..=rank); out-of-range indices give all `off`.
+pub fn one_hot(
+    indices: &Array,
+    depth: usize,
+    on: f64,
+    off: f64,
+    axis: usize,
+    dtype: DType,
+) -> Result<Array> {
+    const OP: &str = "OneHot";
+    if axis > indices.rank() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "axis {axis} is out of range for indices of rank {}",
+                indices.rank()
+            ),
+        ));
+    }
+    let idx = index_values(OP, indices)?;
+    let mut values = vec![off; idx.len() * depth];
+    for (row, &i) in idx.iter().enumerate() {
+        if i >= 0 && (i as usize) < depth {
+            values[row * depth + i as usize] = on;
+        }
+    }
+    let mut shape: Shape = indices.shape().into();
+    shape.push(depth);
+    let last = Array::from_vec(values, &shape)?;
+    let r = shape.len();
+    let mut perm: Vec<usize> = (0..r - 1).collect();
+    perm.insert(axis, r - 1);
+    cast(&last.transpose(&perm)?.contiguous(), dtype)
+}
+
+/// An identity matrix (rows × cols), repeated over `batch`.
+pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Array> {
+    let mut m = vec![0.0f64; rows * cols];
+    for i in 0..rows.min(cols) {
+        m[i * cols + i] = 1.0;
+    }
+    let mat = Array::from_vec(m, &[rows, cols])?;
+    let mut shape: Shape = batch.into();
+    shape.extend([rows, cols]);
+    cast(&mat.broadcast_to(&shape)?.contiguous(), dtype)
+}
+
+/// `tf.range(start, limit, delta)`.
+pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> {
+    if delta == 0.0 {
+        return Err(Error::invalid("Range", "delta must not be 0"));
+    }
+    let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+    let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+    cast(&Array::from_vec(v, &[n])?, dtype)
+}
+
+/// `tf.linspace(start, stop, num)`: `num` evenly spaced values, both ends included.
+pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Array> {
+    let step = if num > 1 {
+        (stop - start) / (num - 1) as f64
+    } else {
+        0.0
+    };
+    let v: Vec<f64> = (0..num)
+        .map(|i| {
+            if i + 1 == num && num > 1 {
+                stop
+            } else {
+                start + i as f64 * step
+            }
+        })
+        .collect();
+    cast(&Array::from_vec(v, &[num])?, dtype)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pad_modes_match_tensorflow_examples() {
+        let a = Array::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+        let p = [(1, 1), (2, 2)];
+        let r = pad(&a, &p, PadMode::Reflect, 0.0).unwrap();
+        assert_eq!(&r.to_vec::<i32>()[..7], &[6, 5, 4, 5, 6, 5, 4]);
+        let s = pad(&a, &p, PadMode::Symmetric, 0.0).unwrap();
+        assert_eq!(&s.to_vec::<i32>()[..7], &[2, 1, 1, 2, 3, 3, 2]);
+        let c = pad(&a, &p, PadMode::Constant, 0.0).unwrap();
+        assert_eq!(c.shape(), &[4, 7]);
+    }
+
+    #[test]
+    fn tile_and_gather() {
+        let a = Array::from_vec(vec![1i32, 2], &[1, 2]).unwrap();
+        assert_eq!(
+            tile(&a, &[2, 2]).unwrap().to_vec::<i32>(),
+            vec![1, 2, 1, 2, 1, 2, 1, 2]
+        );
+        let p = Array::from_vec(vec![10i64, 11, 12], &[3]).unwrap();
+        let i = Array::from_vec(vec![2i32, 0], &[2]).unwrap();
+        assert_eq!(gather(&p, &i, 0).unwrap().to_vec::<i64>(), vec![12, 10]);
+        let bad = Array::from_vec(vec![3i32], &[1]).unwrap();
+        assert!(matches!(gather(&p, &bad, 0), Err(Error::OutOfRange { .. })));
+    }
+}
+
+fn add_runs<T: Element + std::ops::Add<Output = T>>(
+    out: &mut [T],
+    src: &[T],
+    starts: &[Option<usize>],
+    inner: usize,
+) {
+    for (run, s) in src.chunks(inner.max(1)).zip(starts) {
+        if let Some(s) = s {
+            for (o, &u) in out[*s..*s + inner].iter_mut().zip(run) {
+                *o = *o + u;
+            }
+        }
+    }
+}
+
+/// The adjoint of [`take`]: sums the slices of `g` along `axis` into positions `index[j]` of
+/// a zero tensor whose `axis` has length `d` (skipping `None`).
+pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Result<Array> {
+    const OP: &str = "UnsortedSegmentSum";
+    let shape = g.shape();
+    if axis >= g.rank() || shape[axis] != index.len() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "gradient of shape {shape:?} does not match {} indices on axis {axis}",
+                index.len()
+            ),
+        ));
+    }
+    let outer = num_elements(&shape[..axis]);
+    let inner = num_elements(&shape[axis + 1..]);
+    let starts: Vec<Option<usize>> = (0..outer)
+        .flat_map(|o| index.iter().map(move |i| i.map(|i| (o * d + i) * inner)))
+        .collect();
+    let mut out_shape: Shape = shape.into();
+    out_shape[axis] = d;
+    let mut out = Array::zeros(g.dtype(), &out_shape);
+    let src = g.contiguous();
+    let buf = out.buffer_mut().expect("a fresh buffer is unique");
+    match (buf, src.buffer()) {
+        (Buffer::F32(o), Buffer::F32(s)) => add_runs(o, &s[src.offset()..], &starts, inner),
+        (Buffer::F64(o), Buffer::F64(s)) => add_runs(o, &s[src.offset()..], &starts, inner),
+        (Buffer::I32(o), Buffer::I32(s)) => add_runs(o, &s[src.offset()..], &starts, inner),
+        (Buffer::I64(o), Buffer::I64(s)) => add_runs(o, &s[src.offset()..], &starts, inner),
+        _ => return Err(Error::unsupported(OP, g.dtype(), "a numeric dtype")),
+    }
+    Ok(out)
+}
+
+fn write_view<T: Element>(out: &mut [T], view: &Array, src: &Array) {
+    let data = T::slice(src.buffer()).expect("dtypes agree");
+    for_each_offset(
+        src.shape(),
+        [view.strides(), src.strides()],
+        [view.offset(), src.offset()],
+        |[o, i]| out[o] = data[i],
+    );
+}
+
+/// The adjoint of a strided view: zeros of `shape` with `src` written at the positions the view
+/// `(begins, lens, steps)` selects (`src` has shape `lens`).
+pub fn slice_scatter(
+    shape: &[usize],
+    begins: &[usize],
+    lens: &[usize],
+    steps: &[isize],
+    src: &Array,
+) -> Result<Array> {
+    if src.shape() != lens {
+        return Err(Error::invalid(
+            "StridedSliceGrad",
+            format!(
+                "expected a gradient of shape {lens:?}, received {:?}",
+                src.shape()
+            ),
+        ));
+    }
+    let mut out = Array::zeros(src.dtype(), shape);
+    let view = out.slice_view(begins, lens, steps);
+    let buf = out.buffer_mut().expect("a fresh buffer is unique");
+    crate::with_buffer!(buf, v => write_view(v, &view, src));
+    Ok(out)
+}

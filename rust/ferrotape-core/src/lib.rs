@@ -1,0 +1,18 @@
+//! ferrotape-core: the numbers. Dtypes, shapes, storage and the CPU kernels that every
+//! differentiable op of `ferrotape-autodiff` calls. No tape and no Python here, so every kernel
+//! is reachable from `cargo test`.
+
+mod array;
+mod buffer;
+mod dtype;
+mod error;
+pub mod kernels;
+pub mod random;
+
+pub use array::{
+    broadcast_shapes, for_each_offset, num_elements, row_major_strides, Array, Shape, Strides,
+};
+pub use buffer::{Buffer, Device, Element};
+pub use dtype::DType;
+pub use error::{Error, Result};
+pub use half::{bf16, f16};

@@ -1,0 +1,96 @@
+//! Random numbers. Reproducibility follows TensorFlow's contract within ferrotape: with a global
+//! seed set, the n-th random op of a program draws the same numbers on every run; an op seed
+//! makes one op reproducible on its own. The generator is rand's `StdRng` seeded per op.
+
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::{kernels::cast, Array, DType, Error, Result};
+
+pub use rand::rngs::StdRng;
+
+/// The generator for one op, from a (global seed, op seed) pair.
+pub fn op_rng(global: u64, op: u64) -> StdRng {
+    StdRng::seed_from_u64(global.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ op.rotate_left(17))
+}
+
+fn check_float(op: &'static str, dtype: DType) -> Result<()> {
+    if dtype.is_float() {
+        Ok(())
+    } else {
+        Err(Error::unsupported(op, dtype, "a floating dtype"))
+    }
+}
+
+/// Normal samples with the given mean and standard deviation.
+pub fn normal(
+    rng: &mut StdRng,
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+) -> Result<Array> {
+    check_float("RandomStandardNormal", dtype)?;
+    let n = crate::num_elements(shape);
+    let v: Vec<f64> = (0..n)
+        .map(|_| mean + stddev * Distribution::<f64>::sample(&StandardNormal, rng))
+        .collect();
+    cast(&Array::from_vec(v, shape)?, dtype)
+}
+
+/// Normal samples redrawn until within two standard deviations of the mean.
+pub fn truncated_normal(
+    rng: &mut StdRng,
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+) -> Result<Array> {
+    check_float("TruncatedNormal", dtype)?;
+    let n = crate::num_elements(shape);
+    let v: Vec<f64> = (0..n)
+        .map(|_| loop {
+            let z: f64 = StandardNormal.sample(rng);
+            if z.abs() <= 2.0 {
+                break mean + stddev * z;
+            }
+        })
+        .collect();
+    cast(&Array::from_vec(v, shape)?, dtype)
+}
+
+/// Uniform samples in `[minval, maxval)`; integer dtypes draw integers.
+pub fn uniform(
+    rng: &mut StdRng,
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+) -> Result<Array> {
+    if maxval <= minval && crate::num_elements(shape) > 0 {
+        return Err(Error::invalid(
+            "RandomUniform",
+            format!("need minval < maxval, received {minval} and {maxval}"),
+        ));
+    }
+    let n = crate::num_elements(shape);
+    let v: Vec<f64> = if dtype.is_int() {
+        (0..n)
+            .map(|_| rng.random_range(minval as i64..maxval as i64) as f64)
+            .collect()
+    } else {
+        (0..n)
+            .map(|_| minval + (maxval - minval) * rng.random::<f64>())
+            .collect()
+    };
+    cast(&Array::from_vec(v, shape)?, dtype)
+}
+
+/// A random permutation of `0..n` (Fisher–Yates), used to shuffle the first axis.
+pub fn permutation(rng: &mut StdRng, n: usize) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        p.swap(i, rng.random_range(0..=i));
+    }
+    p
+}

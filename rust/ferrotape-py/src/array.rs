@@ -1,0 +1,666 @@
+//! `ft`'s array ops: shapes, slicing, joining, gathers and scatters, and tensor creation.
+
+use ferrotape_autodiff::core::kernels::{self, PadMode};
+use ferrotape_autodiff::core::Array;
+use ferrotape_autodiff::ops::{self, resolve_shape};
+use ferrotape_autodiff::{DType, Tensor};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor};
+use crate::dtype::{dtype_of, optional_dtype};
+use crate::errors::Raise;
+use crate::tensor::{wrap, PyTensor};
+
+fn tensors(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+    let first = items.first().map(|x| to_tensor(x, None)).transpose()?;
+    let dtype = first.as_ref().map(|t| t.dtype());
+    items
+        .iter()
+        .map(|x| to_tensor(x, dtype).or_else(|_| to_tensor(x, None)))
+        .collect()
+}
+
+fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
+    ts.into_iter().map(PyTensor::new).collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensor, shape, name=None))]
+fn reshape(
+    tensor: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let t = to_tensor(tensor, None)?;
+    let s = resolve_shape("Reshape", t.len(), &shape_of(shape)?).raise()?;
+    wrap(ops::reshape(&t, &s))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
+fn transpose(
+    a: &Bound<'_, PyAny>,
+    perm: Option<&Bound<'_, PyAny>>,
+    conjugate: bool,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = (conjugate, name);
+    let t = to_tensor(a, None)?;
+    let perm: Vec<usize> = match perm {
+        Some(p) if !p.is_none() => ints_of(p)?
+            .into_iter()
+            .map(|i| {
+                if i < 0 {
+                    (i + t.rank() as i64) as usize
+                } else {
+                    i as usize
+                }
+            })
+            .collect(),
+        _ => (0..t.rank()).rev().collect(),
+    };
+    wrap(ops::transpose(&t, &perm))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, axis, name=None))]
+fn expand_dims(
+    input: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::expand_dims(&to_tensor(input, None)?, int_of(axis)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, axis=None, name=None))]
+fn squeeze(
+    input: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let axes = crate::convert::axes_of(axis)?;
+    wrap(ops::squeeze(&to_tensor(input, None)?, axes.as_deref()))
+}
+
+#[pyfunction]
+#[pyo3(signature = (values, axis, name=None))]
+fn concat(
+    values: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::concat(&tensors(values)?, int_of(axis)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (values, axis=0, name=None))]
+fn stack(
+    values: &Bound<'_, PyAny>,
+    axis: i64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::stack(&tensors(values)?, axis))
+}
+
+#[pyfunction]
+#[pyo3(signature = (value, num=None, axis=0, name=None))]
+fn unstack(
+    value: &Bound<'_, PyAny>,
+    num: Option<usize>,
+    axis: i64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyTensor>> {
+    let _ = name;
+    let parts = ops::unstack(&to_tensor(value, None)?, axis).raise()?;
+    if let Some(n) = num {
+        if n != parts.len() {
+            return Err(PyValueError::new_err(format!(
+                "unstack: num={n} does not match dimension {}",
+                parts.len()
+            )));
+        }
+    }
+    Ok(wrap_all(parts))
+}
+
+#[pyfunction]
+#[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
+fn split(
+    value: &Bound<'_, PyAny>,
+    num_or_size_splits: &Bound<'_, PyAny>,
+    axis: i64,
+    num: Option<usize>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyTensor>> {
+    let _ = (num, name);
+    let t = to_tensor(value, None)?;
+    let ax = ops::norm_axis("Split", axis, t.rank()).raise()?;
+    let d = t.shape()[ax];
+    let sizes: Vec<usize> = match int_of(num_or_size_splits) {
+        Ok(n) => {
+            let n = n.max(1) as usize;
+            if d % n != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "Split: dimension {d} of axis {axis} is not divisible by {n}"
+                )));
+            }
+            vec![d / n; n]
+        }
+        Err(_) => {
+            let s = ints_of(num_or_size_splits)?;
+            let known: i64 = s.iter().filter(|&&x| x >= 0).sum();
+            s.iter()
+                .map(|&x| {
+                    if x < 0 {
+                        (d as i64 - known) as usize
+                    } else {
+                        x as usize
+                    }
+                })
+                .collect()
+        }
+    };
+    Ok(wrap_all(ops::split(&t, &sizes, axis).raise()?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, multiples, name=None))]
+fn tile(
+    input: &Bound<'_, PyAny>,
+    multiples: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::tile(&to_tensor(input, None)?, &dims_of(multiples)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
+fn pad(
+    tensor: &Bound<'_, PyAny>,
+    paddings: &Bound<'_, PyAny>,
+    mode: &str,
+    constant_values: f64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let t = to_tensor(tensor, None)?;
+    let flat = kernels::cast(to_tensor(paddings, None)?.value(), DType::I64)
+        .raise()?
+        .to_vec::<i64>();
+    if flat.len() != 2 * t.rank() || flat.iter().any(|&p| p < 0) {
+        return Err(PyValueError::new_err(format!(
+            "pad: paddings must be a [{}, 2] list of non-negative ints",
+            t.rank()
+        )));
+    }
+    let pairs: Vec<(usize, usize)> = flat
+        .chunks(2)
+        .map(|p| (p[0] as usize, p[1] as usize))
+        .collect();
+    let mode = match mode.to_ascii_uppercase().as_str() {
+        "CONSTANT" => PadMode::Constant,
+        "REFLECT" => PadMode::Reflect,
+        "SYMMETRIC" => PadMode::Symmetric,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "pad: mode must be CONSTANT, REFLECT or SYMMETRIC, received {other:?}"
+            )))
+        }
+    };
+    wrap(ops::pad(&t, &pairs, mode, constant_values))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, shape, name=None))]
+fn broadcast_to(
+    input: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::broadcast_to(
+        &to_tensor(input, None)?,
+        &dims_of(shape)?,
+    ))
+}
+
+/// `tf.slice(input, begin, size)`; a size of -1 takes the rest of the axis.
+#[pyfunction]
+#[pyo3(signature = (input_, begin, size, name=None))]
+fn slice(
+    input_: &Bound<'_, PyAny>,
+    begin: &Bound<'_, PyAny>,
+    size: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let t = to_tensor(input_, None)?;
+    let begin = dims_of(begin)?;
+    let size: Vec<usize> = ints_of(size)?
+        .iter()
+        .zip(t.shape().iter().zip(&begin))
+        .map(|(&s, (&d, &b))| {
+            if s < 0 {
+                d.saturating_sub(b)
+            } else {
+                s as usize
+            }
+        })
+        .collect();
+    wrap(ops::slice(&t, &begin, &size))
+}
+
+#[pyfunction]
+#[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=0, name=None))]
+fn gather(
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    validate_indices: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+    batch_dims: i64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = (validate_indices, name);
+    if batch_dims != 0 {
+        return Err(PyValueError::new_err(
+            "gather: batch_dims other than 0 is not supported yet",
+        ));
+    }
+    let axis = match axis {
+        Some(a) if !a.is_none() => int_of(a)?,
+        _ => 0,
+    };
+    wrap(ops::gather(
+        &to_tensor(params, None)?,
+        &to_tensor(indices, None)?,
+        axis,
+    ))
+}
+
+#[pyfunction]
+#[pyo3(signature = (params, indices, batch_dims=0, name=None))]
+fn gather_nd(
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    batch_dims: i64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    if batch_dims != 0 {
+        return Err(PyValueError::new_err(
+            "gather_nd: batch_dims other than 0 is not supported yet",
+        ));
+    }
+    wrap(ops::gather_nd(
+        &to_tensor(params, None)?,
+        &to_tensor(indices, None)?,
+    ))
+}
+
+#[pyfunction]
+#[pyo3(signature = (indices, updates, shape, name=None))]
+fn scatter_nd(
+    indices: &Bound<'_, PyAny>,
+    updates: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::scatter_nd(
+        &to_tensor(indices, None)?,
+        &to_tensor(updates, None)?,
+        &dims_of(shape)?,
+    ))
+}
+
+#[pyfunction]
+#[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
+#[allow(clippy::too_many_arguments)]
+fn one_hot(
+    indices: &Bound<'_, PyAny>,
+    depth: &Bound<'_, PyAny>,
+    on_value: Option<f64>,
+    off_value: Option<f64>,
+    axis: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let depth = usize::try_from(int_of(depth)?)
+        .map_err(|_| PyValueError::new_err("one_hot: depth must be >= 0"))?;
+    let dtype = optional_dtype(dtype)?.unwrap_or(DType::F32);
+    wrap(ops::one_hot(
+        &to_tensor(indices, None)?,
+        depth,
+        on_value.unwrap_or(1.0),
+        off_value.unwrap_or(0.0),
+        axis.unwrap_or(-1),
+        dtype,
+    ))
+}
+
+fn filled(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    value: f64,
+) -> PyResult<PyTensor> {
+    let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
+    Ok(PyTensor::new(Tensor::new(Array::full(
+        d,
+        &dims_of(shape)?,
+        value,
+    ))))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, name=None))]
+fn zeros(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    filled(shape, dtype, 0.0)
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, name=None))]
+fn ones(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    filled(shape, dtype, 1.0)
+}
+
+fn filled_like(
+    input: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    value: f64,
+) -> PyResult<PyTensor> {
+    let t = to_tensor(input, None)?;
+    let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
+    Ok(PyTensor::new(Tensor::new(Array::full(d, t.shape(), value))))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, dtype=None, name=None))]
+fn zeros_like(
+    input: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    filled_like(input, dtype, 0.0)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, dtype=None, name=None))]
+fn ones_like(
+    input: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    filled_like(input, dtype, 1.0)
+}
+
+/// `tf.fill(dims, value)`: the dtype is the value's (float32 for Python floats).
+#[pyfunction]
+#[pyo3(signature = (dims, value, name=None))]
+fn fill(
+    dims: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let v = to_tensor(value, None)?;
+    if v.rank() != 0 {
+        return Err(PyValueError::new_err("fill: value must be a scalar"));
+    }
+    wrap(
+        ops::broadcast_to(&v, &dims_of(dims)?)
+            .and_then(|t| Ok(Tensor::new(t.value().contiguous()))),
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
+fn eye(
+    num_rows: usize,
+    num_columns: Option<usize>,
+    batch_shape: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let batch = match batch_shape {
+        Some(b) if !b.is_none() => dims_of(b)?,
+        _ => vec![],
+    };
+    let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
+    let a = kernels::eye(num_rows, num_columns.unwrap_or(num_rows), &batch, d).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.is_instance_of::<pyo3::types::PyFloat>() || to_tensor(obj, None)?.dtype().is_float())
+}
+
+fn number(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    to_tensor(obj, None)?
+        .value()
+        .scalar_f64()
+        .ok_or_else(|| PyTypeError::new_err("expected a scalar"))
+}
+
+/// `tf.range(limit)` or `tf.range(start, limit, delta)`; int32 unless an argument is a float.
+#[pyfunction]
+#[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
+fn range(
+    start: &Bound<'_, PyAny>,
+    limit: Option<&Bound<'_, PyAny>>,
+    delta: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let (s, l) = match limit {
+        Some(l) if !l.is_none() => (start.clone(), l.clone()),
+        _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
+    };
+    let mut any_float = is_float_like(&s)? || is_float_like(&l)?;
+    let step = match delta {
+        Some(d) if !d.is_none() => {
+            any_float |= is_float_like(d)?;
+            number(d)?
+        }
+        _ => 1.0,
+    };
+    let d = optional_dtype(dtype)?.unwrap_or(if any_float { DType::F32 } else { DType::I32 });
+    let a = kernels::range(number(&s)?, number(&l)?, step, d).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+/// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).
+#[pyfunction]
+#[pyo3(signature = (start, stop, num, name=None, axis=0))]
+fn linspace(
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+    axis: i64,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    if axis != 0 {
+        return Err(PyValueError::new_err("linspace: only axis=0 is supported"));
+    }
+    let s = to_tensor(start, None)?;
+    let dtype = if s.dtype().is_float() {
+        s.dtype()
+    } else {
+        DType::F32
+    };
+    let n = usize::try_from(int_of(num)?)
+        .map_err(|_| PyValueError::new_err("linspace: num must be >= 0"))?;
+    let a = kernels::linspace(number(start)?, number(stop)?, n, dtype).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+/// `tf.constant(value, dtype=None, shape=None)`: a scalar value fills `shape`.
+#[pyfunction]
+#[pyo3(signature = (value, dtype=None, shape=None, name=None))]
+fn constant(
+    value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let d = optional_dtype(dtype)?;
+    let t = match crate::convert::as_tensor(value) {
+        Some(t) => match d {
+            Some(d) => ops::cast(&t, d).raise()?,
+            None => t,
+        },
+        None => to_tensor(value, d)?,
+    };
+    let t = Tensor::new(t.value().clone());
+    match shape {
+        Some(s) if !s.is_none() => {
+            let dims = resolve_shape("Const", t.len(), &shape_of(s)?).raise()?;
+            if t.len() == 1 {
+                let filled = t
+                    .value()
+                    .reshape(&[])
+                    .raise()?
+                    .broadcast_to(&dims)
+                    .raise()?
+                    .contiguous();
+                return Ok(PyTensor::new(Tensor::new(filled)));
+            }
+            Ok(PyTensor::new(Tensor::new(
+                t.value().reshape(&dims).raise()?,
+            )))
+        }
+        _ => Ok(PyTensor::new(t)),
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
+fn convert_to_tensor(
+    value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    dtype_hint: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    if let Some(d) = optional_dtype(dtype)? {
+        return Ok(PyTensor::new(to_tensor(value, Some(d))?));
+    }
+    if let Some(hint) = optional_dtype(dtype_hint)? {
+        if let Ok(t) = to_tensor(value, Some(hint)) {
+            return Ok(PyTensor::new(t));
+        }
+    }
+    Ok(PyTensor::new(to_tensor(value, None)?))
+}
+
+/// The shape of a tensor as an int32 (or `out_type`) tensor.
+#[pyfunction]
+#[pyo3(signature = (input, out_type=None, name=None))]
+fn shape(
+    input: &Bound<'_, PyAny>,
+    out_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let t = to_tensor(input, None)?;
+    let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+    let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
+    let a = kernels::cast(&Array::from_vec(dims, &[t.rank()]).raise()?, d).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, out_type=None, name=None))]
+fn size(
+    input: &Bound<'_, PyAny>,
+    out_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let n = to_tensor(input, None)?.len();
+    let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
+    Ok(PyTensor::new(Tensor::new(Array::full(d, &[], n as f64))))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, name=None))]
+fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let _ = name;
+    let r = to_tensor(input, None)?.rank();
+    Ok(PyTensor::new(Tensor::new(Array::scalar(r as i32))))
+}
+
+/// Is this object a ferrotape tensor or variable?
+#[pyfunction]
+fn is_tensor(x: &Bound<'_, PyAny>) -> bool {
+    crate::convert::as_tensor(x).is_some()
+}
+
+#[pyfunction]
+fn dtype_name(x: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    Ok(dtype_of(x)?.name())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for f in [
+        wrap_pyfunction!(reshape, m)?,
+        wrap_pyfunction!(transpose, m)?,
+        wrap_pyfunction!(expand_dims, m)?,
+        wrap_pyfunction!(squeeze, m)?,
+        wrap_pyfunction!(concat, m)?,
+        wrap_pyfunction!(stack, m)?,
+        wrap_pyfunction!(unstack, m)?,
+        wrap_pyfunction!(split, m)?,
+        wrap_pyfunction!(tile, m)?,
+        wrap_pyfunction!(pad, m)?,
+        wrap_pyfunction!(broadcast_to, m)?,
+        wrap_pyfunction!(slice, m)?,
+        wrap_pyfunction!(gather, m)?,
+        wrap_pyfunction!(gather_nd, m)?,
+        wrap_pyfunction!(scatter_nd, m)?,
+        wrap_pyfunction!(one_hot, m)?,
+        wrap_pyfunction!(zeros, m)?,
+        wrap_pyfunction!(ones, m)?,
+        wrap_pyfunction!(zeros_like, m)?,
+        wrap_pyfunction!(ones_like, m)?,
+        wrap_pyfunction!(fill, m)?,
+        wrap_pyfunction!(eye, m)?,
+        wrap_pyfunction!(range, m)?,
+        wrap_pyfunction!(linspace, m)?,
+        wrap_pyfunction!(constant, m)?,
+        wrap_pyfunction!(convert_to_tensor, m)?,
+        wrap_pyfunction!(shape, m)?,
+        wrap_pyfunction!(size, m)?,
+        wrap_pyfunction!(rank, m)?,
+        wrap_pyfunction!(is_tensor, m)?,
+        wrap_pyfunction!(dtype_name, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

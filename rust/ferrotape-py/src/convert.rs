@@ -1,0 +1,291 @@
+//! Python values ↔ tensors, with TensorFlow's rules: Python floats become float32 and ints
+//! int32 (int64 if they do not fit), bools bool; numpy arrays and scalars keep their dtype
+//! (narrow integer types widen to int32, unsigned 32/64-bit to int64); nested lists go through
+//! numpy, and lists holding tensors are stacked (so gradients flow through them).
+
+use ferrotape_autodiff::core::{kernels, Array, Buffer};
+use ferrotape_autodiff::{ops, DType, Tensor};
+use half::f16;
+use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
+
+use crate::errors::Raise;
+use crate::tensor::PyTensor;
+use crate::variable::PyVariable;
+
+fn typed_vec<T: numpy::Element + Copy>(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Vec<T>> {
+    let a = arr.cast::<PyArrayDyn<T>>()?;
+    let ro = a.readonly();
+    Ok(match ro.as_slice() {
+        Ok(s) => s.to_vec(),
+        Err(_) => ro.as_array().iter().copied().collect(),
+    })
+}
+
+fn widen<T: numpy::Element + Copy, U>(
+    arr: &Bound<'_, PyUntypedArray>,
+    f: impl Fn(T) -> U,
+) -> PyResult<Vec<U>> {
+    Ok(typed_vec::<T>(arr)?.into_iter().map(f).collect())
+}
+
+/// A numpy array's elements as a buffer of the matching ferrotape dtype.
+fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
+    let kind: String = arr.dtype().getattr("name")?.extract()?;
+    Ok(match kind.as_str() {
+        "float32" => Buffer::F32(typed_vec(arr)?),
+        "float64" => Buffer::F64(typed_vec(arr)?),
+        "float16" => Buffer::F16(typed_vec::<f16>(arr)?),
+        "int32" => Buffer::I32(typed_vec(arr)?),
+        "int64" => Buffer::I64(typed_vec(arr)?),
+        "bool" => Buffer::Bool(typed_vec(arr)?),
+        "int8" => Buffer::I32(widen(arr, |x: i8| x as i32)?),
+        "int16" => Buffer::I32(widen(arr, |x: i16| x as i32)?),
+        "uint8" => Buffer::I32(widen(arr, |x: u8| x as i32)?),
+        "uint16" => Buffer::I32(widen(arr, |x: u16| x as i32)?),
+        "uint32" => Buffer::I64(widen(arr, |x: u32| x as i64)?),
+        "uint64" => Buffer::I64(widen(arr, |x: u64| x as i64)?),
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "Attempt to convert a numpy array of dtype {other} to a Tensor: unsupported dtype"
+            )))
+        }
+    })
+}
+
+fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    Array::from_buffer(numpy_buffer(arr)?, arr.shape()).raise()
+}
+
+fn cast_to(a: Array, dtype: Option<DType>) -> PyResult<Array> {
+    match dtype {
+        Some(d) if d != a.dtype() => kernels::cast(&a, d).raise(),
+        _ => Ok(a),
+    }
+}
+
+/// The tensor behind a Tensor or Variable argument (a variable read is recorded), if it is one.
+pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(t.get().tensor.clone());
+    }
+    obj.cast::<PyVariable>().ok().map(|v| v.get().var.read())
+}
+
+fn scalar(dtype: DType, value: f64) -> Array {
+    Array::full(dtype, &[], value)
+}
+
+fn contains_tensor(obj: &Bound<'_, PyAny>) -> bool {
+    if obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>() {
+        return true;
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return obj
+            .try_iter()
+            .map(|it| it.flatten().any(|x| contains_tensor(&x)))
+            .unwrap_or(false);
+    }
+    false
+}
+
+/// Converts any tensor-like Python value, optionally to `dtype` (TensorFlow's
+/// `convert_to_tensor(value, dtype)`).
+pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Some(t) = as_tensor(obj) {
+        return match dtype {
+            Some(d) if d != t.dtype() => Err(PyValueError::new_err(format!(
+                "Tensor conversion requested dtype {} for Tensor with dtype {}",
+                d.name(),
+                t.dtype().name()
+            ))),
+            _ => Ok(t),
+        };
+    }
+    Ok(Tensor::new(to_array(obj, dtype)?))
+}
+
+/// Converts a non-tensor Python value to an array.
+fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+    if obj.is_instance_of::<PyBool>() {
+        let b: bool = obj.extract()?;
+        return cast_to(Array::scalar(b), dtype);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return match obj.extract::<i64>() {
+            Ok(v) => match dtype {
+                Some(DType::Bool) => Err(PyTypeError::new_err(format!(
+                    "Cannot convert {v} to EagerTensor of dtype bool"
+                ))),
+                Some(d) => Ok(scalar(d, v as f64)),
+                None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
+                None => Ok(Array::scalar(v)),
+            },
+            Err(_) => Err(PyValueError::new_err(
+                "Can't convert Python int to a Tensor: out of int64 range",
+            )),
+        };
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        let v: f64 = obj.extract()?;
+        return match dtype {
+            Some(d) if !d.is_float() => Err(PyTypeError::new_err(format!(
+                "Cannot convert {v} to EagerTensor of dtype {}",
+                d.name()
+            ))),
+            Some(d) => Ok(scalar(d, v)),
+            None => Ok(Array::scalar(v as f32)),
+        };
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        return cast_to(from_numpy(arr)?, dtype);
+    }
+    let py = obj.py();
+    let is_sequence = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+    if is_sequence && contains_tensor(obj) {
+        // Pack element by element so a gradient can flow into the tensors inside.
+        let parts = obj
+            .try_iter()?
+            .map(|x| to_tensor(&x?, dtype))
+            .collect::<PyResult<Vec<_>>>()?;
+        let first = parts[0].dtype();
+        let parts = parts
+            .iter()
+            .map(|p| ops::cast(p, first))
+            .collect::<Result<Vec<_>, _>>()
+            .raise()?;
+        return Ok(ops::stack(&parts, 0).raise()?.value().clone());
+    }
+    let np = py.import("numpy")?;
+    let numpy_scalar = obj.is_instance(&np.getattr("generic")?)?;
+    if !(is_sequence || numpy_scalar || obj.hasattr("__array__")?) {
+        return Err(PyTypeError::new_err(format!(
+            "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
+            obj.repr()?,
+            obj.get_type().name()?
+        )));
+    }
+    let arr = np.call_method1("asarray", (obj,))?;
+    let arr = arr.cast::<PyUntypedArray>()?;
+    let mut a = from_numpy(arr)?;
+    if is_sequence && dtype.is_none() {
+        // Python numbers in lists follow the scalar rules: float32, and int32 when it fits.
+        a = match a.dtype() {
+            DType::F64 => kernels::cast(&a, DType::F32).raise()?,
+            DType::I64 if a.to_vec::<i64>().iter().all(|&v| i32::try_from(v).is_ok()) => {
+                kernels::cast(&a, DType::I32).raise()?
+            }
+            _ => a,
+        };
+    }
+    cast_to(a, dtype)
+}
+
+/// The tensor's values as a new numpy array (0-d arrays for scalars).
+pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> {
+    fn make<'py, T: numpy::Element + ferrotape_autodiff::core::Element>(
+        py: Python<'py>,
+        a: &Array,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let flat = match a.contiguous_slice::<T>() {
+            Some(s) => s.to_pyarray(py),
+            None => a.to_vec::<T>().to_pyarray(py),
+        };
+        Ok(flat.reshape(a.shape().to_vec())?.into_any())
+    }
+    match a.dtype() {
+        DType::F16 => make::<f16>(py, a),
+        DType::BF16 => make::<f32>(py, &kernels::cast(a, DType::F32).raise()?),
+        DType::F32 => make::<f32>(py, a),
+        DType::F64 => make::<f64>(py, a),
+        DType::I32 => make::<i32>(py, a),
+        DType::I64 => make::<i64>(py, a),
+        DType::Bool => make::<bool>(py, a),
+    }
+}
+
+/// `.numpy()`: an ndarray, or a numpy scalar for rank 0 (as TensorFlow returns).
+pub fn numpy_value<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> {
+    let arr = to_numpy(py, a)?;
+    if a.rank() == 0 {
+        return arr.get_item(PyTuple::empty(py));
+    }
+    Ok(arr)
+}
+
+/// Integer-like Python value (int, numpy integer, integer scalar tensor) as i64.
+pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    if let Some(t) = as_tensor(obj) {
+        if t.rank() == 0 && t.dtype().is_int() {
+            return Ok(t.value().scalar_f64().unwrap_or(0.0) as i64);
+        }
+        return Err(PyTypeError::new_err(format!(
+            "expected an integer scalar, received a tensor of shape {:?} and dtype {}",
+            t.shape(),
+            t.dtype()
+        )));
+    }
+    obj.call_method0("__index__")?.extract()
+}
+
+/// A list of ints from an int, a sequence, a numpy array or an integer tensor.
+pub fn ints_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Some(t) = as_tensor(obj) {
+        let v = kernels::cast(t.value(), DType::I64)
+            .raise()?
+            .to_vec::<i64>();
+        return Ok(v);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(vec![obj.extract()?]);
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        let a = kernels::cast(&from_numpy(arr)?, DType::I64).raise()?;
+        return Ok(a.to_vec::<i64>());
+    }
+    obj.try_iter()?.map(|x| int_of(&x?)).collect()
+}
+
+/// Optional axes: `None`, an int, or a list of ints.
+pub fn axes_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(ints_of(o)?)),
+        _ => Ok(None),
+    }
+}
+
+/// A shape argument (list, tuple, TensorShape, tensor) as dims, `-1` allowed.
+pub fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    ints_of(obj)
+}
+
+/// Non-negative dims.
+pub fn dims_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    shape_of(obj)?
+        .into_iter()
+        .map(|d| {
+            usize::try_from(d).map_err(|_| {
+                PyValueError::new_err(format!("dimensions must be >= 0, received {d}"))
+            })
+        })
+        .collect()
+}
+
+/// Two operands of a binary op: a tensor among them fixes the dtype the other converts to.
+pub fn binary_operands(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
+    match (as_tensor(a), as_tensor(b)) {
+        (Some(x), Some(y)) => Ok((x, y)),
+        (Some(x), None) => {
+            let y = to_tensor(b, Some(x.dtype()))?;
+            Ok((x, y))
+        }
+        (None, Some(y)) => Ok((to_tensor(a, Some(y.dtype()))?, y)),
+        (None, None) => {
+            let x = to_tensor(a, None)?;
+            let y = to_tensor(b, Some(x.dtype()))?;
+            Ok((x, y))
+        }
+    }
+}

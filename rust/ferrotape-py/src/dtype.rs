@@ -1,0 +1,122 @@
+//! `ft.DType`: TensorFlow's dtype objects (`ft.float32`, ...), comparable with names and numpy
+//! dtypes, plus the conversion of any dtype-like argument.
+
+use ferrotape_autodiff::DType;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyType};
+
+#[pyclass(name = "DType", module = "ferrotape", frozen, from_py_object)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PyDType(pub DType);
+
+#[pymethods]
+impl PyDType {
+    #[new]
+    fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyDType(dtype_of(obj)?))
+    }
+
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    #[getter]
+    fn is_floating(&self) -> bool {
+        self.0.is_float()
+    }
+
+    #[getter]
+    fn is_integer(&self) -> bool {
+        self.0.is_int()
+    }
+
+    #[getter]
+    fn is_bool(&self) -> bool {
+        self.0 == DType::Bool
+    }
+
+    #[getter]
+    fn size(&self) -> usize {
+        self.0.size_in_bytes()
+    }
+
+    #[getter]
+    fn base_dtype(&self) -> Self {
+        *self
+    }
+
+    /// The numpy scalar type (`np.float32`, ...); bfloat16 has none in numpy and maps to float32.
+    #[getter]
+    fn as_numpy_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let name = if self.0 == DType::BF16 {
+            "float32"
+        } else {
+            self.0.name()
+        };
+        py.import("numpy")?.getattr(name)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("tf.{}", self.0.name())
+    }
+
+    fn __str__(&self) -> String {
+        format!("<dtype: '{}'>", self.0.name())
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.0 as u64
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<bool> {
+        let same = dtype_of(other).map(|d| d == self.0).unwrap_or(false);
+        match op {
+            CompareOp::Eq => Ok(same),
+            CompareOp::Ne => Ok(!same),
+            _ => Err(PyTypeError::new_err(
+                "dtypes are only compared for equality",
+            )),
+        }
+    }
+}
+
+/// The dtype named by a DType, a string, a numpy dtype or scalar type, or `float`/`int`/`bool`.
+pub fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if let Ok(d) = obj.cast::<PyDType>() {
+        return Ok(d.get().0);
+    }
+    let name: String = if let Ok(s) = obj.cast::<PyString>() {
+        s.to_string()
+    } else if let Ok(t) = obj.cast::<PyType>() {
+        match t.name()?.to_string().as_str() {
+            "float" => "float32".into(),
+            "int" => "int32".into(),
+            "bool" => "bool".into(),
+            _ => obj
+                .py()
+                .import("numpy")?
+                .call_method1("dtype", (obj,))?
+                .getattr("name")?
+                .extract()?,
+        }
+    } else {
+        obj.py()
+            .import("numpy")?
+            .call_method1("dtype", (obj,))?
+            .getattr("name")?
+            .extract()?
+    };
+    DType::from_name(&name)
+        .ok_or_else(|| PyTypeError::new_err(format!("ferrotape does not support dtype {name:?}")))
+}
+
+/// An optional dtype argument (`None` stays `None`).
+pub fn optional_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(dtype_of(o)?)),
+        _ => Ok(None),
+    }
+}

@@ -1,0 +1,68 @@
+//! The one place where Rust errors become Python exceptions. The exception classes live in
+//! `ferrotape/errors.py` (TensorFlow's names; `InvalidArgumentError` is also a `ValueError`).
+
+use std::cell::RefCell;
+
+use ferrotape_autodiff::Error;
+use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+
+thread_local! {
+    /// A Python exception raised inside a callback the Rust side ran (a custom gradient):
+    /// it travels through Rust as an `Error` and is re-raised unchanged at the boundary.
+    static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// Parks a Python exception raised in a callback and returns the Rust error that carries it out.
+pub fn park(err: PyErr) -> Error {
+    let msg = Python::attach(|py| err.value(py).to_string());
+    PENDING.with(|p| *p.borrow_mut() = Some(err));
+    Error::runtime("custom_gradient", msg)
+}
+
+fn error_class<'py>(py: Python<'py>, name: &str) -> Option<Bound<'py, PyType>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let module = MODULE
+        .get_or_try_init(py, || py.import("ferrotape.errors").map(Bound::unbind))
+        .ok()?;
+    module
+        .bind(py)
+        .getattr(name)
+        .ok()?
+        .cast_into::<PyType>()
+        .ok()
+}
+
+/// Maps a core error to TensorFlow's exception type.
+pub fn to_py(err: Error) -> PyErr {
+    if let Some(parked) = PENDING.with(|p| p.borrow_mut().take()) {
+        return parked;
+    }
+    Python::attach(|py| {
+        let (class, msg) = match &err {
+            Error::InvalidArgument { .. } | Error::DType { .. } | Error::OutOfRange { .. } => {
+                ("InvalidArgumentError", err.to_string())
+            }
+            Error::Runtime { .. } => return PyRuntimeError::new_err(err.to_string()),
+            Error::Unimplemented { .. } => ("UnimplementedError", err.to_string()),
+        };
+        match error_class(py, class) {
+            Some(cls) => PyErr::from_type(cls, msg),
+            None if class == "UnimplementedError" => PyNotImplementedError::new_err(msg),
+            None => PyValueError::new_err(msg),
+        }
+    })
+}
+
+/// `.raise()` turns a core `Result` into a `PyResult`.
+pub trait Raise<T> {
+    fn raise(self) -> PyResult<T>;
+}
+
+impl<T> Raise<T> for Result<T, Error> {
+    fn raise(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,45 @@
+//! PyO3 bindings of ferrotape: conversion and exposure only, one file per Python namespace.
+//! The native module is `ferrotape._core`; `python/ferrotape/` arranges it into TensorFlow's
+//! namespaces (`ft`, `ft.math`, `ft.nn`, `ft.linalg`, `ft.random`).
+
+use pyo3::prelude::*;
+
+mod array;
+mod convert;
+mod dtype;
+mod errors;
+mod linalg;
+mod math;
+mod nn;
+mod random;
+mod tape;
+mod tensor;
+mod variable;
+
+/// Submodules become attributes of `_core` (`_core.nn.relu`, ...).
+fn submodule<'py>(
+    parent: &Bound<'py, PyModule>,
+    name: &str,
+    register: fn(&Bound<'py, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), name)?;
+    register(&m)?;
+    parent.add_submodule(&m)?;
+    // Registering in sys.modules lets Python code write `from ferrotape._core.nn import relu`.
+    let modules = parent.py().import("sys")?.getattr("modules")?;
+    modules.set_item(format!("ferrotape._core.{name}"), m)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<variable::PyVariable>()?;
+    m.add_class::<dtype::PyDType>()?;
+    tape::register(m)?;
+    array::register(m)?;
+    math::register(m)?;
+    submodule(m, "nn", nn::register)?;
+    submodule(m, "linalg", linalg::register)?;
+    submodule(m, "random", random::register)?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! `ft.random`: seeded sampling. TensorFlow's contract: with a global seed, the n-th random op
+//! of a program draws the same numbers every run; an op seed fixes one op (repeated calls with
+//! the same seeds still advance, as in eager TensorFlow); with neither, numbers are fresh.
+
+use std::collections::HashMap;
+
+use ferrotape_autodiff::core::random::{self, StdRng};
+use ferrotape_autodiff::{DType, Tensor};
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+
+use crate::convert::{dims_of, to_tensor};
+use crate::dtype::optional_dtype;
+use crate::errors::Raise;
+use crate::tensor::PyTensor;
+
+/// TensorFlow's default global seed when only an op seed is given.
+const DEFAULT_GLOBAL_SEED: u64 = 87_654_321;
+
+#[derive(Default)]
+struct Seeds {
+    global: Option<u64>,
+    op_counter: u64,
+    /// How many times each (global, op) pair has drawn, so repeated calls differ.
+    draws: HashMap<(u64, u64), u64>,
+}
+
+static SEEDS: Mutex<Option<Seeds>> = Mutex::new(None);
+
+fn next_rng(op_seed: Option<u64>) -> StdRng {
+    let mut guard = SEEDS.lock();
+    let seeds = guard.get_or_insert_with(Seeds::default);
+    let (global, op) = match (seeds.global, op_seed) {
+        (None, None) => return random::op_rng(rand_seed(), 0),
+        (Some(g), None) => {
+            seeds.op_counter += 1;
+            (g, seeds.op_counter)
+        }
+        (g, Some(o)) => (g.unwrap_or(DEFAULT_GLOBAL_SEED), o),
+    };
+    let n = seeds.draws.entry((global, op)).or_insert(0);
+    *n += 1;
+    random::op_rng(global, op.wrapping_mul(1_000_003).wrapping_add(*n))
+}
+
+fn rand_seed() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ COUNTER.fetch_add(0x9E37_79B9, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `tf.random.set_seed`: fixes the global seed and restarts the op counter.
+#[pyfunction]
+fn set_seed(seed: Option<u64>) {
+    *SEEDS.lock() = Some(Seeds {
+        global: seed,
+        ..Seeds::default()
+    });
+}
+
+fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
+    Ok(optional_dtype(dtype)?.unwrap_or(DType::F32))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+fn normal(
+    shape: &Bound<'_, PyAny>,
+    mean: f64,
+    stddev: f64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let a = random::normal(
+        &mut next_rng(seed),
+        &dims_of(shape)?,
+        mean,
+        stddev,
+        float_dtype(dtype)?,
+    )
+    .raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+fn truncated_normal(
+    shape: &Bound<'_, PyAny>,
+    mean: f64,
+    stddev: f64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let a = random::truncated_normal(
+        &mut next_rng(seed),
+        &dims_of(shape)?,
+        mean,
+        stddev,
+        float_dtype(dtype)?,
+    )
+    .raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None))]
+fn uniform(
+    shape: &Bound<'_, PyAny>,
+    minval: f64,
+    maxval: Option<f64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let d = float_dtype(dtype)?;
+    let maxval = match maxval {
+        Some(m) => m,
+        None if d.is_float() => 1.0,
+        None => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "uniform: maxval must be specified for integer dtypes",
+            ))
+        }
+    };
+    let a = random::uniform(&mut next_rng(seed), &dims_of(shape)?, minval, maxval, d).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+/// Shuffles the first axis.
+#[pyfunction]
+#[pyo3(signature = (value, seed=None, name=None))]
+fn shuffle(
+    value: &Bound<'_, PyAny>,
+    seed: Option<u64>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let t = to_tensor(value, None)?;
+    if t.rank() == 0 {
+        return Ok(PyTensor::new(t));
+    }
+    let perm = random::permutation(&mut next_rng(seed), t.shape()[0]);
+    let index: Vec<Option<usize>> = perm.into_iter().map(Some).collect();
+    let a = ferrotape_autodiff::core::kernels::take(t.value(), 0, &index, 0.0);
+    Ok(PyTensor::new(Tensor::new(a)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for f in [
+        wrap_pyfunction!(set_seed, m)?,
+        wrap_pyfunction!(normal, m)?,
+        wrap_pyfunction!(truncated_normal, m)?,
+        wrap_pyfunction!(uniform, m)?,
+        wrap_pyfunction!(shuffle, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,436 @@
+//! `ft.Tensor`, and the methods it shares with `ft.Variable`: conversion to numpy, shape and
+//! dtype, Python operators, indexing and iteration. Operators convert a non-tensor operand to
+//! the tensor's dtype first, as TensorFlow's operator overloads do.
+
+use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::ops::{self, AxisSlice};
+use ferrotape_autodiff::{DType, Error, Result, Tensor};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyEllipsis, PyInt, PySlice, PyTuple};
+
+use crate::convert::{as_tensor, int_of, numpy_value, to_numpy, to_tensor};
+use crate::dtype::{optional_dtype, PyDType};
+use crate::errors::Raise;
+
+/// Work (elements) above which a kernel runs with the GIL released. Below it the kernel takes
+/// well under a microsecond and releasing would only add overhead to the tape's hot path.
+pub const DETACH_THRESHOLD: usize = 16 * 1024;
+
+/// Runs `f`, releasing the GIL when `work` is large enough to matter to other threads.
+pub fn compute<T: Send>(py: Python<'_>, work: usize, f: impl FnOnce() -> T + Send) -> T {
+    if work >= DETACH_THRESHOLD {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+#[pyclass(name = "Tensor", module = "ferrotape", frozen)]
+pub struct PyTensor {
+    pub tensor: Tensor,
+}
+
+impl PyTensor {
+    pub fn new(tensor: Tensor) -> PyTensor {
+        PyTensor { tensor }
+    }
+}
+
+/// Wraps an op result for Python.
+pub fn wrap(r: Result<Tensor>) -> PyResult<PyTensor> {
+    r.map(PyTensor::new).raise()
+}
+
+/// What the shared methods need from Tensor and Variable.
+pub trait TensorLike {
+    /// The current value as a tensor (reading a variable is recorded on active tapes).
+    fn operand(slf: &Bound<'_, Self>) -> Tensor
+    where
+        Self: Sized;
+}
+
+impl TensorLike for PyTensor {
+    fn operand(slf: &Bound<'_, Self>) -> Tensor {
+        slf.get().tensor.clone()
+    }
+}
+
+/// `ft.TensorShape` (defined in Python) for a shape.
+pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let cls = CLASS.get_or_try_init(py, || {
+        py.import("ferrotape.tensor_shape")?
+            .getattr("TensorShape")
+            .map(Bound::unbind)
+    })?;
+    cls.bind(py).call1((PyTuple::new(py, shape)?,))
+}
+
+/// The other operand of a binary operator, converted to `like`'s dtype if it is not a tensor.
+pub fn other_operand(like: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    match as_tensor(other) {
+        Some(t) => Ok(t),
+        None => to_tensor(other, Some(like.dtype())),
+    }
+}
+
+pub fn binary(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+    f: fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> PyResult<PyTensor> {
+    let b = other_operand(a, other)?;
+    let (x, y) = if reflected { (&b, a) } else { (a, &b) };
+    let work = x.len().max(y.len());
+    wrap(compute(py, work, || f(x, y)))
+}
+
+/// `/`: integers are divided as float64, as TensorFlow's `truediv` does.
+pub fn truediv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_int() && b.dtype() == a.dtype() {
+        return ops::div(&ops::cast(a, DType::F64)?, &ops::cast(b, DType::F64)?);
+    }
+    ops::div(a, b)
+}
+
+fn compare_fn(op: CompareOp) -> impl Fn(&Tensor, &Tensor) -> Result<Tensor> {
+    move |a, b| ops::compare(op, a, b)
+}
+
+pub fn comparison(a: &Tensor, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyTensor> {
+    let b = other_operand(a, other)?;
+    wrap(compare_fn(op)(a, &b))
+}
+
+/// `==` and `!=`: element-wise, but False/True (not an error) for None or shapes that cannot
+/// broadcast, like TensorFlow's `tensor_equals`.
+pub fn equality(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    equal: bool,
+) -> PyResult<Py<PyAny>> {
+    let b = if other.is_none() {
+        None
+    } else {
+        other_operand(a, other).ok()
+    };
+    let op = if equal {
+        CompareOp::Equal
+    } else {
+        CompareOp::NotEqual
+    };
+    match b.map(|b| ops::compare(op, a, &b)) {
+        Some(Ok(t)) => Ok(Py::new(py, PyTensor::new(t))?.into_any()),
+        _ => Ok(pyo3::types::PyBool::new(py, !equal)
+            .to_owned()
+            .into_any()
+            .unbind()),
+    }
+}
+
+pub fn logical(
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: LogicalOp,
+    reflected: bool,
+) -> PyResult<PyTensor> {
+    let b = other_operand(a, other)?;
+    let (x, y) = if reflected { (&b, a) } else { (a, &b) };
+    Ok(PyTensor::new(Tensor::new(
+        kernels::logical(op, x.value(), y.value()).raise()?,
+    )))
+}
+
+fn index_axis(op: &'static str, i: i64, d: usize) -> Result<usize> {
+    let j = if i < 0 { i + d as i64 } else { i };
+    if j < 0 || j >= d as i64 {
+        return Err(Error::out_of_range(
+            op,
+            format!("slice index {i} of dimension of size {d} out of bounds"),
+        ));
+    }
+    Ok(j as usize)
+}
+
+/// Lowers a Python index (ints, slices, None, Ellipsis, scalar int tensors) to a slice spec.
+pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<AxisSlice>> {
+    const OP: &str = "StridedSlice";
+    let items: Vec<Bound<'_, PyAny>> = match index.cast::<PyTuple>() {
+        Ok(t) => t.iter().collect(),
+        Err(_) => vec![index.clone()],
+    };
+    let consumes = |x: &Bound<'_, PyAny>| !(x.is_none() || x.is_instance_of::<PyEllipsis>());
+    let used = items.iter().filter(|x| consumes(x)).count();
+    if used > shape.len() {
+        return Err(crate::errors::to_py(Error::invalid(
+            OP,
+            format!(
+                "too many indices: {used} for a tensor of rank {}",
+                shape.len()
+            ),
+        )));
+    }
+    let full = |d: usize| AxisSlice::Range {
+        begin: 0,
+        len: d,
+        step: 1,
+    };
+    let mut spec = Vec::with_capacity(shape.len() + 1);
+    let mut axis = 0;
+    let mut saw_ellipsis = false;
+    for item in &items {
+        if item.is_none() {
+            spec.push(AxisSlice::NewAxis);
+        } else if item.is_instance_of::<PyEllipsis>() {
+            if saw_ellipsis {
+                return Err(PyValueError::new_err(
+                    "an index can only have a single ellipsis ('...')",
+                ));
+            }
+            saw_ellipsis = true;
+            for _ in 0..shape.len() - used {
+                spec.push(full(shape[axis]));
+                axis += 1;
+            }
+        } else if let Ok(s) = item.cast::<PySlice>() {
+            let ind = s.indices(shape[axis] as isize)?;
+            let len = ind.slicelength;
+            let begin = if len == 0 { 0 } else { ind.start as usize };
+            spec.push(AxisSlice::Range {
+                begin,
+                len,
+                step: ind.step,
+            });
+            axis += 1;
+        } else if item.is_instance_of::<PyInt>()
+            || as_tensor(item).is_some()
+            || item.hasattr("__index__")?
+        {
+            let i = int_of(item).map_err(|_| {
+                PyTypeError::new_err(
+                    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices",
+                )
+            })?;
+            spec.push(AxisSlice::Index(index_axis(OP, i, shape[axis]).raise()?));
+            axis += 1;
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices, got {}",
+                item.repr()?
+            )));
+        }
+    }
+    while axis < shape.len() {
+        spec.push(full(shape[axis]));
+        axis += 1;
+    }
+    Ok(spec)
+}
+
+/// The numpy text TensorFlow shows for a value: `str` of the array or scalar.
+pub fn value_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
+    let v = numpy_value(py, t.value())?;
+    if repr && t.rank() > 0 {
+        return v.repr()?.extract();
+    }
+    v.str()?.extract()
+}
+
+/// Python methods shared by `Tensor` and `Variable`.
+macro_rules! tensor_methods {
+    ($cls:ident) => {
+        #[pymethods]
+        impl $cls {
+            /// Makes numpy defer to our reflected operators (`ndarray * tensor` stays a tensor).
+            #[classattr]
+            #[pyo3(name = "__array_priority__")]
+            const ARRAY_PRIORITY: i32 = 100;
+
+            /// The value as a numpy array (a numpy scalar for rank 0).
+            fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                numpy_value(slf.py(), $cls::operand(slf).value())
+            }
+
+            #[pyo3(signature = (dtype=None, copy=None))]
+            fn __array__<'py>(
+                slf: &Bound<'py, Self>,
+                dtype: Option<&Bound<'py, PyAny>>,
+                copy: Option<bool>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let _ = copy; // Always a fresh array: the tensor's buffer may be shared.
+                let arr = to_numpy(slf.py(), $cls::operand(slf).value())?;
+                match dtype {
+                    Some(d) if !d.is_none() => arr.call_method1("astype", (d,)),
+                    _ => Ok(arr),
+                }
+            }
+
+            #[getter]
+            fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                tensor_shape(slf.py(), $cls::operand(slf).shape())
+            }
+
+#[getter]
+            fn dtype(slf: &Bound<'_, Self>) -> PyDType {
+                PyDType($cls::operand(slf).dtype())
+            }
+
+            #[getter]
+            fn ndim(slf: &Bound<'_, Self>) -> usize {
+                $cls::operand(slf).rank()
+            }
+
+            #[getter]
+            fn device(&self) -> &'static str {
+                "/job:localhost/replica:0/task:0/device:CPU:0"
+            }
+
+            fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+                let t = $cls::operand(slf);
+                if t.rank() == 0 {
+                    return Err(PyTypeError::new_err("len is not well defined for a rank-0 tensor"));
+                }
+                Ok(t.shape()[0])
+            }
+
+            fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                let t = $cls::operand(slf);
+                if t.rank() == 0 {
+                    return Err(PyTypeError::new_err("Cannot iterate over a scalar tensor."));
+                }
+                let rows = ops::unstack(&t, 0).raise()?;
+                let rows: Vec<PyTensor> = rows.into_iter().map(PyTensor::new).collect();
+                pyo3::types::PyList::new(slf.py(), rows)?.try_iter().map(|i| i.into_any())
+            }
+
+            fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+                let t = $cls::operand(slf);
+                let spec = parse_index(t.shape(), index)?;
+                wrap(ops::strided_slice(&t, &spec))
+            }
+
+            fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
+                let t = $cls::operand(slf);
+                t.value().scalar_f64().ok_or_else(|| {
+                    PyTypeError::new_err(format!("only a tensor of one element converts to float, received shape {:?}", t.shape()))
+                })
+            }
+
+            fn __int__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+                Ok(Self::__float__(slf)?.trunc() as i64)
+            }
+
+            fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+                let t = $cls::operand(slf);
+                if !t.dtype().is_int() || t.rank() != 0 {
+                    return Err(PyTypeError::new_err("only integer scalar tensors can be used as an index"));
+                }
+                Self::__int__(slf)
+            }
+
+            fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
+                let t = $cls::operand(slf);
+                match t.value().scalar_f64() {
+                    Some(v) => Ok(v != 0.0),
+                    None => Err(PyValueError::new_err(
+                        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+                    )),
+                }
+            }
+
+            fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+                Self::numpy(slf)?.call_method1("__format__", (spec,))?.extract()
+            }
+
+            fn __hash__(&self) -> PyResult<isize> {
+                Err(PyTypeError::new_err(concat!(stringify!($cls), " is unhashable. Instead, use id() as the key.")))
+            }
+
+            fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::add) }
+            fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::add) }
+            fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::sub) }
+            fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::sub) }
+            fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::mul) }
+            fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::mul) }
+            fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, truediv) }
+            fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, truediv) }
+            fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::floordiv) }
+            fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floordiv) }
+            fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::floormod) }
+            fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floormod) }
+            fn __pow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+                let _ = modulo;
+                binary(slf.py(), &$cls::operand(slf), o, false, ops::pow)
+            }
+            fn __rpow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+                let _ = modulo;
+                binary(slf.py(), &$cls::operand(slf), o, true, ops::pow)
+            }
+            fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, |a, b| ops::matmul(a, b, false, false)) }
+            fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, |a, b| ops::matmul(a, b, false, false)) }
+            fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::neg(&$cls::operand(slf))) }
+            fn __pos__(slf: &Bound<'_, Self>) -> PyTensor { PyTensor::new($cls::operand(slf)) }
+            fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::abs(&$cls::operand(slf))) }
+            fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+                Ok(PyTensor::new(Tensor::new(kernels::logical_not($cls::operand(slf).value()).raise()?)))
+            }
+            fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, false) }
+            fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, true) }
+            fn __or__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Or, false) }
+            fn __ror__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Or, true) }
+            fn __xor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Xor, false) }
+            fn __rxor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Xor, true) }
+            fn __lt__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::Less) }
+            fn __le__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::LessEqual) }
+            fn __gt__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::Greater) }
+            fn __ge__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::GreaterEqual) }
+            fn __eq__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { equality(slf.py(), &$cls::operand(slf), o, true) }
+            fn __ne__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { equality(slf.py(), &$cls::operand(slf), o, false) }
+        }
+    };
+}
+
+pub(crate) use tensor_methods;
+
+tensor_methods!(PyTensor);
+
+#[pymethods]
+impl PyTensor {
+    #[new]
+    #[pyo3(signature = (value, dtype=None))]
+    fn py_new(value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(PyTensor::new(to_tensor(value, optional_dtype(dtype)?)?))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let t = &self.tensor;
+        Ok(format!(
+            "<tf.Tensor: shape={}, dtype={}, numpy={}>",
+            tensor_shape(py, t.shape())?.str()?,
+            t.dtype().name(),
+            value_text(py, t, true)?
+        ))
+    }
+
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        let t = &self.tensor;
+        let text = value_text(py, t, false)?;
+        let sep = if text.contains('\n') { "\n" } else { "" };
+        Ok(format!(
+            "tf.Tensor({sep}{text}, shape={}, dtype={})",
+            tensor_shape(py, t.shape())?.str()?,
+            t.dtype().name()
+        ))
+    }
+
+    /// A process-unique id (what the tape keys gradients by); for debugging.
+    #[getter]
+    fn _id(&self) -> u64 {
+        self.tensor.id()
+    }
+}

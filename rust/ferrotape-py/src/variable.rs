@@ -1,0 +1,202 @@
+//! `ft.Variable`: a mutable, named value that tapes watch automatically when trainable.
+
+use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{Tensor, Variable};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyWeakrefReference;
+
+use crate::convert::{numpy_value, to_numpy, to_tensor};
+use crate::dtype::{optional_dtype, PyDType};
+use crate::errors::Raise;
+use crate::tensor::{
+    binary, comparison, equality, logical, parse_index, tensor_methods, tensor_shape, truediv,
+    value_text, wrap, PyTensor, TensorLike,
+};
+
+#[pyclass(name = "Variable", module = "ferrotape", frozen, weakref)]
+pub struct PyVariable {
+    pub var: Variable,
+}
+
+/// Remembers the Python object of a variable (weakly), so the tape can hand back the user's
+/// own objects from `watched_variables()`.
+pub fn remember_owner(slf: &Bound<'_, PyVariable>) {
+    let var = &slf.get().var;
+    if var.owner().is_none() {
+        if let Ok(weak) = PyWeakrefReference::new(slf) {
+            var.set_owner(Box::new(weak.unbind()));
+        }
+    }
+}
+
+/// The Python object of a variable, if it is still alive.
+pub fn owner_of<'py>(py: Python<'py>, var: &Variable) -> Option<Bound<'py, PyAny>> {
+    let weak = var.owner()?.downcast_ref::<Py<PyWeakrefReference>>()?;
+    use pyo3::types::PyWeakrefMethods;
+    weak.bind(py).upgrade()
+}
+
+impl TensorLike for PyVariable {
+    fn operand(slf: &Bound<'_, Self>) -> Tensor {
+        remember_owner(slf);
+        slf.get().var.read()
+    }
+}
+
+tensor_methods!(PyVariable);
+
+fn update(
+    slf: &Bound<'_, PyVariable>,
+    value: &Bound<'_, PyAny>,
+    subtract: Option<bool>,
+) -> PyResult<()> {
+    let var = &slf.get().var;
+    let v = to_tensor(value, Some(var.dtype())).or_else(|_| to_tensor(value, None))?;
+    match subtract {
+        None => var.assign(v.value()).raise(),
+        Some(s) => var.assign_update(v.value(), s).raise(),
+    }
+}
+
+#[pymethods]
+impl PyVariable {
+    #[new]
+    #[pyo3(signature = (initial_value=None, trainable=None, validate_shape=true, caching_device=None,
+        name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
+        synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn py_new(
+        initial_value: Option<&Bound<'_, PyAny>>,
+        trainable: Option<bool>,
+        validate_shape: bool,
+        caching_device: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        variable_def: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        import_scope: Option<&Bound<'_, PyAny>>,
+        constraint: Option<&Bound<'_, PyAny>>,
+        synchronization: Option<&Bound<'_, PyAny>>,
+        aggregation: Option<&Bound<'_, PyAny>>,
+        shape: Option<&Bound<'_, PyAny>>,
+        experimental_enable_variable_lifting: Option<bool>,
+    ) -> PyResult<Self> {
+        let _ = (
+            validate_shape,
+            caching_device,
+            variable_def,
+            import_scope,
+            synchronization,
+            aggregation,
+            shape,
+        );
+        let _ = experimental_enable_variable_lifting;
+        if constraint.is_some_and(|c| !c.is_none()) {
+            return Err(PyValueError::new_err(
+                "Variable: constraints are not supported yet",
+            ));
+        }
+        let init = initial_value
+            .ok_or_else(|| PyValueError::new_err("initial_value must be specified."))?;
+        // Keras initializers hand over a callable.
+        let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() {
+            init.call0()?
+        } else {
+            init.clone()
+        };
+        let value = to_tensor(&init, optional_dtype(dtype)?)?;
+        let name = name.unwrap_or_else(|| "Variable".to_string());
+        Ok(PyVariable {
+            var: Variable::new(value.value().contiguous(), trainable.unwrap_or(true), name),
+        })
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        format!("{}:0", self.var.name())
+    }
+
+    #[getter]
+    fn trainable(&self) -> bool {
+        self.var.trainable()
+    }
+
+    /// Assigns `value` (same shape and dtype) in place and returns the variable.
+    #[pyo3(signature = (value, use_locking=None, name=None, read_value=true))]
+    fn assign<'py>(
+        slf: &Bound<'py, Self>,
+        value: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<String>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let _ = (use_locking, name, read_value);
+        update(slf, value, None)?;
+        Ok(slf.clone())
+    }
+
+    /// `self += delta` in place; returns the variable.
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    fn assign_add<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<String>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let _ = (use_locking, name, read_value);
+        update(slf, delta, Some(false))?;
+        Ok(slf.clone())
+    }
+
+    /// `self -= delta` in place; returns the variable.
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    fn assign_sub<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<String>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let _ = (use_locking, name, read_value);
+        update(slf, delta, Some(true))?;
+        Ok(slf.clone())
+    }
+
+    /// The current value as a tensor (recorded on active tapes).
+    fn read_value(slf: &Bound<'_, Self>) -> PyTensor {
+        PyTensor::new(PyVariable::operand(slf))
+    }
+
+    fn value(slf: &Bound<'_, Self>) -> PyTensor {
+        PyTensor::new(PyVariable::operand(slf))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let t = Tensor::new(self.var.snapshot());
+        Ok(format!(
+            "<tf.Variable '{}' shape={} dtype={}, numpy={}>",
+            self.name(),
+            tensor_shape(py, t.shape())?.str()?,
+            t.dtype().name(),
+            value_text(py, &t, true)?
+        ))
+    }
+
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        self.__repr__(py)
+    }
+
+    /// A process-unique id (what gradients with respect to this variable are keyed by).
+    #[getter]
+    fn _id(&self) -> u64 {
+        self.var.id()
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "Variables cannot be pickled; save their .numpy() values instead",
+        ))
+    }
+}

@@ -1,0 +1,1115 @@
+"""The gradient-check table: every differentiable op is a row, and the table is the op inventory.
+
+For each row (STYLE.md item 7), in float64:
+1. the forward matches a NumPy reference;
+2. ``tape.gradient`` of ``reduce_sum(f(x) * w)`` (fixed random ``w``) matches central finite
+   differences of the NumPy reference;
+3. the second derivative from nested tapes (``t2.gradient(reduce_sum(g * v), x)`` with ``g`` the
+   first gradient) matches finite differences of the first gradient. A ``None`` second gradient
+   counts as zero (TF returns ``None`` where the first gradient does not depend on ``x``).
+
+Kink and tie conventions (TF 2.21) are pinned down in ``test_kink``. ``INVENTORY`` lists the
+public differentiable ops; a test fails if one of them has no row.
+"""
+
+import math
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import ferrotape as tf
+import numpy as np
+import pytest
+
+# ----------------------------------------------------------------------------- input domains
+
+
+def U(lo, hi):
+    """Uniform on (lo, hi)."""
+    return lambda rng, s: rng.uniform(lo, hi, s)
+
+
+def AWAY(*kinks, lo=-2.0, hi=2.0, gap=0.1):
+    """Uniform on (lo, hi) but at least ``gap`` away from each kink, so that finite
+    differences never straddle one."""
+
+    def draw(rng, s):
+        x = np.asarray(rng.uniform(lo, hi, s))
+        while True:
+            bad = np.zeros(x.shape, bool)
+            for k in kinks:
+                bad |= np.abs(x - k) < gap
+            if not bad.any():
+                return x
+            x = np.where(bad, rng.uniform(lo, hi, s), x)
+
+    return draw
+
+
+SYM = U(-2.0, 2.0)
+POS = U(0.5, 2.0)
+UNIT = U(-0.9, 0.9)
+NZ = AWAY(0.0)
+NZ_HALF = AWAY(0.0, gap=0.5)  # for 1/x: |x| in [0.5, 2]
+
+
+def WELL(rng, s):
+    """Well-conditioned (batched) square matrices."""
+    return rng.uniform(-1.0, 1.0, s) + 3.0 * np.eye(s[-1])
+
+
+def PROBS(rng, s):
+    """Rows of a probability distribution along the last axis."""
+    p = rng.uniform(0.1, 1.0, s)
+    return p / p.sum(-1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------- numpy references
+
+erf = np.vectorize(math.erf, otypes=[float])
+SELU_SCALE, SELU_ALPHA = (
+    1.0507009873554804934193349852946,
+    1.6732632423543772848170429916717,
+)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def log_softmax(x, axis=-1):
+    m = x.max(axis, keepdims=True)
+    return x - m - np.log(np.sum(np.exp(x - m), axis, keepdims=True))
+
+
+def softmax(x, axis=-1):
+    return np.exp(log_softmax(x, axis))
+
+
+def np_axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def scatter_nd(idx, upd, shape):
+    out = np.zeros(shape)
+    np.add.at(out, tuple(np.asarray(idx).T), upd)
+    return out
+
+
+def clip_by_global_norm(c, *xs):
+    g = np.sqrt(sum(np.sum(x * x) for x in xs))
+    return [x * c / max(g, c) for x in xs], g
+
+
+def clip_by_norm(x, c, axes=None):
+    n = np.sqrt(np.sum(x * x, axis=np_axis(axes), keepdims=True))
+    return x * c / np.maximum(n, c)
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str  # "op" or "op[variant]"; the part before "[" is the inventory name
+    fn: Callable  # ferrotape: tensors -> tensor or list of tensors
+    ref: Callable  # numpy: arrays -> array or list of arrays
+    shapes: tuple  # one shape per differentiable input
+    domains: tuple  # one sampler per input
+    no_second: str = ""  # why the second-order check does not apply ("" = it does)
+    eps: float = 1e-6
+    rtol: float = 1e-5
+    ftol: float = 1e-9  # forward rtol
+
+
+ROWS: list[Row] = []
+
+
+def row(name, fn, ref, *shapes, dom=SYM, no_second="", **tol):
+    doms = tuple(dom) if isinstance(dom, (list, tuple)) else (dom,) * len(shapes)
+    assert len(doms) == len(shapes), name
+    ROWS.append(Row(name, fn, ref, tuple(shapes), doms, no_second, **tol))
+
+
+def label(*shapes):
+    return ",".join("x".join(map(str, s)) or "scalar" for s in shapes)
+
+
+# Binary elementwise ops, each over same-shape and broadcasting shape pairs.
+BSHAPES = [
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((3, 1), (1, 4)),
+    ((2, 1, 3), (4, 1)),
+    ((2, 3), ()),
+]
+BINARY = [
+    ("add", lambda x, y: tf.add(x, y), np.add, (SYM, SYM)),
+    ("subtract", lambda x, y: tf.subtract(x, y), np.subtract, (SYM, SYM)),
+    ("multiply", lambda x, y: tf.multiply(x, y), np.multiply, (SYM, SYM)),
+    ("divide", lambda x, y: tf.divide(x, y), np.divide, (SYM, NZ_HALF)),
+    ("pow", lambda x, y: tf.pow(x, y), np.power, (POS, SYM)),
+    ("maximum", lambda x, y: tf.maximum(x, y), np.maximum, (SYM, SYM)),
+    ("minimum", lambda x, y: tf.minimum(x, y), np.minimum, (SYM, SYM)),
+    (
+        "squared_difference",
+        lambda x, y: tf.math.squared_difference(x, y),
+        None,
+        (SYM, SYM),
+    ),
+]
+for _name, _fn, _ref, _doms in BINARY:
+    _ref = _ref or (lambda x, y: (x - y) ** 2)
+    for _s in BSHAPES:
+        row(f"{_name}[{label(*_s)}]", _fn, _ref, *_s, dom=_doms)
+
+# Operator spellings and Python-scalar operands (the scalar adopts the tensor's float64).
+row("add[+]", lambda x, y: x + y, np.add, (2, 3), (3,))
+row("add[x+1.5]", lambda x: x + 1.5, lambda x: x + 1.5, (2, 3))
+row("subtract[-]", lambda x, y: x - y, np.subtract, (2, 3), (3,))
+row("subtract[2.0-x]", lambda x: 2.0 - x, lambda x: 2.0 - x, (2, 3))
+row("multiply[*]", lambda x, y: x * y, np.multiply, (2, 3), (3,))
+row("multiply[3.0*x]", lambda x: 3.0 * x, lambda x: 3.0 * x, (2, 3))
+row("divide[/]", lambda x, y: x / y, np.divide, (2, 3), (3,), dom=(SYM, NZ_HALF))
+row("divide[1.0/x]", lambda x: 1.0 / x, lambda x: 1.0 / x, (2, 3), dom=NZ_HALF)
+row(
+    "divide[math.divide]",
+    lambda x, y: tf.math.divide(x, y),
+    np.divide,
+    (2, 3),
+    (2, 3),
+    dom=(SYM, NZ_HALF),
+)
+row("pow[**]", lambda x, y: x**y, np.power, (2, 3), (3,), dom=(POS, SYM))
+row("pow[x**3]", lambda x: x**3, lambda x: x**3, (2, 3))
+row("pow[x**0.5]", lambda x: x**0.5, np.sqrt, (2, 3), dom=POS)
+row("pow[2.0**x]", lambda x: 2.0**x, lambda x: 2.0**x, (2, 3))
+
+# Unary elementwise ops: (name, ferrotape, numpy, domain).
+UNARY = [
+    ("negative", lambda x: tf.negative(x), np.negative, SYM),
+    ("negative[-x]", lambda x: -x, np.negative, SYM),
+    ("abs", lambda x: tf.abs(x), np.abs, NZ),
+    ("square", lambda x: tf.square(x), np.square, SYM),
+    ("reciprocal", lambda x: tf.math.reciprocal(x), lambda x: 1.0 / x, NZ_HALF),
+    ("exp", lambda x: tf.exp(x), np.exp, SYM),
+    ("expm1", lambda x: tf.math.expm1(x), np.expm1, SYM),
+    ("log", lambda x: tf.math.log(x), np.log, POS),
+    ("log1p", lambda x: tf.math.log1p(x), np.log1p, U(-0.5, 2.0)),
+    ("sqrt", lambda x: tf.sqrt(x), np.sqrt, POS),
+    ("rsqrt", lambda x: tf.math.rsqrt(x), lambda x: 1.0 / np.sqrt(x), POS),
+    ("sin", lambda x: tf.sin(x), np.sin, SYM),
+    ("cos", lambda x: tf.cos(x), np.cos, SYM),
+    ("tan", lambda x: tf.tan(x), np.tan, U(-1.2, 1.2)),
+    ("asin", lambda x: tf.asin(x), np.arcsin, UNIT),
+    ("acos", lambda x: tf.acos(x), np.arccos, UNIT),
+    ("atan", lambda x: tf.atan(x), np.arctan, SYM),
+    ("sinh", lambda x: tf.sinh(x), np.sinh, SYM),
+    ("cosh", lambda x: tf.cosh(x), np.cosh, SYM),
+    ("tanh", lambda x: tf.tanh(x), np.tanh, SYM),
+    ("sigmoid", lambda x: tf.sigmoid(x), sigmoid, U(-4.0, 4.0)),
+    ("sigmoid[nn]", lambda x: tf.nn.sigmoid(x), sigmoid, U(-4.0, 4.0)),
+    ("erf", lambda x: tf.math.erf(x), erf, SYM),
+    (
+        "softplus",
+        lambda x: tf.math.softplus(x),
+        lambda x: np.log1p(np.exp(x)),
+        U(-4.0, 4.0),
+    ),
+    ("softplus[nn]", lambda x: tf.nn.softplus(x), lambda x: np.log1p(np.exp(x)), SYM),
+    ("relu", lambda x: tf.nn.relu(x), lambda x: np.maximum(x, 0.0), NZ),
+    (
+        "relu6",
+        lambda x: tf.nn.relu6(x),
+        lambda x: np.clip(x, 0.0, 6.0),
+        AWAY(0, 6, lo=-2, hi=8),
+    ),
+    (
+        "leaky_relu",
+        lambda x: tf.nn.leaky_relu(x),
+        lambda x: np.where(x > 0, x, 0.2 * x),
+        NZ,
+    ),
+    (
+        "leaky_relu[alpha=0.1]",
+        lambda x: tf.nn.leaky_relu(x, alpha=0.1),
+        lambda x: np.where(x > 0, x, 0.1 * x),
+        NZ,
+    ),
+    ("elu", lambda x: tf.nn.elu(x), lambda x: np.where(x > 0, x, np.expm1(x)), NZ),
+    (
+        "selu",
+        lambda x: tf.nn.selu(x),
+        lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(x)),
+        NZ,
+    ),
+    (
+        "gelu[exact]",
+        lambda x: tf.nn.gelu(x),
+        lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2))),
+        SYM,
+    ),
+    (
+        "gelu[approximate=False]",
+        lambda x: tf.nn.gelu(x, approximate=False),
+        lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2))),
+        SYM,
+    ),
+    (
+        "gelu[approximate=True]",
+        lambda x: tf.nn.gelu(x, approximate=True),
+        lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))),
+        SYM,
+    ),
+    ("silu", lambda x: tf.nn.silu(x), lambda x: x * sigmoid(x), SYM),
+    ("swish", lambda x: tf.nn.swish(x), lambda x: x * sigmoid(x), SYM),
+    ("identity", lambda x: tf.identity(x), lambda x: x, SYM),
+]
+# TF evaluates leaky_relu's alpha and gelu's constants in float32 even for float64 inputs.
+LOOSE_FORWARD = ("leaky_relu", "gelu")
+for _name, _fn, _ref, _dom in UNARY:
+    _ftol = 1e-7 if _name.startswith(LOOSE_FORWARD) else 1e-9
+    row(_name, _fn, _ref, (2, 3), dom=_dom, ftol=_ftol)
+row("exp[3d]", lambda x: tf.exp(x), np.exp, (2, 3, 2))
+row("tanh[scalar]", lambda x: tf.tanh(x), np.tanh, ())
+
+for _ax, _s in [(-1, (2, 5)), (0, (3, 4))]:
+    row(
+        f"softmax[axis={_ax}]",
+        lambda x, a=_ax: tf.nn.softmax(x, axis=a),
+        lambda x, a=_ax: softmax(x, a),
+        _s,
+    )
+    row(
+        f"log_softmax[axis={_ax}]",
+        lambda x, a=_ax: tf.nn.log_softmax(x, axis=a),
+        lambda x, a=_ax: log_softmax(x, a),
+        _s,
+    )
+row("softmax[3d]", lambda x: tf.nn.softmax(x), softmax, (2, 2, 3))
+
+COND = np.random.default_rng(7).random((2, 3)) > 0.5
+row(
+    "where",
+    lambda x, y: tf.where(tf.constant(COND), x, y),
+    lambda x, y: np.where(COND, x, y),
+    (2, 3),
+    (2, 3),
+)
+row(
+    "where[broadcast]",
+    lambda x, y: tf.where(tf.constant(COND), x, y),
+    lambda x, y: np.where(COND, x, y),
+    (3,),
+    (2, 1),
+)
+row(
+    "clip_by_value",
+    lambda x: tf.clip_by_value(x, -0.5, 0.7),
+    lambda x: np.clip(x, -0.5, 0.7),
+    (3, 4),
+    dom=AWAY(-0.5, 0.7, gap=0.05),
+)
+
+# Reductions, each with axis=None, an int axis, a list of axes and keepdims.
+REDUCE = [
+    ("reduce_sum", lambda: tf.reduce_sum, np.sum, SYM),
+    ("reduce_mean", lambda: tf.reduce_mean, np.mean, SYM),
+    ("reduce_max", lambda: tf.reduce_max, np.max, SYM),
+    ("reduce_min", lambda: tf.reduce_min, np.min, SYM),
+    (
+        "reduce_prod",
+        lambda: tf.reduce_prod,
+        np.prod,
+        AWAY(0.0, lo=-1.5, hi=1.5, gap=0.5),
+    ),
+    (
+        "reduce_logsumexp",
+        lambda: tf.reduce_logsumexp,
+        lambda x, axis, keepdims: np.log(np.sum(np.exp(x), axis, keepdims=keepdims)),
+        SYM,
+    ),
+]
+REDUCE_VARIANTS = [
+    ("axis=None", None, False),
+    ("axis=1", 1, False),
+    ("axis=-1", -1, False),
+    ("axis=[0,2]", [0, 2], False),
+    ("keepdims", 1, True),
+    ("axis=None,keepdims", None, True),
+]
+for _name, _get, _ref, _dom in REDUCE:
+    for _v, _ax, _kd in REDUCE_VARIANTS:
+        row(
+            f"{_name}[{_v}]",
+            lambda x, g=_get, a=_ax, k=_kd: g()(x, axis=a, keepdims=k),
+            lambda x, r=_ref, a=_ax, k=_kd: r(x, axis=np_axis(a), keepdims=k),
+            (2, 3, 4),
+            dom=_dom,
+        )
+row("reduce_sum[math]", lambda x: tf.math.reduce_sum(x, 0), lambda x: x.sum(0), (3, 4))
+row("reduce_max[math]", lambda x: tf.math.reduce_max(x, 0), lambda x: x.max(0), (3, 4))
+
+# Matrix products.
+MATMUL = [
+    ("matmul", lambda a, b: tf.matmul(a, b), lambda a, b: a @ b, (3, 4), (4, 5)),
+    ("matmul[@]", lambda a, b: a @ b, lambda a, b: a @ b, (3, 4), (4, 5)),
+    (
+        "matmul[linalg]",
+        lambda a, b: tf.linalg.matmul(a, b),
+        lambda a, b: a @ b,
+        (3, 4),
+        (4, 2),
+    ),
+    (
+        "matmul[transpose_a]",
+        lambda a, b: tf.matmul(a, b, transpose_a=True),
+        lambda a, b: a.T @ b,
+        (4, 3),
+        (4, 5),
+    ),
+    (
+        "matmul[transpose_b]",
+        lambda a, b: tf.matmul(a, b, transpose_b=True),
+        lambda a, b: a @ b.T,
+        (3, 4),
+        (5, 4),
+    ),
+    (
+        "matmul[transpose_a,transpose_b]",
+        lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+        lambda a, b: a.T @ b.T,
+        (4, 3),
+        (5, 4),
+    ),
+    ("matmul[batched]", lambda a, b: tf.matmul(a, b), np.matmul, (2, 3, 4), (2, 4, 5)),
+    (
+        "matmul[batch_broadcast]",
+        lambda a, b: tf.matmul(a, b),
+        np.matmul,
+        (2, 1, 3, 4),
+        (5, 4, 2),
+    ),
+    (
+        "matmul[batched,2d_rhs]",
+        lambda a, b: tf.matmul(a, b),
+        np.matmul,
+        (2, 3, 4),
+        (4, 2),
+    ),
+    (
+        "matmul[batched,transpose_b]",
+        lambda a, b: tf.matmul(a, b, transpose_b=True),
+        lambda a, b: a @ np.swapaxes(b, -1, -2),
+        (2, 3, 4),
+        (2, 5, 4),
+    ),
+]
+for _name, _fn, _ref, *_s in MATMUL:
+    row(_name, _fn, _ref, *_s)
+
+# Shape ops.
+row("reshape", lambda x: tf.reshape(x, [6, -1]), lambda x: x.reshape(6, -1), (2, 3, 4))
+row("reshape[flat]", lambda x: tf.reshape(x, [-1]), lambda x: x.reshape(-1), (3, 4))
+row("transpose", lambda x: tf.transpose(x), lambda x: x.T, (2, 3, 4))
+row(
+    "transpose[perm]",
+    lambda x: tf.transpose(x, perm=[2, 0, 1]),
+    lambda x: x.transpose(2, 0, 1),
+    (2, 3, 4),
+)
+row("expand_dims[axis=1]", lambda x: tf.expand_dims(x, 1), lambda x: x[:, None], (2, 3))
+row(
+    "expand_dims[axis=-1]",
+    lambda x: tf.expand_dims(x, -1),
+    lambda x: x[..., None],
+    (2, 3),
+)
+row("squeeze", lambda x: tf.squeeze(x), np.squeeze, (2, 1, 3, 1))
+row(
+    "squeeze[axis=[1]]",
+    lambda x: tf.squeeze(x, axis=[1]),
+    lambda x: x[:, 0],
+    (2, 1, 3, 1),
+)
+row(
+    "concat[axis=1]",
+    lambda x, y: tf.concat([x, y], axis=1),
+    lambda x, y: np.concatenate([x, y], 1),
+    (2, 3),
+    (2, 4),
+)
+row(
+    "concat[axis=0,three]",
+    lambda x, y, z: tf.concat([x, y, z], 0),
+    lambda x, y, z: np.concatenate([x, y, z], 0),
+    (1, 3),
+    (2, 3),
+    (1, 3),
+)
+row(
+    "stack[axis=0]",
+    lambda x, y: tf.stack([x, y]),
+    lambda x, y: np.stack([x, y]),
+    (2, 3),
+    (2, 3),
+)
+row(
+    "stack[axis=-1]",
+    lambda x, y: tf.stack([x, y], axis=-1),
+    lambda x, y: np.stack([x, y], -1),
+    (2, 3),
+    (2, 3),
+)
+row(
+    "unstack",
+    lambda x: tf.unstack(x, axis=1),
+    lambda x: [x[:, i] for i in range(3)],
+    (2, 3, 4),
+)
+row("unstack[axis=0]", lambda x: tf.unstack(x), list, (3, 2))
+row(
+    "split[num=2]",
+    lambda x: tf.split(x, 2, axis=1),
+    lambda x: np.split(x, 2, 1),
+    (2, 4, 3),
+)
+row(
+    "split[sizes]",
+    lambda x: tf.split(x, [1, 3], axis=1),
+    lambda x: np.split(x, [1], 1),
+    (2, 4, 3),
+)
+row("tile", lambda x: tf.tile(x, [2, 3]), lambda x: np.tile(x, (2, 3)), (2, 3))
+PADS = [[1, 2], [2, 1]]
+for _mode, _np_mode in [
+    ("CONSTANT", "constant"),
+    ("REFLECT", "reflect"),
+    ("SYMMETRIC", "symmetric"),
+]:
+    row(
+        f"pad[{_mode}]",
+        lambda x, m=_mode: tf.pad(x, PADS, mode=m),
+        lambda x, m=_np_mode: np.pad(x, PADS, mode=m),
+        (3, 4),
+    )
+row(
+    "pad[constant_values]",
+    lambda x: tf.pad(x, [[0, 1], [1, 0]], constant_values=0.5),
+    lambda x: np.pad(x, [[0, 1], [1, 0]], constant_values=0.5),
+    (2, 3),
+)
+row(
+    "broadcast_to",
+    lambda x: tf.broadcast_to(x, [2, 3, 4]),
+    lambda x: np.broadcast_to(x, (2, 3, 4)),
+    (3, 1),
+)
+row("slice", lambda x: tf.slice(x, [0, 1], [2, 2]), lambda x: x[0:2, 1:3], (3, 4))
+row(
+    "slice[size=-1]",
+    lambda x: tf.slice(x, [1, 0], [-1, 2]),
+    lambda x: x[1:, 0:2],
+    (3, 4),
+)
+SLICES = [
+    ("x[0]", lambda x: x[0]),
+    ("x[1:3]", lambda x: x[1:3]),
+    ("x[:,0]", lambda x: x[:, 0]),
+    ("x[...,None]", lambda x: x[..., None]),
+    ("x[::-1]", lambda x: x[::-1]),
+    ("x[::2,1:]", lambda x: x[::2, 1:]),
+    ("x[-1,:,1:3]", lambda x: x[-1, :, 1:3]),
+    ("x[:,None,::-2]", lambda x: x[:, None, ::-2]),
+    ("x[1,2,3]", lambda x: x[1, 2, 3]),
+]
+for _lbl, _f in SLICES:
+    row(f"strided_slice[{_lbl}]", _f, _f, (3, 4, 5))
+row(
+    "strided_slice[tf.strided_slice]",
+    lambda x: tf.strided_slice(x, [0, 1], [3, 4], [2, 2]),
+    lambda x: x[0:3:2, 1:4:2],
+    (3, 4),
+)
+row("gather", lambda x: tf.gather(x, [2, 0, 2]), lambda x: x[[2, 0, 2]], (3, 4))
+row(
+    "gather[axis=1]",
+    lambda x: tf.gather(x, [3, 1, 3], axis=1),
+    lambda x: x[:, [3, 1, 3]],
+    (3, 4),
+)
+row(
+    "gather[2d_indices]",
+    lambda x: tf.gather(x, [[0, 1], [2, 2]]),
+    lambda x: x[np.array([[0, 1], [2, 2]])],
+    (3, 4),
+)
+row(
+    "gather_nd",
+    lambda x: tf.gather_nd(x, [[0, 1], [2, 3], [0, 1]]),
+    lambda x: x[[0, 2, 0], [1, 3, 1]],
+    (3, 4),
+)
+row(
+    "gather_nd[slices]",
+    lambda x: tf.gather_nd(x, [[1], [0], [1]]),
+    lambda x: x[[1, 0, 1]],
+    (3, 4),
+)
+SC_IDX = [[0], [2], [0]]
+row(
+    "scatter_nd",
+    lambda u: tf.scatter_nd(SC_IDX, u, [4, 3]),
+    lambda u: scatter_nd(SC_IDX, u, (4, 3)),
+    (3, 3),
+)
+row(
+    "scatter_nd[elements]",
+    lambda u: tf.scatter_nd([[0, 1], [2, 0], [0, 1]], u, [3, 2]),
+    lambda u: scatter_nd([[0, 1], [2, 0], [0, 1]], u, (3, 2)),
+    (3,),
+)
+# float32 rounding makes the slope noisy at eps=1e-6: use a wider step (the function is linear).
+row(
+    "cast[float64->float32->float64]",
+    lambda x: tf.cast(tf.cast(x, tf.float32), tf.float64),
+    lambda x: x.astype(np.float32).astype(np.float64),
+    (2, 3),
+    eps=1e-2,
+    rtol=1e-4,
+)
+
+# Norms and clipping.
+row("norm", lambda x: tf.norm(x), lambda x: np.sqrt(np.sum(x * x)), (3, 4))
+row(
+    "norm[axis=1]",
+    lambda x: tf.norm(x, axis=1),
+    lambda x: np.sqrt(np.sum(x * x, 1)),
+    (3, 4),
+)
+row(
+    "norm[axis=-1,keepdims]",
+    lambda x: tf.norm(x, axis=-1, keepdims=True),
+    lambda x: np.sqrt(np.sum(x * x, -1, keepdims=True)),
+    (3, 4),
+)
+row(
+    "norm[ord=1]",
+    lambda x: tf.norm(x, ord=1),
+    lambda x: np.sum(np.abs(x)),
+    (3, 4),
+    dom=NZ,
+)
+row(
+    "norm[ord=inf]",
+    lambda x: tf.norm(x, ord=np.inf),
+    lambda x: np.max(np.abs(x)),
+    (3, 4),
+    dom=NZ,
+)
+row(
+    "norm[linalg]",
+    lambda x: tf.linalg.norm(x),
+    lambda x: np.sqrt(np.sum(x * x)),
+    (3, 4),
+)
+row(
+    "clip_by_norm[clipped]",
+    lambda x: tf.clip_by_norm(x, 1.0),
+    lambda x: clip_by_norm(x, 1.0),
+    (2, 3),
+)
+row(
+    "clip_by_norm[unclipped]",
+    lambda x: tf.clip_by_norm(x, 10.0),
+    lambda x: clip_by_norm(x, 10.0),
+    (2, 3),
+)
+row(
+    "clip_by_norm[axes=[1]]",
+    lambda x: tf.clip_by_norm(x, 2.0, axes=[1]),
+    lambda x: clip_by_norm(x, 2.0, [1]),
+    (4, 3),
+    dom=U(-1.8, 1.8),
+)
+row(
+    "clip_by_global_norm[clipped]",
+    lambda x, y: tf.clip_by_global_norm([x, y], 1.0)[0],
+    lambda x, y: clip_by_global_norm(1.0, x, y)[0],
+    (2, 3),
+    (4,),
+)
+row(
+    "clip_by_global_norm[unclipped]",
+    lambda x, y: tf.clip_by_global_norm([x, y], 50.0)[0],
+    lambda x, y: clip_by_global_norm(50.0, x, y)[0],
+    (2, 3),
+    (4,),
+)
+row(
+    "clip_by_global_norm[global_norm]",
+    lambda x, y: tf.clip_by_global_norm([x, y], 1.0)[1],
+    lambda x, y: clip_by_global_norm(1.0, x, y)[1],
+    (2, 3),
+    (4,),
+)
+
+# einsum and tensordot.
+EINSUM = [
+    ("ij,jk->ik", (3, 4), (4, 2)),
+    ("bij,bjk->bik", (2, 3, 4), (2, 4, 2)),
+    ("ij->ji", (3, 4)),
+    ("bxby->bxy", (3, 2, 3, 4)),
+    ("i,j->ij", (3,), (4,)),
+    ("ii->", (4, 4)),
+    ("ij->", (3, 4)),
+    ("ij,ij->i", (3, 4), (3, 4)),
+]
+for _eq, *_s in EINSUM:
+    row(
+        f"einsum[{_eq}]",
+        lambda *xs, e=_eq: tf.einsum(e, *xs),
+        lambda *xs, e=_eq: np.einsum(e, *xs),
+        *_s,
+    )
+row(
+    "einsum[linalg]",
+    lambda a, b: tf.linalg.einsum("ij,jk->ik", a, b),
+    lambda a, b: a @ b,
+    (2, 3),
+    (3, 2),
+)
+TENSORDOT = [
+    ("axes=1", 1, (3, 4), (4, 5)),
+    ("axes=2", 2, (2, 3, 4), (3, 4, 2)),
+    ("axes=[[0,2],[2,0]]", [[0, 2], [2, 0]], (3, 2, 4), (4, 5, 3)),
+    ("axes=0", 0, (2, 3), (2,)),
+]
+for _lbl, _axes, *_s in TENSORDOT:
+    row(
+        f"tensordot[{_lbl}]",
+        lambda a, b, ax=_axes: tf.tensordot(a, b, axes=ax),
+        lambda a, b, ax=_axes: np.tensordot(a, b, axes=ax),
+        *_s,
+    )
+row(
+    "tensordot[linalg]",
+    lambda a, b: tf.linalg.tensordot(a, b, 1),
+    lambda a, b: a @ b,
+    (2, 3),
+    (3, 2),
+)
+
+# Linear algebra (well-conditioned matrices).
+row(
+    "linalg.solve",
+    lambda a, b: tf.linalg.solve(a, b),
+    np.linalg.solve,
+    (3, 3),
+    (3, 2),
+    dom=(WELL, SYM),
+)
+row(
+    "linalg.solve[batched]",
+    lambda a, b: tf.linalg.solve(a, b),
+    np.linalg.solve,
+    (2, 3, 3),
+    (2, 3, 1),
+    dom=(WELL, SYM),
+)
+row("linalg.inv", lambda a: tf.linalg.inv(a), np.linalg.inv, (3, 3), dom=WELL)
+row(
+    "linalg.inv[batched]",
+    lambda a: tf.linalg.inv(a),
+    np.linalg.inv,
+    (2, 3, 3),
+    dom=WELL,
+)
+row("linalg.det", lambda a: tf.linalg.det(a), np.linalg.det, (3, 3), dom=WELL)
+row(
+    "linalg.det[batched]",
+    lambda a: tf.linalg.det(a),
+    np.linalg.det,
+    (2, 3, 3),
+    dom=WELL,
+)
+
+# Losses.
+LABELS = PROBS(np.random.default_rng(11), (4, 5))
+SPARSE = np.array([1, 0, 4, 2], np.int32)
+row(
+    "softmax_cross_entropy_with_logits[logits]",
+    lambda z: tf.nn.softmax_cross_entropy_with_logits(labels=tf.constant(LABELS), logits=z),
+    lambda z: -np.sum(LABELS * log_softmax(z), -1),
+    (4, 5),
+)
+row(
+    "softmax_cross_entropy_with_logits[labels,logits]",
+    lambda y, z: tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z),
+    lambda y, z: -np.sum(y * log_softmax(z), -1),
+    (4, 5),
+    (4, 5),
+    dom=(PROBS, SYM),
+    no_second="TF's fused op drops the labels-logits mixed term (TF gives 0 there); "
+    "second order w.r.t. logits is checked in the [logits] row",
+)
+row(
+    "sparse_softmax_cross_entropy_with_logits",
+    lambda z: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant(SPARSE), logits=z),
+    lambda z: -log_softmax(z)[np.arange(4), SPARSE],
+    (4, 5),
+)
+row(
+    "sigmoid_cross_entropy_with_logits",
+    lambda y, z: tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=z),
+    lambda y, z: np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z))),
+    (3, 4),
+    (3, 4),
+    dom=(U(0.0, 1.0), NZ),
+)
+
+# ----------------------------------------------------------------------------- the inventory
+
+REDUCTIONS = [name for name, *_ in REDUCE]
+INVENTORY = [
+    *[
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "pow",
+        "maximum",
+        "minimum",
+        "squared_difference",
+        "negative",
+    ],
+    *[
+        "abs",
+        "square",
+        "reciprocal",
+        "exp",
+        "expm1",
+        "log",
+        "log1p",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+    ],
+    *[
+        "sinh",
+        "cosh",
+        "tanh",
+        "sigmoid",
+        "erf",
+        "softplus",
+        "relu",
+        "relu6",
+        "leaky_relu",
+        "elu",
+        "selu",
+        "silu",
+        "swish",
+    ],
+    "gelu[approximate=False]",
+    "gelu[approximate=True]",
+    *["softmax", "log_softmax", "where", "clip_by_value"],
+    *[f"{r}[{v}]" for r in REDUCTIONS for v in ("axis=None", "axis=1", "axis=[0,2]", "keepdims")],
+    *[
+        "matmul",
+        "matmul[transpose_a]",
+        "matmul[transpose_b]",
+        "matmul[batch_broadcast]",
+    ],
+    *[
+        "reshape",
+        "transpose",
+        "expand_dims",
+        "squeeze",
+        "concat",
+        "stack",
+        "unstack",
+        "split",
+        "tile",
+    ],
+    "pad[CONSTANT]",
+    "pad[REFLECT]",
+    "pad[SYMMETRIC]",
+    *[
+        "broadcast_to",
+        "slice",
+        "strided_slice",
+        "gather",
+        "gather[axis=1]",
+        "gather_nd",
+        "scatter_nd",
+        "cast",
+    ],
+    *["norm", "clip_by_norm", "clip_by_global_norm"],
+    *[f"einsum[{e}]" for e in ("ij,jk->ik", "bij,bjk->bik", "ij->ji", "bxby->bxy", "i,j->ij")],
+    "einsum[ii->]",
+    "tensordot",
+    *["linalg.solve", "linalg.inv", "linalg.det"],
+    "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits",
+    "sigmoid_cross_entropy_with_logits",
+    "identity",
+]
+
+# Public names (TF 2.21 spellings) that the rows above rely on.
+PUBLIC = {
+    "": "add subtract multiply divide pow maximum minimum negative abs square exp sqrt sin cos tan "
+    "asin acos atan sinh cosh tanh sigmoid where clip_by_value clip_by_norm clip_by_global_norm "
+    "reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp matmul reshape "
+    "transpose expand_dims squeeze concat stack unstack split tile pad broadcast_to slice "
+    "strided_slice gather gather_nd scatter_nd cast norm einsum tensordot identity",
+    "math": "add subtract multiply divide pow maximum minimum squared_difference negative abs "
+    "square reciprocal exp expm1 log log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh "
+    "sigmoid erf softplus reduce_sum reduce_mean reduce_max reduce_min reduce_prod "
+    "reduce_logsumexp",
+    "nn": "relu relu6 leaky_relu elu selu gelu silu swish softmax log_softmax softplus sigmoid "
+    "softmax_cross_entropy_with_logits sparse_softmax_cross_entropy_with_logits "
+    "sigmoid_cross_entropy_with_logits",
+    "linalg": "solve inv det matmul norm einsum tensordot",
+}
+
+
+def base(name):
+    return name.split("[")[0]
+
+
+def test_every_inventory_op_has_a_row():
+    names = {r.name for r in ROWS}
+    bases = {base(n) for n in names}
+    missing = [op for op in INVENTORY if op not in names and ("[" in op or op not in bases)]
+    assert not missing, f"ops without a gradient-check row: {missing}"
+
+
+def test_every_row_is_in_the_inventory():
+    known = {base(op) for op in INVENTORY}
+    assert not [r.name for r in ROWS if base(r.name) not in known]
+    assert len({r.name for r in ROWS}) == len(ROWS), "row names must be unique"
+
+
+@pytest.mark.parametrize("ns", sorted(PUBLIC))
+def test_public_names_exist(ns):
+    mod = getattr(tf, ns) if ns else tf
+    missing = [n for n in PUBLIC[ns].split() if not callable(getattr(mod, n, None))]
+    assert not missing, f"tf.{ns or ''}: missing {missing}"
+
+
+# ----------------------------------------------------------------------------- the checks
+
+
+def outs(y):
+    return list(y) if isinstance(y, (list, tuple)) else [y]
+
+
+def case(r):
+    """Inputs, output weights and second-order weights for a row (seeded by its name)."""
+    rng = np.random.default_rng(zlib.crc32(r.name.encode()))
+    xs = [np.asarray(d(rng, s), np.float64) for d, s in zip(r.domains, r.shapes, strict=True)]
+    ws = [np.asarray(rng.standard_normal(np.shape(o))) for o in outs(r.ref(*xs))]
+    vs = [np.asarray(rng.standard_normal(s)) for s in r.shapes]
+    return xs, ws, vs
+
+
+def weighted_sum(ys, ws):
+    total = None
+    for y, w in zip(outs(ys), ws, strict=True):
+        term = tf.reduce_sum(y * tf.constant(w))
+        total = term if total is None else total + term
+    return total
+
+
+def dense(g):
+    """TF returns IndexedSlices for gather gradients; compare them as dense arrays."""
+    return None if g is None else tf.convert_to_tensor(g)
+
+
+def first_grads(r, xs, ws):
+    ts = [tf.constant(x) for x in xs]
+    with tf.GradientTape() as tape:
+        for t in ts:
+            tape.watch(t)
+        loss = weighted_sum(r.fn(*ts), ws)
+    return [dense(g) for g in tape.gradient(loss, ts)]
+
+
+def finite_diff(f, xs, eps):
+    grads = []
+    for i, x in enumerate(xs):
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            hi, lo = [a.copy() for a in xs], [a.copy() for a in xs]
+            hi[i][idx] += eps
+            lo[i][idx] -= eps
+            g[idx] = (f(hi) - f(lo)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+IDS = [r.name for r in ROWS]
+
+
+@pytest.mark.parametrize("r", ROWS, ids=IDS)
+def test_forward(r):
+    xs, _, _ = case(r)
+    got, want = outs(r.fn(*[tf.constant(x) for x in xs])), outs(r.ref(*xs))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == tf.float64
+        assert tuple(g.shape) == np.shape(w)
+        np.testing.assert_allclose(g.numpy(), w, rtol=r.ftol, atol=1e-12)
+
+
+@pytest.mark.parametrize("r", ROWS, ids=IDS)
+def test_first_order(r):
+    xs, ws, _ = case(r)
+    grads = first_grads(r, xs, ws)
+
+    def loss(xs_):
+        return sum(np.sum(np.asarray(y) * w) for y, w in zip(outs(r.ref(*xs_)), ws, strict=True))
+
+    for i, (g, want) in enumerate(zip(grads, finite_diff(loss, xs, r.eps), strict=True)):
+        assert g is not None, f"input {i}: gradient is None"
+        assert g.dtype == tf.float64 and tuple(g.shape) == xs[i].shape
+        np.testing.assert_allclose(g.numpy(), want, rtol=r.rtol, atol=1e-6, err_msg=f"input {i}")
+
+
+SECOND = [r for r in ROWS if not r.no_second]
+
+
+@pytest.mark.parametrize("r", SECOND, ids=[r.name for r in SECOND])
+def test_second_order(r):
+    xs, ws, vs = case(r)
+    ts = [tf.constant(x) for x in xs]
+    with tf.GradientTape() as t2:
+        for t in ts:
+            t2.watch(t)
+        with tf.GradientTape() as t1:
+            for t in ts:
+                t1.watch(t)
+            loss = weighted_sum(r.fn(*ts), ws)
+        gs = [dense(g) for g in t1.gradient(loss, ts)]
+        s = weighted_sum(gs, vs)
+    hs = t2.gradient(s, ts)
+
+    def s_of(xs_):
+        return sum(np.sum(g.numpy() * v) for g, v in zip(first_grads(r, xs_, ws), vs, strict=True))
+
+    for i, (h, want) in enumerate(zip(hs, finite_diff(s_of, xs, 1e-5), strict=True)):
+        h = np.zeros_like(xs[i]) if h is None else h.numpy()
+        assert h.shape == xs[i].shape
+        np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-5, err_msg=f"input {i}")
+
+
+# ----------------------------------------------------------------------------- kinks and ties
+
+SCALE = SELU_SCALE
+KINKS = [
+    ("relu'(0)=0", lambda x: tf.nn.relu(x), [[-1.0, 0.0, 1.0]], [[0, 0, 1]]),
+    ("abs'(0)=0", lambda x: tf.abs(x), [[-1.0, 0.0, 1.0]], [[-1, 0, 1]]),
+    (
+        "relu6'(0)=relu6'(6)=0",
+        lambda x: tf.nn.relu6(x),
+        [[-1.0, 0, 3, 6, 7]],
+        [[0, 0, 1, 0, 0]],
+    ),
+    (
+        "leaky_relu'(0)=alpha",
+        lambda x: tf.nn.leaky_relu(x),
+        [[-1.0, 0, 1]],
+        [[0.2, 0.2, 1]],
+    ),
+    ("elu'(0)=1", lambda x: tf.nn.elu(x), [[0.0]], [[1.0]]),
+    ("selu'(0)=scale", lambda x: tf.nn.selu(x), [[0.0]], [[SCALE]]),
+    (
+        "maximum tie -> first",
+        lambda x, y: tf.maximum(x, y),
+        [[1.0, 2, 0], [1.0, 0, 3]],
+        [[1, 1, 0], [0, 0, 1]],
+    ),
+    (
+        "minimum tie -> first",
+        lambda x, y: tf.minimum(x, y),
+        [[1.0, 2, 0], [1.0, 0, 3]],
+        [[1, 0, 1], [0, 1, 0]],
+    ),
+    (
+        "maximum tie, broadcast",
+        lambda x, y: tf.maximum(x, y),
+        [[[1.0, 2], [1, 0]], [1.0]],
+        [[[1, 1], [1, 0]], [1]],
+    ),
+    (
+        "reduce_max ties split",
+        lambda x: tf.reduce_max(x),
+        [[3.0, 1, 3, 2]],
+        [[0.5, 0, 0.5, 0]],
+    ),
+    (
+        "reduce_max ties split, axis=1",
+        lambda x: tf.reduce_max(x, axis=1),
+        [[[1.0, 4, 4], [2, 2, 2]]],
+        [[[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]],
+    ),
+    (
+        "reduce_max ties split, all axes",
+        lambda x: tf.reduce_max(x),
+        [[[1.0, 4, 4], [4, 0, 4]]],
+        [[[0, 0.25, 0.25], [0.25, 0, 0.25]]],
+    ),
+    (
+        "reduce_min ties split",
+        lambda x: tf.reduce_min(x),
+        [[1.0, 3, 1, 1]],
+        [[1 / 3, 0, 1 / 3, 1 / 3]],
+    ),
+    (
+        "reduce_min ties split, axis=0",
+        lambda x: tf.reduce_min(x, axis=0),
+        [[[1.0, 2], [1, 3]]],
+        [[[0.5, 1], [0.5, 0]]],
+    ),
+    (
+        "clip_by_value bounds pass to x",
+        lambda x: tf.clip_by_value(x, -1.0, 1.0),
+        [[-1.0, 1, -2, 2, 0]],
+        [[1, 1, 0, 0, 1]],
+    ),
+]
+
+
+@pytest.mark.parametrize("name,fn,xs,want", KINKS, ids=[k[0] for k in KINKS])
+def test_kink(name, fn, xs, want):
+    ts = [tf.constant(np.asarray(x, np.float64)) for x in xs]
+    with tf.GradientTape() as tape:
+        for t in ts:
+            tape.watch(t)
+        y = fn(*ts)
+    grads = tape.gradient(y, ts)
+    for g, w in zip(grads, want, strict=True):
+        assert g is not None
+        # rtol 1e-7: TF's leaky_relu alpha is float32(0.2)
+        np.testing.assert_allclose(g.numpy(), np.asarray(w, np.float64), rtol=1e-7, atol=0)
+
+
+def test_cast_gradient_dtypes():
+    """The gradient through cast comes back in the source's dtype; an integer cast cuts it."""
+    x32 = tf.constant(np.array([0.5, -1.25], np.float32))
+    x64 = tf.constant(np.array([0.5, -1.25]))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x32, x64])
+        y64 = tf.cast(x32, tf.float64) * 2.0
+        y32 = tf.cast(x64, tf.float32) * 3.0
+        cut = tf.cast(tf.cast(x64, tf.int32), tf.float64) * 1.0
+    g32, g64 = tape.gradient(y64, x32), tape.gradient(y32, x64)
+    assert g32.dtype == tf.float32 and g64.dtype == tf.float64
+    np.testing.assert_array_equal(g32.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(g64.numpy(), [3.0, 3.0])
+    assert tape.gradient(cut, x64) is None
