@@ -135,7 +135,7 @@ def train_step(model, x, y, learning_rate):
     vars = [model.w1, model.b1, model.w2, model.b2]
     grads = tape.gradient(total_loss, vars)
     clipped_grads = [tf.clip_by_norm(g, 1.0) if g is not None else g for g in grads]
-    for g, v in zip(clipped_grads, vars):
+    for g, v in zip(clipped_grads, vars, strict=True):
         v.assign_sub(learning_rate * g)
     del tape
     return loss

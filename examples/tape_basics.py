@@ -1,4 +1,4 @@
-"""GradientTape basics: seed tutorial 001 in full, then the tape snippets of seed 000 (In[9]-In[14]).
+"""GradientTape basics: all of seed tutorial 001, then seed 000's tape snippets (In[9]-In[14]).
 
 Run with `python examples/tape_basics.py`. Each section prints what the tutorial prints; where
 TensorFlow 2.21 differs from the tutorial (the integer-variable warnings are no longer printed,

@@ -377,7 +377,7 @@ def test_re_entering_a_tape_continues_recording():
     with tape:
         w = y * 5.0
     assert_close(tape.gradient(w, x), 20.0)
-    assert z is not None
+    assert_close(z, 12.0)
 
 
 def test_stop_recording_inside_the_block():
@@ -494,7 +494,7 @@ def test_watched_variables_in_creation_order():
     watched = tape.watched_variables()
     assert isinstance(watched, tuple)
     assert len(watched) == 3
-    assert [w is v for w, v in zip(watched, (v1, v2, v4))] == [True, True, True]
+    assert [w is v for w, v in zip(watched, (v1, v2, v4), strict=True)] == [True, True, True]
     assert all(w is not unused for w in watched)
     tape.gradient(y, [v1, v2])
     assert len(tape.watched_variables()) == 3  # still known after a non-persistent gradient
@@ -960,7 +960,21 @@ def test_tensor_str_and_repr():
     assert repr(tf.constant([1.0, 2.0])) == (
         "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
     )
-    assert f"{t}" == str(t)
+    # Formatting goes through the NumPy value, as TF's EagerTensor.__format__ does.
+    assert f"{t}" == "40.0"
+    assert f"{tf.constant([1.0, 8.0])}" == "[1. 8.]"
+    assert f"{tf.constant(0.5):.3f}" == "0.500"
+
+
+def test_scalar_repr_uses_the_python_value():
+    # TF's numpy_text: a scalar's repr is repr(value.item()), the float32 widened to a float.
+    assert (
+        repr(tf.constant(0.1)) == "<tf.Tensor: shape=(), dtype=float32, numpy=0.10000000149011612>"
+    )
+    assert repr(tf.Variable(0.1)) == (
+        "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=0.10000000149011612>"
+    )
+    assert str(tf.constant(0.1)) == "tf.Tensor(0.1, shape=(), dtype=float32)"
 
 
 def test_tensor_conversions():

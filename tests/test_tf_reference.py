@@ -20,7 +20,7 @@ real_tf = pytest.importorskip(
     "tensorflow", reason="TensorFlow is not installed (pip install tensorflow-cpu)"
 )
 
-import ferrotape
+import ferrotape  # noqa: E402 - after the skip, so that a missing TensorFlow skips cleanly
 
 PROGRAMS = []
 
@@ -262,7 +262,7 @@ def seed003_mlp_step(tf):
             total_loss = loss + l2_loss
         grads = tape.gradient(total_loss, variables)
         clipped = [tf.clip_by_norm(g, 1.0) for g in grads]
-        for g, v in zip(clipped, variables):
+        for g, v in zip(clipped, variables, strict=True):
             v.assign_sub(0.1 * g)
         losses.append(loss)
     return losses, grads, variables
@@ -670,7 +670,7 @@ def assert_same(expected, actual, path="result"):
     elif isinstance(expected, (list, tuple)) and not (expected and expected[0] in TAGS):
         assert type(actual) is type(expected), f"{path}: {type(actual)} != {type(expected)}"
         assert len(actual) == len(expected), path
-        for i, (e, a) in enumerate(zip(expected, actual)):
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             assert_same(e, a, f"{path}[{i}]")
     elif isinstance(expected, tuple):
         assert isinstance(actual, tuple) and actual[:3] == expected[:3], (

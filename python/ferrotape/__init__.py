@@ -3,6 +3,7 @@
 ``import ferrotape as tf`` runs typical tape code unchanged; the engine is Rust.
 """
 
+import builtins as _builtins
 import contextlib as _contextlib
 
 import numpy as _np
@@ -12,10 +13,13 @@ from ._core import (
     Tensor,
     Variable,
     abs,
+    acos,
     add,
     add_n,
     argmax,
     argmin,
+    asin,
+    atan,
     broadcast_to,
     cast,
     ceil,
@@ -24,6 +28,7 @@ from ._core import (
     constant,
     convert_to_tensor,
     cos,
+    cosh,
     divide,
     equal,
     exp,
@@ -70,6 +75,7 @@ from ._core import (
     sigmoid,
     sign,
     sin,
+    sinh,
     size,
     slice,
     split,
@@ -123,6 +129,16 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError("where: x and y must both be given, or neither")
     return _core.select(condition, x, y)
+
+
+def strided_slice(input_, begin, end, strides=None, name=None):
+    """``input_[begin[0]:end[0]:strides[0], ...]`` (without TensorFlow's bit masks)."""
+    del name
+    strides = [1] * len(begin) if strides is None else strides
+    index = tuple(
+        _builtins.slice(int(b), int(e), int(s)) for b, e, s in zip(begin, end, strides, strict=True)
+    )
+    return convert_to_tensor(input_)[index]
 
 
 def function(func=None, **kwargs):

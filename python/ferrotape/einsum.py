@@ -51,7 +51,7 @@ def _contract(a, la, b, lb, keep):
     b = _core.transpose(b, [lb.index(c) for c in batch + summed + right])
     a = _core.reshape(a, [prod(batch), prod(left), prod(summed)])
     b = _core.reshape(b, [prod(batch), prod(summed), prod(right)])
-    out = _core.matmul(a, b)
+    out = _core.linalg.matmul(a, b)
     out = _core.reshape(out, [size[c] for c in batch + left + right])
     return out, "".join(batch + left + right)
 

@@ -40,7 +40,10 @@ def custom_gradient(f=None):
         try:
             result, grad_fn = f(*args, **kwargs)
         finally:
-            variables = [v for v in _core.pop_variable_watcher() if v.trainable]
+            read = _core.pop_variable_watcher()
+        # The function's own arguments are inputs, not captured variables.
+        arg_ids = {a._id for a in args if isinstance(a, _core.Variable)}
+        variables = [v for v in read if v.trainable and v._id not in arg_ids]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError(
                 "If using @custom_gradient with a function that uses variables, then grad_fn "

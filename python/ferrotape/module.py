@@ -6,26 +6,32 @@ import re
 from ._core import Variable
 
 
-def _walk(value, seen):
-    """Yields Variables and Modules found in ``value`` (depth first, attributes sorted)."""
-    if id(value) in seen:
-        return
+def _leaves(value):
+    """Variables and Modules inside one attribute value (lists, tuples, dicts sorted by key)."""
     if isinstance(value, (Variable, Module)):
-        seen.add(id(value))
         yield value
-        if isinstance(value, Module):
-            yield from _walk_attributes(value, seen)
     elif isinstance(value, dict):
         for key in sorted(value, key=str):
-            yield from _walk(value[key], seen)
+            yield from _leaves(value[key])
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _walk(item, seen)
+            yield from _leaves(item)
 
 
-def _walk_attributes(module, seen):
+def _walk(module, seen):
+    """TensorFlow's order: a module's own attributes (sorted by name) first, then each
+    submodule found, recursively."""
+    submodules = []
     for name in sorted(vars(module)):
-        yield from _walk(vars(module)[name], seen)
+        for leaf in _leaves(vars(module)[name]):
+            if id(leaf) in seen:
+                continue
+            seen.add(id(leaf))
+            yield leaf
+            if isinstance(leaf, Module):
+                submodules.append(leaf)
+    for sub in submodules:
+        yield from _walk(sub, seen)
 
 
 class Module:
@@ -55,7 +61,7 @@ class Module:
         return contextlib.nullcontext()
 
     def _found(self):
-        return list(_walk_attributes(self, {id(self)}))
+        return list(_walk(self, {id(self)}))
 
     @property
     def variables(self):

@@ -55,6 +55,11 @@ class GradientTape:
         self._entered = False
 
     def __enter__(self):
+        if self._recording:
+            raise ValueError(
+                "Tape is still recording, This can happen if you try to re-enter an "
+                "already-active tape."
+            )
         self._core.push()
         self._recording = True
         self._entered = True
@@ -72,6 +77,13 @@ class GradientTape:
             # As in TensorFlow: a non-persistent tape stops recording when differentiated.
             self._core.pop()
             self._recording = False
+
+    def _check_pfor(self, experimental_use_pfor):
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the jacobian "
+                "with experimental_use_pfor set to False."
+            )
 
     def watch(self, tensor):
         """Ensures ``tensor`` (a tensor, a variable, or a nest of them) is traced by this tape."""
@@ -142,7 +154,8 @@ class GradientTape:
     ):
         """The Jacobian of ``target`` with respect to each source: shape
         ``target.shape + source.shape``. ``None`` for an unconnected source (or zeros)."""
-        del parallel_iterations, experimental_use_pfor  # One vectorised path serves all.
+        del parallel_iterations  # One path serves all.
+        self._check_pfor(experimental_use_pfor)
         self._begin_differentiation()
         flat_sources = nest.flatten(sources)
         target = _core.convert_to_tensor(target)
@@ -165,6 +178,7 @@ class GradientTape:
         """Per-example Jacobians, shape ``(batch,) + target.shape[1:] + source.shape[1:]``,
         assuming example ``i`` of the target depends only on example ``i`` of the source.
         Zeros where the target does not depend on the source."""
-        del unconnected_gradients, parallel_iterations, experimental_use_pfor
+        del unconnected_gradients, parallel_iterations
+        self._check_pfor(experimental_use_pfor)
         self._begin_differentiation()
         return self._core.batch_jacobian(_core.convert_to_tensor(target), source)

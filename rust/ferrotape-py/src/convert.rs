@@ -71,7 +71,10 @@ pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(t.get().tensor.clone());
     }
-    obj.cast::<PyVariable>().ok().map(|v| v.get().var.read())
+    obj.cast::<PyVariable>().ok().map(|v| {
+        crate::variable::remember_owner(v);
+        v.get().var.read()
+    })
 }
 
 fn scalar(dtype: DType, value: f64) -> Array {

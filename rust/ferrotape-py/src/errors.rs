@@ -45,7 +45,8 @@ pub fn to_py(err: Error) -> PyErr {
             Error::InvalidArgument { .. } | Error::DType { .. } | Error::OutOfRange { .. } => {
                 ("InvalidArgumentError", err.to_string())
             }
-            Error::Runtime { .. } => return PyRuntimeError::new_err(err.to_string()),
+            // TensorFlow's tape errors carry no op prefix; seeds print these messages verbatim.
+            Error::Runtime { msg, .. } => return PyRuntimeError::new_err(msg.clone()),
             Error::Unimplemented { .. } => ("UnimplementedError", err.to_string()),
         };
         match error_class(py, class) {

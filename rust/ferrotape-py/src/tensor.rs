@@ -235,8 +235,14 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
 /// The numpy text TensorFlow shows for a value: `str` of the array or scalar.
 pub fn value_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
     let v = numpy_value(py, t.value())?;
-    if repr && t.rank() > 0 {
-        return v.repr()?.extract();
+    if repr {
+        // TensorFlow's repr shows scalars as the Python value's repr (full precision).
+        let shown = if t.rank() == 0 {
+            v.call_method0("item")?
+        } else {
+            v
+        };
+        return shown.repr()?.extract();
     }
     v.str()?.extract()
 }

@@ -466,12 +466,12 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
     Ok(out)
 }
 
-fn write_view<T: Element>(out: &mut [T], view: &Array, src: &Array) {
+fn write_view<T: Element>(out: &mut [T], strides: &[isize], offset: usize, src: &Array) {
     let data = T::slice(src.buffer()).expect("dtypes agree");
     for_each_offset(
         src.shape(),
-        [view.strides(), src.strides()],
-        [view.offset(), src.offset()],
+        [strides, src.strides()],
+        [offset, src.offset()],
         |[o, i]| out[o] = data[i],
     );
 }
@@ -495,8 +495,24 @@ pub fn slice_scatter(
         ));
     }
     let mut out = Array::zeros(src.dtype(), shape);
-    let view = out.slice_view(begins, lens, steps);
+    // Take the view's layout, then let the view go so the buffer is uniquely ours to write.
+    let (strides, offset) = {
+        let view = out.slice_view(begins, lens, steps);
+        (view.strides().to_vec(), view.offset())
+    };
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
-    crate::with_buffer!(buf, v => write_view(v, &view, src));
+    crate::with_buffer!(buf, v => write_view(v, &strides, offset, src));
     Ok(out)
+}
+
+#[cfg(test)]
+mod scatter_tests {
+    use super::*;
+
+    #[test]
+    fn slice_scatter_writes_a_reversed_window() {
+        let src = Array::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+        let out = slice_scatter(&[4], &[3], &[2], &[-2], &src).unwrap();
+        assert_eq!(out.to_vec::<f32>(), vec![0.0, 2.0, 0.0, 1.0]);
+    }
 }

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Creates .venv (if needed) with the Python packages ferrotape's tests and examples use, and
+# builds ferrotape into it as a release build (maturin develop --release). Sourced by the
+# other scripts; safe to run again (cargo's incremental build makes reruns quick).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+# shellcheck disable=SC1091
+. .venv/bin/activate
+python -m pip install --quiet --disable-pip-version-check \
+    "maturin>=1.7,<2" "numpy>=2" "pytest>=8" "hypothesis>=6" "ruff>=0.6"
+maturin develop --release --quiet

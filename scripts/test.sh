@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the tests need, then runs every test: lint checks, the Rust unit tests
+# and the Python suite (which includes the seed tutorials and the example programs).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/setup.sh
+
+echo "== formatting and lint"
+cargo fmt --all -- --check
+ruff format --check python tests examples benches
+ruff check python tests examples benches
+
+echo "== Rust tests"
+cargo test --workspace --exclude ferrotape-py --quiet
+
+echo "== Python tests"
+status=0
+python -m pytest -q || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests" >&2
+fi
+exit "$status"
