@@ -182,6 +182,10 @@ row(
 )
 row("pow[**]", lambda x, y: x**y, np.power, (2, 3), (3,), dom=(POS, SYM))
 row("pow[x**3]", lambda x: x**3, lambda x: x**3, (2, 3))
+# the same tensor feeding both operands: the two gradient contributions must add up
+row("multiply[x*x]", lambda x: x * x, np.square, (2, 3))
+row("add[x+x]", lambda x: tf.add(x, x), lambda x: 2 * x, (2, 3))
+row("divide[x/x**2]", lambda x: x / tf.square(x), lambda x: 1 / x, (2, 3), dom=NZ_HALF)
 row("pow[x**0.5]", lambda x: x**0.5, np.sqrt, (2, 3), dom=POS)
 row("pow[2.0**x]", lambda x: 2.0**x, lambda x: 2.0**x, (2, 3))
 
@@ -1113,3 +1117,76 @@ def test_cast_gradient_dtypes():
     np.testing.assert_array_equal(g32.numpy(), [2.0, 2.0])
     np.testing.assert_array_equal(g64.numpy(), [3.0, 3.0])
     assert tape.gradient(cut, x64) is None
+
+
+# ----------------------------------------------------------------------------- big and float32
+
+BIG = np.random.default_rng(5).uniform(-2.0, 2.0, (150, 257))  # 38,550 elements: parallel paths
+BIG_B = np.random.default_rng(6).standard_normal((257, 70))
+# name: (ferrotape f, numpy f, numpy vjp(x, w)) for closed-form gradients on large inputs
+LARGE = {
+    "tanh": (lambda x: tf.tanh(x), np.tanh, lambda x, w: w * (1 - np.tanh(x) ** 2)),
+    "sigmoid": (lambda x: tf.sigmoid(x), sigmoid, lambda x, w: w * sigmoid(x) * sigmoid(-x)),
+    "exp": (lambda x: tf.exp(x), np.exp, lambda x, w: w * np.exp(x)),
+    "relu": (lambda x: tf.nn.relu(x), lambda x: np.maximum(x, 0), lambda x, w: w * (x > 0)),
+    "softmax": (
+        lambda x: tf.nn.softmax(x),
+        softmax,
+        lambda x, w: softmax(x) * (w - np.sum(w * softmax(x), -1, keepdims=True)),
+    ),
+    "log_softmax": (
+        lambda x: tf.nn.log_softmax(x),
+        log_softmax,
+        lambda x, w: w - softmax(x) * np.sum(w, -1, keepdims=True),
+    ),
+    "reduce_sum[axis=0]": (
+        lambda x: tf.reduce_sum(x, 0),
+        lambda x: x.sum(0),
+        lambda x, w: np.broadcast_to(w, x.shape),
+    ),
+    "reduce_max[axis=1]": (
+        lambda x: tf.reduce_max(x, 1),
+        lambda x: x.max(1),
+        lambda x, w: (x == x.max(1, keepdims=True)) * w[:, None],
+    ),
+    "add[broadcast]": (
+        lambda x: x + tf.constant(BIG[0]),
+        lambda x: x + BIG[0],
+        lambda x, w: w,
+    ),
+    "matmul": (
+        lambda x: tf.matmul(x, tf.constant(BIG_B)),
+        lambda x: x @ BIG_B,
+        lambda x, w: w @ BIG_B.T,
+    ),
+    "transpose+reshape": (
+        lambda x: tf.reshape(tf.transpose(x), [-1, 150]) * 2.0,
+        lambda x: x.T.reshape(-1, 150) * 2.0,
+        lambda x, w: 2.0 * w.reshape(257, 150).T,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_large_inputs(name, dtype):
+    """Inputs above the serial threshold, in float64 and in float32 (the training dtype)."""
+    fn, ref, vjp = LARGE[name]
+    np_dt = np.float64 if dtype == "float64" else np.float32
+    x = tf.constant(BIG.astype(np_dt))
+    if dtype == "float32":  # constants inside fn are float64: run the op on a float32 copy
+        fn = {
+            "add[broadcast]": lambda x: x + tf.constant(BIG[0].astype(np.float32)),
+            "matmul": lambda x: tf.matmul(x, tf.constant(BIG_B.astype(np.float32))),
+        }.get(name, fn)
+    want = ref(BIG.astype(np_dt).astype(np.float64))
+    w = np.random.default_rng(9).standard_normal(want.shape)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+        loss = tf.reduce_sum(y * tf.constant(w.astype(np_dt)))
+    g = tape.gradient(loss, x)
+    assert y.dtype == x.dtype and g.dtype == x.dtype
+    tol = dict(rtol=1e-9, atol=1e-12) if dtype == "float64" else dict(rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(y.numpy(), want, **tol)
+    np.testing.assert_allclose(g.numpy(), vjp(BIG.astype(np_dt).astype(np.float64), w), **tol)

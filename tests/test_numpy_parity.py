@@ -544,6 +544,13 @@ def test_invalid_argument_error_is_an_exception():
     assert issubclass(tf.errors.InvalidArgumentError, Exception)
 
 
+def test_eq_operator_edge_cases():
+    a64, a32 = tf.constant(np.array([1.0, 2.0])), tf.constant([1.0, 2.0])
+    raises_invalid(lambda: a64 == a32)  # TF: "cannot compute Equal ..."
+    assert not bool(tf.ones(2) == tf.ones(3))  # incompatible shapes compare unequal (scalar)
+    assert (a64 == None) is False  # noqa: E711
+
+
 def test_add_mismatched_dtypes():
     f32, f64 = tf.constant([1.0]), tf.constant(np.array([1.0]))
     raises_invalid(lambda: tf.add(f32, f64), "add")

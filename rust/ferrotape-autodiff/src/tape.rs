@@ -66,15 +66,14 @@ pub fn pop_variable_watcher() -> Vec<Variable> {
     VARIABLE_WATCHERS.with(|w| w.borrow_mut().pop().unwrap_or_default())
 }
 
-fn active_tapes() -> Option<Vec<Arc<Tape>>> {
+/// Runs `f` over the active tapes without copying the stack (the hot path of every op).
+fn with_active_tapes(f: impl FnOnce(&[Arc<Tape>])) {
     ACTIVE.with(|a| {
         let a = a.borrow();
-        if a.is_empty() {
-            None
-        } else {
-            Some(a.clone())
+        if !a.is_empty() {
+            f(&a);
         }
-    })
+    });
 }
 
 /// Records an op on every active tape that tracks one of its inputs. `make_backward` runs only
@@ -90,9 +89,10 @@ pub fn record<F>(
     if outputs.iter().all(|t| !t.dtype().is_float()) {
         return; // Integer and bool results carry no gradient.
     }
-    let Some(tapes) = active_tapes() else { return };
-    let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
-    record_ids(op, &tapes, ids, outputs, move || Box::new(make_backward()));
+    with_active_tapes(|tapes| {
+        let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
+        record_ids(op, tapes, ids, outputs, move || Box::new(make_backward()));
+    });
 }
 
 fn record_ids(
@@ -139,15 +139,16 @@ pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
             }
         }
     });
-    let Some(tapes) = active_tapes() else { return };
-    for tape in &tapes {
-        if tape.watch_accessed_variables && var.trainable() && !tape.state.lock().paused {
-            tape.watch_variable(var);
+    with_active_tapes(|tapes| {
+        for tape in tapes {
+            if tape.watch_accessed_variables && var.trainable() && !tape.state.lock().paused {
+                tape.watch_variable(var);
+            }
         }
-    }
-    let ids = SmallVec::from_slice(&[var.id()]);
-    record_ids("ReadVariableOp", &tapes, ids, &[out], || {
-        Box::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]))
+        let ids = SmallVec::from_slice(&[var.id()]);
+        record_ids("ReadVariableOp", tapes, ids, &[out], || {
+            Box::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]))
+        });
     });
 }
 
@@ -158,25 +159,11 @@ pub fn record_custom(
     outputs: &[&Tensor],
     backward: Box<BackwardFn>,
 ) {
-    let Some(tapes) = active_tapes() else { return };
-    record_ids(op, &tapes, SmallVec::from_slice(inputs), outputs, || {
-        backward
+    with_active_tapes(|tapes| {
+        record_ids(op, tapes, SmallVec::from_slice(inputs), outputs, || {
+            backward
+        })
     });
-}
-
-/// Runs `f` with every active tape paused (nothing is recorded), as TensorFlow does for the
-/// forward pass of a custom gradient.
-pub fn without_recording<T>(f: impl FnOnce() -> T) -> T {
-    let tapes = active_tapes().unwrap_or_default();
-    let was: Vec<bool> = tapes
-        .iter()
-        .map(|t| std::mem::replace(&mut t.state.lock().paused, true))
-        .collect();
-    let out = f();
-    for (t, p) in tapes.iter().zip(was) {
-        t.state.lock().paused = p;
-    }
-    out
 }
 
 /// A gradient source: what `gradient()` differentiates with respect to.
@@ -216,6 +203,15 @@ impl Tape {
 
     pub fn persistent(&self) -> bool {
         self.persistent
+    }
+
+    /// The number of recorded entries.
+    pub fn len(&self) -> usize {
+        self.state.lock().entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Makes this tape active on the current thread (entering the `with` block).

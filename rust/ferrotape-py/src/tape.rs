@@ -1,23 +1,20 @@
 //! The tape engine behind `ft.GradientTape` (the Python class adds nests, the `with` block
 //! and TensorFlow's error behaviour), plus `custom_gradient`'s hooks.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ferrotape_autodiff::tape::{self, Source};
-use ferrotape_autodiff::{Tape, Tensor};
-use pyo3::exceptions::PyTypeError;
+use ferrotape_autodiff::{ops, Tape, Tensor};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::{as_tensor, to_tensor};
 use crate::errors::{park, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::{owner_of, remember_owner, PyVariable};
-
-#[pyclass(name = "Tape", module = "ferrotape._core", frozen)]
-pub struct PyTape {
-    tape: Arc<Tape>,
-}
 
 fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     if let Ok(v) = obj.cast::<PyVariable>() {
@@ -37,51 +34,235 @@ fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
     objs.iter().map(|o| to_tensor(o, None)).collect()
 }
 
-fn wrap_all(grads: Vec<Option<Tensor>>) -> Vec<Option<PyTensor>> {
-    grads.into_iter().map(|g| g.map(PyTensor::new)).collect()
+/// `ft.GradientTape`, in Rust so that the hot path (create, enter, exit, one gradient) costs
+/// no Python-level calls. Nested `sources` other than a single tensor or a flat list/tuple go
+/// through `ferrotape.nest`.
+#[pyclass(name = "GradientTape", module = "ferrotape", frozen, subclass, weakref)]
+pub struct PyGradientTape {
+    tape: Arc<Tape>,
+    persistent: bool,
+    recording: AtomicBool,
+    entered: AtomicBool,
+}
+
+const ONE_SET_ONLY: &str =
+    "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)";
+
+fn nest_fn<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    static NEST: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    NEST.get_or_try_init(py, || py.import("ferrotape.nest").map(Bound::unbind))?
+        .bind(py)
+        .getattr(name)
+}
+
+fn is_leaf(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>()
+}
+
+/// How a structure was flattened, to rebuild it around the results.
+enum Shape {
+    Leaf,
+    List,
+    Tuple,
+    Nest,
+}
+
+fn flatten<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Vec<Bound<'py, PyAny>>, Shape)> {
+    if is_leaf(obj) {
+        return Ok((vec![obj.clone()], Shape::Leaf));
+    }
+    let flat_of = |items: Vec<Bound<'py, PyAny>>| {
+        items
+            .iter()
+            .all(|x| is_leaf(x) || x.is_none())
+            .then_some(items)
+    };
+    if obj.is_exact_instance_of::<PyList>() {
+        if let Some(items) = flat_of(obj.cast::<PyList>()?.iter().collect()) {
+            return Ok((items, Shape::List));
+        }
+    } else if obj.is_exact_instance_of::<PyTuple>() {
+        if let Some(items) = flat_of(obj.cast::<PyTuple>()?.iter().collect()) {
+            return Ok((items, Shape::Tuple));
+        }
+    }
+    let flat = nest_fn(obj.py(), "flatten")?.call1((obj,))?;
+    Ok((flat.extract()?, Shape::Nest))
+}
+
+fn pack<'py>(
+    structure: &Bound<'py, PyAny>,
+    shape: Shape,
+    items: Vec<Option<PyTensor>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = structure.py();
+    let objs: Vec<Bound<'py, PyAny>> = items
+        .into_iter()
+        .map(|g| {
+            g.map_or_else(
+                || Ok(py.None().into_bound(py)),
+                |t| Ok(Bound::new(py, t)?.into_any()),
+            )
+        })
+        .collect::<PyResult<_>>()?;
+    match shape {
+        Shape::Leaf => Ok(objs
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| py.None().into_bound(py))),
+        Shape::List => Ok(PyList::new(py, objs)?.into_any()),
+        Shape::Tuple => Ok(PyTuple::new(py, objs)?.into_any()),
+        Shape::Nest => nest_fn(py, "pack_sequence_as")?.call1((structure, objs)),
+    }
+}
+
+fn zero_for_unconnected(value: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(false);
+    };
+    let text: String = if v.is_instance_of::<pyo3::types::PyString>() {
+        v.extract()?
+    } else {
+        v.getattr("value")?.extract()?
+    };
+    match text.to_ascii_lowercase().as_str() {
+        "none" => Ok(false),
+        "zero" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "Unknown value for unconnected_gradients: {other:?}"
+        ))),
+    }
+}
+
+fn zeros_for(source: &Source, lead: &[usize]) -> PyTensor {
+    let mut shape = lead.to_vec();
+    shape.extend_from_slice(&source.shape);
+    PyTensor::new(ops::zeros(source.dtype, &shape))
+}
+
+/// Sweeps longer than this release the GIL; shorter ones finish before it would matter.
+const DETACH_SWEEP_ENTRIES: usize = 64;
+
+impl PyGradientTape {
+    fn begin_differentiation(&self) -> PyResult<()> {
+        if !self.entered.load(Ordering::Relaxed) {
+            return Err(PyRuntimeError::new_err(ONE_SET_ONLY));
+        }
+        if !self.persistent && self.recording.swap(false, Ordering::Relaxed) {
+            // As in TensorFlow: a non-persistent tape stops recording when differentiated.
+            self.tape.pop();
+        }
+        Ok(())
+    }
+
+    fn check_pfor(&self, experimental_use_pfor: bool) -> PyResult<()> {
+        if !experimental_use_pfor && !self.persistent {
+            return Err(PyRuntimeError::new_err(
+                "GradientTape must be created with persistent=True to compute the jacobian with experimental_use_pfor set to False.",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tape) -> T + Send) -> T {
+        let tape = &self.tape;
+        if tape.len() > DETACH_SWEEP_ENTRIES {
+            py.detach(|| f(tape))
+        } else {
+            f(tape)
+        }
+    }
 }
 
 #[pymethods]
-impl PyTape {
+impl PyGradientTape {
     #[new]
+    #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
     fn py_new(persistent: bool, watch_accessed_variables: bool) -> Self {
-        PyTape {
+        PyGradientTape {
             tape: Tape::new(persistent, watch_accessed_variables),
+            persistent,
+            recording: AtomicBool::new(false),
+            entered: AtomicBool::new(false),
         }
     }
 
-    fn push(&self) {
-        self.tape.push();
-    }
-
-    fn pop(&self) -> bool {
-        self.tape.pop()
-    }
-
-    fn set_paused(&self, paused: bool) -> bool {
-        self.tape.set_paused(paused)
-    }
-
-    /// Watches a tensor or variable; returns false for a non-float tensor (not watchable).
-    fn watch(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-        if let Ok(v) = obj.cast::<PyVariable>() {
-            remember_owner(v);
-            self.tape.watch_variable(&v.get().var);
-            return Ok(true);
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        let me = slf.get();
+        if me.recording.swap(true, Ordering::Relaxed) {
+            return Err(PyValueError::new_err(
+                "Tape is still recording, This can happen if you try to re-enter an already-active tape.",
+            ));
         }
-        match as_tensor(obj) {
-            Some(t) => Ok(self.tape.watch_tensor(&t)),
-            None => Err(PyTypeError::new_err(format!(
-                "watch() expects Tensors or Variables, received {}",
-                obj.get_type().name()?
-            ))),
-        }
+        me.entered.store(true, Ordering::Relaxed);
+        me.tape.push();
+        Ok(slf)
     }
 
-    fn reset(&self) {
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        if self.recording.swap(false, Ordering::Relaxed) {
+            self.tape.pop();
+        }
+        false
+    }
+
+    /// Ensures `tensor` (a tensor, a variable, or a nest of them) is traced by this tape.
+    fn watch(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
+        for t in flatten(tensor)?.0 {
+            if let Ok(v) = t.cast::<PyVariable>() {
+                remember_owner(v);
+                self.tape.watch_variable(&v.get().var);
+                continue;
+            }
+            let Some(value) = as_tensor(&t) else {
+                return Err(PyTypeError::new_err(format!(
+                    "watch() expects Tensors or Variables, received {}",
+                    t.get_type().name()?
+                )));
+            };
+            if !self.tape.watch_tensor(&value) {
+                let msg = format!(
+                    "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.{}",
+                    value.dtype()
+                );
+                PyErr::warn(
+                    py,
+                    &py.get_type::<PyUserWarning>(),
+                    &std::ffi::CString::new(msg)?,
+                    1,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A context manager that pauses recording on this tape.
+    fn stop_recording(&self) -> PyResult<StopRecording> {
+        if !self.recording.load(Ordering::Relaxed) {
+            if !self.entered.load(Ordering::Relaxed) {
+                return Err(PyRuntimeError::new_err(
+                    "Trying to stop recording a tape which is not recording.",
+                ));
+            }
+            return Err(PyValueError::new_err("Tape is not recording."));
+        }
+        Ok(StopRecording {
+            tape: self.tape.clone(),
+            was_paused: AtomicBool::new(false),
+        })
+    }
+
+    /// Clears everything recorded and watched so far (the block keeps recording).
+    fn reset(&self) -> PyResult<()> {
+        if !self.recording.load(Ordering::Relaxed) {
+            return Err(PyValueError::new_err("Tape is not recording."));
+        }
         self.tape.reset();
+        Ok(())
     }
 
+    /// The variables this tape watched, in the order they were created.
     fn watched_variables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let vars: Vec<Bound<'py, PyAny>> = self
             .tape
@@ -95,71 +276,131 @@ impl PyTape {
         PyTuple::new(py, vars)
     }
 
-    /// Flat gradient: `targets` and `sources` are lists; returns a list aligned with sources.
-    #[pyo3(signature = (targets, sources, output_gradients=None))]
-    fn gradient(
+    /// The gradient of `target` (summed over its elements, and over a list of targets) with
+    /// respect to `sources`, in the structure of `sources`.
+    #[pyo3(signature = (target, sources, output_gradients=None, unconnected_gradients=None))]
+    fn gradient<'py>(
         &self,
-        py: Python<'_>,
-        targets: Vec<Bound<'_, PyAny>>,
-        sources: Vec<Bound<'_, PyAny>>,
-        output_gradients: Option<Vec<Option<Bound<'_, PyAny>>>>,
-    ) -> PyResult<Vec<Option<PyTensor>>> {
-        let targets = targets_of(&targets)?;
-        let sources = sources
+        py: Python<'py>,
+        target: &Bound<'py, PyAny>,
+        sources: &Bound<'py, PyAny>,
+        output_gradients: Option<&Bound<'py, PyAny>>,
+        unconnected_gradients: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.begin_differentiation()?;
+        let zero = zero_for_unconnected(unconnected_gradients)?;
+        let (flat_sources, shape) = flatten(sources)?;
+        let srcs = flat_sources
             .iter()
             .map(source_of)
             .collect::<PyResult<Vec<_>>>()?;
-        let seeds = match output_gradients {
+        let targets = targets_of(&flatten(target)?.0)?;
+        let seeds = match output_gradients.filter(|g| !g.is_none()) {
             None => None,
-            Some(gs) => Some(
-                gs.iter()
+            Some(g) => Some(
+                flatten(g)?
+                    .0
+                    .iter()
                     .zip(&targets)
-                    .map(|(g, t)| match g {
-                        Some(g) if !g.is_none() => {
-                            to_tensor(g, Some(t.dtype())).or_else(|_| to_tensor(g, None))
-                        }
-                        _ => Ok(ferrotape_autodiff::ops::ones_like(t)),
+                    .map(|(g, t)| match g.is_none() {
+                        true => Ok(ops::ones_like(t)),
+                        false => to_tensor(g, Some(t.dtype())).or_else(|_| to_tensor(g, None)),
                     })
                     .collect::<PyResult<Vec<_>>>()?,
             ),
         };
-        let tape = &self.tape;
-        let grads = py
-            .detach(|| tape.gradient(&targets, &sources, seeds.as_deref()))
+        let grads = self
+            .run(py, |tape| tape.gradient(&targets, &srcs, seeds.as_deref()))
             .raise()?;
-        Ok(wrap_all(grads))
+        let grads = grads
+            .into_iter()
+            .zip(&srcs)
+            .map(|(g, s)| match g {
+                Some(g) => Some(PyTensor::new(g)),
+                None if zero => Some(zeros_for(s, &[])),
+                None => None,
+            })
+            .collect();
+        pack(sources, shape, grads)
     }
 
-    fn jacobian(
+    /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
+    #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
+    fn jacobian<'py>(
         &self,
-        py: Python<'_>,
-        target: &Bound<'_, PyAny>,
-        sources: Vec<Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<Option<PyTensor>>> {
+        py: Python<'py>,
+        target: &Bound<'py, PyAny>,
+        sources: &Bound<'py, PyAny>,
+        unconnected_gradients: Option<&Bound<'py, PyAny>>,
+        parallel_iterations: Option<&Bound<'py, PyAny>>,
+        experimental_use_pfor: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = parallel_iterations;
+        self.check_pfor(experimental_use_pfor)?;
+        self.begin_differentiation()?;
+        let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
-        let sources = sources
+        let (flat_sources, shape) = flatten(sources)?;
+        let srcs = flat_sources
             .iter()
             .map(source_of)
             .collect::<PyResult<Vec<_>>>()?;
-        let tape = &self.tape;
-        Ok(wrap_all(
-            py.detach(|| tape.jacobian(&target, &sources)).raise()?,
-        ))
+        let jacobians = self.run(py, |tape| tape.jacobian(&target, &srcs)).raise()?;
+        let jacobians = jacobians
+            .into_iter()
+            .zip(&srcs)
+            .map(|(j, s)| match j {
+                Some(j) => Some(PyTensor::new(j)),
+                None if zero => Some(zeros_for(s, target.shape())),
+                None => None,
+            })
+            .collect();
+        pack(sources, shape, jacobians)
     }
 
+    /// Per-example Jacobians, shape `(batch,) + target.shape[1:] + source.shape[1:]`; zeros
+    /// where the target does not depend on the source.
+    #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
     fn batch_jacobian(
         &self,
         py: Python<'_>,
         target: &Bound<'_, PyAny>,
         source: &Bound<'_, PyAny>,
+        unconnected_gradients: Option<&Bound<'_, PyAny>>,
+        parallel_iterations: Option<&Bound<'_, PyAny>>,
+        experimental_use_pfor: bool,
     ) -> PyResult<PyTensor> {
+        let _ = (unconnected_gradients, parallel_iterations);
+        self.check_pfor(experimental_use_pfor)?;
+        self.begin_differentiation()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;
-        let tape = &self.tape;
         Ok(PyTensor::new(
-            py.detach(|| tape.batch_jacobian(&target, &source))
+            self.run(py, |tape| tape.batch_jacobian(&target, &source))
                 .raise()?,
         ))
+    }
+}
+
+/// What `GradientTape.stop_recording()` returns: pauses the tape for its `with` block.
+#[pyclass(module = "ferrotape", frozen)]
+pub struct StopRecording {
+    tape: Arc<Tape>,
+    was_paused: AtomicBool,
+}
+
+#[pymethods]
+impl StopRecording {
+    fn __enter__(&self) {
+        self.was_paused
+            .store(self.tape.set_paused(true), Ordering::Relaxed);
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.tape
+            .set_paused(self.was_paused.load(Ordering::Relaxed));
+        false
     }
 }
 
@@ -230,7 +471,8 @@ fn fresh_tensor(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTape>()?;
+    m.add_class::<PyGradientTape>()?;
+    m.add_class::<StopRecording>()?;
     m.add_function(wrap_pyfunction!(push_variable_watcher, m)?)?;
     m.add_function(wrap_pyfunction!(pop_variable_watcher, m)?)?;
     m.add_function(wrap_pyfunction!(record_custom_gradient, m)?)?;
