@@ -411,6 +411,26 @@ MATMUL = [
 ]
 for _name, _fn, _ref, *_s in MATMUL:
     row(_name, _fn, _ref, *_s)
+# strided views (transposed / sliced tensors) as op inputs
+row(
+    "matmul[view inputs]",
+    lambda a, b: tf.matmul(tf.transpose(a), b[::2]),
+    lambda a, b: a.T @ b[::2],
+    (4, 3),
+    (8, 5),
+)
+row(
+    "reduce_sum[view input]",
+    lambda x: tf.reduce_sum(tf.transpose(x)[::-1, 1:], 0),
+    lambda x: x.T[::-1, 1:].sum(0),
+    (3, 4),
+)
+row(
+    "exp[view input]",
+    lambda x: tf.exp(tf.transpose(x, [2, 0, 1])[:, ::2]),
+    lambda x: np.exp(x.transpose(2, 0, 1)[:, ::2]),
+    (3, 2, 4),
+)
 
 # Shape ops.
 row("reshape", lambda x: tf.reshape(x, [6, -1]), lambda x: x.reshape(6, -1), (2, 3, 4))
@@ -608,6 +628,21 @@ row(
     "norm[ord=inf]",
     lambda x: tf.norm(x, ord=np.inf),
     lambda x: np.max(np.abs(x)),
+    (3, 4),
+    dom=NZ,
+)
+for _ord in [1, np.inf, "fro"]:  # matrix norms over both axes
+    row(
+        f"norm[ord={_ord},axis=[0,1]]",
+        lambda x, o=_ord: tf.norm(x, ord=o, axis=[0, 1]),
+        lambda x, o=_ord: np.linalg.norm(x, o),
+        (3, 4),
+        dom=NZ,
+    )
+row(
+    "norm[ord=3]",
+    lambda x: tf.norm(x, ord=3),
+    lambda x: np.sum(np.abs(x) ** 3) ** (1 / 3),
     (3, 4),
     dom=NZ,
 )
@@ -1079,6 +1114,14 @@ KINKS = [
         lambda x: tf.reduce_min(x, axis=0),
         [[[1.0, 2], [1, 3]]],
         [[[0.5, 1], [0.5, 0]]],
+    ),
+    ("reduce_prod'(one zero)", lambda x: tf.reduce_prod(x), [[0.0, 2, 3]], [[6, 0, 0]]),
+    ("reduce_prod'(two zeros)", lambda x: tf.reduce_prod(x), [[0.0, 2, 0]], [[0, 0, 0]]),
+    (
+        "reduce_prod'(zeros), axis=1",
+        lambda x: tf.reduce_prod(x, axis=1),
+        [[[0.0, 2, 3], [1, 0, 0], [2, 3, 4]]],
+        [[[6, 0, 0], [0, 0, 0], [12, 8, 6]]],
     ),
     (
         "clip_by_value bounds pass to x",

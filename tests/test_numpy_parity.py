@@ -194,6 +194,11 @@ def one_hot(idx, depth, on=1.0, off=0.0):
         ),
         (lambda: tf.one_hot([1, 0], 3, axis=0), one_hot([1, 0], 3).T, "float32"),
         (lambda: tf.one_hot([1, 0], 2, dtype=tf.int32), np.eye(2, dtype=np.int32)[[1, 0]], "int32"),
+        (  # the dtype follows on_value/off_value
+            lambda: tf.one_hot([[0, 5], [1, -2]], 4, on_value=2, off_value=0),
+            2 * one_hot([[0, 5], [1, -2]], 4).astype(np.int32),
+            "int32",
+        ),
         (
             lambda: tf.one_hot(tf.constant(np.array([2, 1])), 3, dtype=tf.float64),
             one_hot([2, 1], 3).astype(np.float64),
@@ -527,6 +532,58 @@ def test_non_contiguous_inputs():
     check(tf.cast(at > 0, tf.int32), (a.T > 0).astype(np.int32), tf.int32)
     check(tf.argmax(at, axis=1), a.T.argmax(1), tf.int64)
     check(tf.tile(sl, [1, 2]), np.tile(a[::2, ::-1], (1, 2)))
+
+
+def test_numpy_inputs_in_any_memory_layout():
+    a = np.arange(24, dtype=np.float64).reshape(4, 6)
+    views = [a.T, np.asfortranarray(a), a[:, ::2], a[::-1, 1:], a.T[::2], a.reshape(2, 3, 4).T]
+    for v in views:
+        check(tf.constant(v), v, tf.float64)
+        check(tf.convert_to_tensor(v), v, tf.float64)
+        check(tf.constant(v.astype(np.float32).T), v.astype(np.float32).T, tf.float32)
+        check(tf.constant(v.astype(np.int32)), v.astype(np.int32), tf.int32)
+    check(tf.matmul(tf.constant(a), tf.constant(a.T)), a @ a.T)
+    check(tf.einsum("ij,jk", tf.constant(a), tf.constant(a.T)), a @ a.T)
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        np.array([True, False, True, True]),
+        np.array([[False, True, True], [True, False, False]]),
+        A_F > 0,
+        RNG.random((2, 3, 4)) > 0.5,
+        np.zeros((2, 3), bool),
+    ],
+    ids=["1d", "2d", "3x4", "3d", "none"],
+)
+def test_where_single_argument_is_argwhere(cond):
+    check(tf.where(tf.constant(cond)), np.argwhere(cond), tf.int64)
+
+
+def test_special_values():
+    inf, nan = np.inf, np.nan
+    f32 = lambda v: tf.constant(np.array(v, np.float32))  # noqa: E731
+    cases = [
+        (tf.math.log(f32([0.0, -1.0])), [-inf, nan]),
+        (tf.sqrt(f32([-1.0, 0.0])), [nan, 0.0]),
+        (tf.math.reciprocal(f32([0.0, -0.0])), [inf, -inf]),
+        (f32([1.0, -1.0, 0.0]) / 0.0, [inf, -inf, nan]),
+        (tf.exp(f32([1000.0])), [inf]),
+        (tf.nn.relu(f32([nan, -1.0])), [nan, 0.0]),
+        (tf.maximum(f32([nan, 1.0]), f32([0.0, nan])), [nan, nan]),
+        (tf.minimum(f32([nan, 1.0]), f32([0.0, nan])), [nan, nan]),
+        (tf.reduce_max(f32([1.0, nan, 3.0])), nan),
+        (tf.clip_by_value(f32([nan, 5.0]), 0.0, 1.0), [nan, 1.0]),
+        (tf.reduce_logsumexp(f32([-inf, -inf])), -inf),
+        (tf.reduce_logsumexp(f32([1000.0, 1000.0])), 1000.0 + np.log(2.0)),
+        (tf.nn.softmax(f32([1000.0, 0.0])), [1.0, 0.0]),
+        (tf.nn.log_softmax(f32([1000.0, 0.0])), [0.0, -1000.0]),
+        (tf.sigmoid(f32([-1000.0, 1000.0])), [0.0, 1.0]),
+        (tf.math.softplus(f32([-1000.0, 1000.0, 30.0])), [0.0, 1000.0, 30.0]),
+    ]
+    for got, want in cases:
+        check(got, np.asarray(want, np.float32), tf.float32, exact=False)
 
 
 # ----------------------------------------------------------------------------- errors

@@ -36,5 +36,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     one = _core.ones_like(norm)
     clip = _core.cast(clip_norm, norm.dtype)
     scale = clip * _core.minimum(one / norm, one / clip)
-    clipped = [None if t is None else _core.identity(t * _core.cast(scale, t.dtype)) for t in t_list]
+    clipped = [
+        None if t is None else _core.identity(t * _core.cast(scale, t.dtype)) for t in t_list
+    ]
     return clipped, norm

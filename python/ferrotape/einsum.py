@@ -77,8 +77,14 @@ def einsum(equation, *inputs, **kwargs):
         letters = "".join(specs)
         out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     else:
-        width = max((x.ndim - (len(s) - 3) for s, x in zip(lhs.split(","), inputs, strict=True)
-                     if "..." in s), default=0)
+        width = max(
+            (
+                x.ndim - (len(s) - 3)
+                for s, x in zip(lhs.split(","), inputs, strict=True)
+                if "..." in s
+            ),
+            default=0,
+        )
         out = out.replace("...", fill[:width])
     operands = [_diagonal(x, s) for x, s in zip(inputs, specs, strict=True)]
     x, lx = operands[0]

@@ -194,10 +194,17 @@ impl Source {
 
 impl Tape {
     pub fn new(persistent: bool, watch_accessed_variables: bool) -> Arc<Tape> {
+        // Room for a typical small step up front: growing the set op by op showed up as
+        // rehashing in profiles of the tape's hot path.
+        let state = State {
+            tracked: FxHashSet::with_capacity_and_hasher(32, Default::default()),
+            entries: Vec::with_capacity(16),
+            ..State::default()
+        };
         Arc::new(Tape {
             persistent,
             watch_accessed_variables,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
         })
     }
 
@@ -427,12 +434,14 @@ fn sweep(
     consume: bool,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
     let sources = reach.clone();
+    reach.reserve(entries.len() * 2);
     for e in &entries {
         if e.inputs.iter().any(|i| reach.contains(i)) {
             reach.extend(e.outputs.iter().map(|o| o.0));
         }
     }
-    let mut grads: FxHashMap<TensorId, Tensor> = FxHashMap::default();
+    let mut grads: FxHashMap<TensorId, Tensor> =
+        FxHashMap::with_capacity_and_hasher(entries.len() * 2, Default::default());
     for (id, g) in seeds {
         if reach.contains(&id) {
             accumulate(&mut grads, id, g)?;

@@ -291,7 +291,10 @@ impl Array {
     /// A view with axes permuted: output axis i is input axis `perm[i]`.
     pub fn transpose(&self, perm: &[usize]) -> Result<Array> {
         let mut seen = vec![false; self.rank()];
-        if perm.len() != self.rank() || perm.iter().any(|&p| p >= self.rank() || seen[p]) {
+        let repeated_or_out_of_range = perm
+            .iter()
+            .any(|&p| p >= self.rank() || std::mem::replace(&mut seen[p], true));
+        if perm.len() != self.rank() || repeated_or_out_of_range {
             return Err(Error::invalid(
                 "Transpose",
                 format!(
@@ -299,9 +302,6 @@ impl Array {
                     self.rank()
                 ),
             ));
-        }
-        for &p in perm {
-            seen[p] = true;
         }
         Ok(Array {
             buf: self.buf.clone(),

@@ -328,8 +328,8 @@ fn scatter_nd(
 fn one_hot(
     indices: &Bound<'_, PyAny>,
     depth: &Bound<'_, PyAny>,
-    on_value: Option<f64>,
-    off_value: Option<f64>,
+    on_value: Option<&Bound<'_, PyAny>>,
+    off_value: Option<&Bound<'_, PyAny>>,
     axis: Option<i64>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
@@ -337,12 +337,27 @@ fn one_hot(
     let _ = name;
     let depth = usize::try_from(int_of(depth)?)
         .map_err(|_| PyValueError::new_err("one_hot: depth must be >= 0"))?;
-    let dtype = optional_dtype(dtype)?.unwrap_or(DType::F32);
+    let given = |v: Option<&Bound<'_, PyAny>>| {
+        v.filter(|v| !v.is_none())
+            .map(|v| to_tensor(v, None))
+            .transpose()
+    };
+    let (on, off) = (given(on_value)?, given(off_value)?);
+    // TensorFlow's rule: dtype, else the dtype of on_value/off_value, else float32.
+    let dtype = match optional_dtype(dtype)? {
+        Some(d) => d,
+        None => on
+            .as_ref()
+            .or(off.as_ref())
+            .map_or(DType::F32, |t| t.dtype()),
+    };
+    let value =
+        |t: Option<Tensor>, default: f64| t.and_then(|t| t.value().scalar_f64()).unwrap_or(default);
     wrap(ops::one_hot(
         &to_tensor(indices, None)?,
         depth,
-        on_value.unwrap_or(1.0),
-        off_value.unwrap_or(0.0),
+        value(on, 1.0),
+        value(off, 0.0),
         axis.unwrap_or(-1),
         dtype,
     ))

@@ -19,9 +19,9 @@ fn typed_vec<T: numpy::Element + Copy>(a: &Bound<'_, PyArrayDyn<T>>) -> Vec<T> {
     // SAFETY: the GIL is held for the whole copy, so no Python code can write the array
     // meanwhile; skipping numpy's borrow tracking saves microseconds on every small array.
     unsafe {
-        match a.as_slice() {
-            Ok(s) => s.to_vec(),
-            Err(_) => a.as_array().iter().copied().collect(),
+        match a.is_c_contiguous() {
+            true => a.as_slice().map(|s| s.to_vec()).unwrap_or_default(),
+            false => a.as_array().iter().copied().collect(),
         }
     }
 }
@@ -115,11 +115,12 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
 
 /// Converts a non-tensor Python value to an array.
 fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
-    if obj.is_instance_of::<PyBool>() {
+    // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).
+    if obj.is_exact_instance_of::<PyBool>() {
         let b: bool = obj.extract()?;
         return cast_to(Array::scalar(b), dtype);
     }
-    if obj.is_instance_of::<PyInt>() {
+    if obj.is_exact_instance_of::<PyInt>() {
         return match obj.extract::<i64>() {
             Ok(v) => match dtype {
                 Some(DType::Bool) => Err(PyTypeError::new_err(format!(
@@ -134,7 +135,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
             )),
         };
     }
-    if obj.is_instance_of::<PyFloat>() {
+    if obj.is_exact_instance_of::<PyFloat>() {
         let v: f64 = obj.extract()?;
         return match dtype {
             Some(d) if !d.is_float() => Err(PyTypeError::new_err(format!(

@@ -126,6 +126,9 @@ pub fn equality(
     };
     match b.map(|b| ops::compare(op, a, &b)) {
         Some(Ok(t)) => Ok(Py::new(py, PyTensor::new(t))?.into_any()),
+        // Different dtypes are an error, as in TensorFlow; only unbroadcastable shapes compare
+        // unequal.
+        Some(Err(e @ Error::DType { .. })) => Err(crate::errors::to_py(e)),
         _ => Ok(pyo3::types::PyBool::new(py, !equal)
             .to_owned()
             .into_any()

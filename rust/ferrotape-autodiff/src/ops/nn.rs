@@ -71,12 +71,11 @@ fn positive_mask_zero(x: &Tensor, pos: &Tensor) -> Result<Tensor> {
 pub fn selu(x: &Tensor) -> Result<Tensor> {
     const ALPHA: f64 = 1.673_263_242_354_377_3;
     const SCALE: f64 = 1.050_700_987_355_480_5;
-    let pos = positive(x)?;
-    let negative = mul(
-        &x.scalar_like(ALPHA),
-        &super::expm1(&mul(x, &positive_mask_zero(x, &pos)?)?)?,
-    )?;
-    mul(&x.scalar_like(SCALE), &where_(&pos, x, &negative)?)
+    // TensorFlow's SeluGrad takes the linear branch at 0 (its test is `x < 0`).
+    let nonneg = compare(CompareOp::GreaterEqual, x, &x.scalar_like(0.0))?;
+    let exp_side = super::expm1(&mul(x, &positive_mask_zero(x, &nonneg)?)?)?;
+    let negative = mul(&x.scalar_like(ALPHA), &exp_side)?;
+    mul(&x.scalar_like(SCALE), &where_(&nonneg, x, &negative)?)
 }
 
 /// 0.5·x·(1 + erf(x/√2)), or the tanh approximation when `approximate`.

@@ -93,14 +93,37 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
     extremum(ReduceOp::Min, x, axes, keepdims)
 }
 
-/// Π x over `axes`; d/dx_i = Π_{j≠i} x_j, computed as y/x_i (so undefined where x_i = 0).
+/// Π x over `axes`; d/dx_i = Π_{j≠i} x_j. That is y/x_i when no factor is zero; with one
+/// zero, only the zero factor gets the product of the others; with two or more, all get 0.
 pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
-        let (x, y, kept) = (x.clone(), y.clone(), kept_shape(x.shape(), &mask));
+        let (x, kept) = (x.clone(), kept_shape(x.shape(), &mask));
+        let axes: Vec<i64> = mask
+            .iter()
+            .enumerate()
+            .filter(|(_, &r)| r)
+            .map(|(i, _)| i as i64)
+            .collect();
         move |gs: &[Tensor], _: &[bool]| {
-            let g = mul(&reshape(&gs[0], &kept)?, &reshape(&y, &kept)?)?;
-            Ok(vec![Some(div(&g, &x)?)])
+            let zero = x.scalar_like(0.0);
+            let is_zero = compare(CompareOp::Equal, &x, &zero)?;
+            let nonzero = where_(&is_zero, &super::ones_like(&x), &x)?;
+            let prod_nonzero = reduce_prod(&nonzero, Some(&axes), true)?;
+            let zeros = super::reduce_sum(&cast(&is_zero, x.dtype())?, Some(&axes), true)?;
+            let none_zero = compare(CompareOp::Equal, &zeros, &zero)?;
+            let one_zero = compare(CompareOp::Equal, &zeros, &x.scalar_like(1.0))?;
+            let lone_zero = Tensor::new(kernels::logical(
+                kernels::LogicalOp::And,
+                one_zero.value(),
+                is_zero.value(),
+            )?);
+            let others = where_(
+                &none_zero,
+                &div(&prod_nonzero, &nonzero)?,
+                &where_(&lone_zero, &prod_nonzero, &zeros_like(&x))?,
+            )?;
+            Ok(vec![Some(mul(&reshape(&gs[0], &kept)?, &others)?)])
         }
     });
     Ok(y)

@@ -136,7 +136,8 @@ fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Vec<T> {
                 e / (one + e)
             }
         }),
-        UnaryOp::Relu => map(a, d, |x| if x > zero { x } else { zero }),
+        // NaN passes through, as in TensorFlow.
+        UnaryOp::Relu => map(a, d, |x| if x > zero || x.is_nan() { x } else { zero }),
         // softplus(x) = max(x, 0) + log1p(exp(-|x|)), exact for large |x|.
         UnaryOp::Softplus => map(a, d, |x| x.max(zero) + (-x.abs()).exp().ln_1p()),
         UnaryOp::Erf => map(a, d, |x| x.erf()),
