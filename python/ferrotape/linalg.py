@@ -7,4 +7,15 @@ from .norms import norm
 
 adjoint = matrix_transpose
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+__all__ = [
+    "adjoint",
+    "det",
+    "einsum",
+    "eye",
+    "inv",
+    "matmul",
+    "matrix_transpose",
+    "norm",
+    "solve",
+    "tensordot",
+]

@@ -55,4 +55,25 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     return x * _core.cast(keep, x.dtype) / (1.0 - rate)
 
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+__all__ = [
+    "bias_add",
+    "dropout",
+    "elu",
+    "gelu",
+    "l2_loss",
+    "leaky_relu",
+    "log_softmax",
+    "moments",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "silu",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "swish",
+    "tanh",
+]
