@@ -1123,6 +1123,32 @@ KINKS = [
         [[[0.0, 2, 3], [1, 0, 0], [2, 3, 4]]],
         [[[6, 0, 0], [0, 0, 0], [12, 8, 6]]],
     ),
+    # TF's SqrtGrad/RsqrtGrad/ReciprocalGrad return 0 where the upstream gradient is 0, so a
+    # tf.where mask keeps a singular point of the unselected branch from turning into NaN.
+    (
+        "sqrt masked by where at x<0",
+        lambda x: tf.where(x > 0, tf.sqrt(x), x),
+        [[-1.0, 4.0]],
+        [[1.0, 0.25]],
+    ),
+    (
+        "sqrt masked by where at 0",
+        lambda x: tf.where(x > 0, tf.sqrt(x), tf.zeros_like(x)),
+        [[0.0, 4.0]],
+        [[0.0, 0.25]],
+    ),
+    (
+        "rsqrt masked by where at 0",
+        lambda x: tf.where(x > 0, tf.math.rsqrt(x), tf.zeros_like(x)),
+        [[0.0, 4.0]],
+        [[0.0, -0.0625]],
+    ),
+    (
+        "reciprocal masked by where at 0",
+        lambda x: tf.where(x != 0, tf.math.reciprocal(x), tf.zeros_like(x)),
+        [[0.0, 4.0]],
+        [[0.0, -0.0625]],
+    ),
     (
         "clip_by_value bounds pass to x",
         lambda x: tf.clip_by_value(x, -1.0, 1.0),

@@ -452,6 +452,7 @@ def test_integer_arithmetic_keeps_dtype():
             (tf.reduce_sum(ta, 0), a.sum(0)),
             (tf.reduce_max(ta), a.max()),
             (tf.matmul(ta, tf.transpose(ta)), a @ a.T),
+            (tf.nn.relu(ta), np.maximum(a, 0)),
         ]:
             check(got, want.astype(dt), getattr(tf, name))
 
@@ -635,6 +636,9 @@ def test_gather_index_out_of_range():
 
 def test_other_shape_errors():
     x = tf.constant(M)
+    raises_invalid(lambda: tf.range(-3))  # start > limit with delta > 0
+    with pytest.raises((ValueError, tf.errors.InvalidArgumentError)):
+        tf.tensordot(x, tf.transpose(x), 3)  # more axes than dimensions
     raises_invalid(lambda: tf.reshape(x, [5, -1]))
     raises_invalid(lambda: tf.reshape(x, [5, 5]))
     raises_invalid(lambda: tf.concat([x, tf.ones((2, 3), tf.float64)], 0))

@@ -109,7 +109,7 @@ fn record_ids(
         let mut st = tape.state.lock();
         let ids = inputs
             .as_ref()
-            .map_or_else(|| &entry.as_ref().unwrap().inputs, |v| v);
+            .unwrap_or_else(|| &entry.as_ref().unwrap().inputs);
         if st.paused || !ids.iter().any(|i| st.tracked.contains(i)) {
             continue;
         }

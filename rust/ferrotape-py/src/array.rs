@@ -443,10 +443,7 @@ fn fill(
     if v.rank() != 0 {
         return Err(PyValueError::new_err("fill: value must be a scalar"));
     }
-    wrap(
-        ops::broadcast_to(&v, &dims_of(dims)?)
-            .and_then(|t| Ok(Tensor::new(t.value().contiguous()))),
-    )
+    wrap(ops::broadcast_to(&v, &dims_of(dims)?).map(|t| Tensor::new(t.value().contiguous())))
 }
 
 #[pyfunction]

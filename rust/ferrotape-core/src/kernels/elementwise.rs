@@ -429,54 +429,6 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     Array::from_buffer(buf, &s)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn broadcasting_add_matches_by_hand() {
-        let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
-        let b = Array::from_vec(vec![10.0f32, 20.0], &[2]).unwrap();
-        let c = binary(BinaryOp::Add, &a, &b).unwrap();
-        assert_eq!(c.shape(), &[3, 2]);
-        assert_eq!(c.to_vec::<f32>(), vec![11.0, 21.0, 12.0, 22.0, 13.0, 23.0]);
-    }
-
-    #[test]
-    fn strided_views_compute_like_contiguous() {
-        let a = Array::from_vec((0..6).map(|x| x as f64).collect(), &[2, 3]).unwrap();
-        let t = a.transpose(&[1, 0]).unwrap();
-        let e = unary(UnaryOp::Square, &t).unwrap();
-        assert_eq!(e.to_vec::<f64>(), vec![0.0, 9.0, 1.0, 16.0, 4.0, 25.0]);
-    }
-
-    #[test]
-    fn integer_floor_division_and_mod_follow_python() {
-        let a = Array::from_vec(vec![7i32, -7, 7, -7], &[4]).unwrap();
-        let b = Array::from_vec(vec![2i32, 2, -2, -2], &[4]).unwrap();
-        assert_eq!(
-            binary(BinaryOp::FloorDiv, &a, &b).unwrap().to_vec::<i32>(),
-            vec![3, -4, -4, 3]
-        );
-        assert_eq!(
-            binary(BinaryOp::Mod, &a, &b).unwrap().to_vec::<i32>(),
-            vec![1, 1, -1, -1]
-        );
-        let zero = Array::scalar(0i32);
-        assert!(binary(BinaryOp::Div, &a, &zero).is_err());
-    }
-
-    #[test]
-    fn mismatched_dtypes_are_an_error() {
-        let a = Array::scalar(1.0f32);
-        let b = Array::scalar(1.0f64);
-        assert!(matches!(
-            binary(BinaryOp::Add, &a, &b),
-            Err(Error::DType { .. })
-        ));
-    }
-}
-
 fn update_typed<T: Element + Copy>(dst: &mut [T], delta: &Array, f: impl Fn(T, T) -> T) {
     let data = T::slice(delta.buffer()).expect("dtypes checked equal");
     if let Some(d) = delta.contiguous_slice::<T>() {
@@ -524,4 +476,52 @@ pub fn update_in_place(target: &mut Array, delta: &Array, op: BinaryOp) -> Resul
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_add_matches_by_hand() {
+        let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
+        let b = Array::from_vec(vec![10.0f32, 20.0], &[2]).unwrap();
+        let c = binary(BinaryOp::Add, &a, &b).unwrap();
+        assert_eq!(c.shape(), &[3, 2]);
+        assert_eq!(c.to_vec::<f32>(), vec![11.0, 21.0, 12.0, 22.0, 13.0, 23.0]);
+    }
+
+    #[test]
+    fn strided_views_compute_like_contiguous() {
+        let a = Array::from_vec((0..6).map(|x| x as f64).collect(), &[2, 3]).unwrap();
+        let t = a.transpose(&[1, 0]).unwrap();
+        let e = unary(UnaryOp::Square, &t).unwrap();
+        assert_eq!(e.to_vec::<f64>(), vec![0.0, 9.0, 1.0, 16.0, 4.0, 25.0]);
+    }
+
+    #[test]
+    fn integer_floor_division_and_mod_follow_python() {
+        let a = Array::from_vec(vec![7i32, -7, 7, -7], &[4]).unwrap();
+        let b = Array::from_vec(vec![2i32, 2, -2, -2], &[4]).unwrap();
+        assert_eq!(
+            binary(BinaryOp::FloorDiv, &a, &b).unwrap().to_vec::<i32>(),
+            vec![3, -4, -4, 3]
+        );
+        assert_eq!(
+            binary(BinaryOp::Mod, &a, &b).unwrap().to_vec::<i32>(),
+            vec![1, 1, -1, -1]
+        );
+        let zero = Array::scalar(0i32);
+        assert!(binary(BinaryOp::Div, &a, &zero).is_err());
+    }
+
+    #[test]
+    fn mismatched_dtypes_are_an_error() {
+        let a = Array::scalar(1.0f32);
+        let b = Array::scalar(1.0f64);
+        assert!(matches!(
+            binary(BinaryOp::Add, &a, &b),
+            Err(Error::DType { .. })
+        ));
+    }
 }
