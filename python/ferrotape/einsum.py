@@ -103,6 +103,11 @@ def tensordot(a, b, axes, name=None):
     del name
     a, b = _core.convert_to_tensor(a), _core.convert_to_tensor(b)
     if isinstance(axes, int):
+        if axes < 0 or axes > min(a.ndim, b.ndim):
+            raise ValueError(
+                f"tensordot: axes={axes} must be in [0, {min(a.ndim, b.ndim)}] for inputs of "
+                f"ranks {a.ndim} and {b.ndim}"
+            )
         a_axes = list(range(a.ndim - axes, a.ndim))
         b_axes = list(range(axes))
     else:

@@ -11,5 +11,5 @@ mod variable;
 
 pub use ferrotape_core::{self as core, Array, DType, Error, Result};
 pub use tape::{Source, Tape};
-pub use tensor::{Tensor, TensorId};
+pub use tensor::{Tensor, TensorId, WeakTensor};
 pub use variable::Variable;

@@ -502,3 +502,102 @@ fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, g: Tensor) 
     grads.insert(id, sum);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrotape_core::Array;
+
+    fn scalar(v: f64) -> Tensor {
+        Tensor::new(Array::scalar(v))
+    }
+
+    fn value(t: &Tensor) -> f64 {
+        t.value().scalar_f64().unwrap()
+    }
+
+    /// Records `f(x)` on a fresh tape watching `x`.
+    fn taped(
+        persistent: bool,
+        x: &Tensor,
+        f: impl FnOnce(&Tensor) -> Tensor,
+    ) -> (Arc<Tape>, Tensor) {
+        let tape = Tape::new(persistent, true);
+        tape.push();
+        tape.watch_tensor(x);
+        let y = f(x);
+        tape.pop();
+        (tape, y)
+    }
+
+    #[test]
+    fn gradient_of_a_product_rule_expression() {
+        let x = scalar(3.0);
+        let (tape, y) = taped(false, &x, |x| ops::mul(&ops::exp(x).unwrap(), x).unwrap());
+        let g = tape.gradient(&[y], &[Source::of_tensor(&x)], None).unwrap();
+        // d/dx x·e^x = e^x (1 + x)
+        assert!((value(g[0].as_ref().unwrap()) - 3f64.exp() * 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn nested_tapes_give_the_second_derivative() {
+        let x = scalar(2.0);
+        let outer = Tape::new(false, true);
+        outer.push();
+        outer.watch_tensor(&x);
+        let (inner, y) = taped(false, &x, |x| {
+            ops::mul(&ops::mul(x, x).unwrap(), x).unwrap()
+        });
+        let dy = inner
+            .gradient(&[y], &[Source::of_tensor(&x)], None)
+            .unwrap()[0]
+            .clone()
+            .unwrap();
+        outer.pop();
+        let d2y = outer
+            .gradient(&[dy.clone()], &[Source::of_tensor(&x)], None)
+            .unwrap();
+        assert_eq!(value(&dy), 12.0); // 3x²
+        assert_eq!(value(d2y[0].as_ref().unwrap()), 12.0); // 6x
+    }
+
+    #[test]
+    fn unconnected_sources_get_none_and_a_second_sweep_is_refused() {
+        let (x, z) = (scalar(1.0), scalar(5.0));
+        let (tape, y) = taped(false, &x, |x| ops::sin(x).unwrap());
+        let g = tape
+            .gradient(&[y.clone()], &[Source::of_tensor(&z)], None)
+            .unwrap();
+        assert!(g[0].is_none());
+        assert!(matches!(
+            tape.gradient(&[y], &[Source::of_tensor(&x)], None),
+            Err(Error::Runtime { .. })
+        ));
+    }
+
+    #[test]
+    fn a_non_persistent_sweep_frees_saved_tensors_and_a_persistent_tape_keeps_them() {
+        for persistent in [false, true] {
+            let x = scalar(0.5);
+            let mut weak = None;
+            let (tape, target) = taped(persistent, &x, |x| {
+                let saved = ops::exp(x).unwrap(); // Exp saves its output for the backward pass
+                weak = Some(saved.downgrade());
+                ops::reduce_sum(&saved, None, false).unwrap()
+            });
+            let weak = weak.unwrap();
+            assert!(
+                weak.upgrade().is_some(),
+                "the tape keeps what backward needs"
+            );
+            tape.gradient(&[target], &[Source::of_tensor(&x)], None)
+                .unwrap();
+            assert_eq!(weak.upgrade().is_some(), persistent);
+            drop(tape);
+            assert!(
+                weak.upgrade().is_none(),
+                "dropping the tape frees everything"
+            );
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! gradients are keyed by; the value is an `Array` (often a view sharing another's buffer).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use ferrotape_core::{Array, DType};
 
@@ -61,8 +61,22 @@ impl Tensor {
         self.0.value.is_empty()
     }
 
+    /// A reference that does not keep the value alive (to observe when it is freed).
+    pub fn downgrade(&self) -> WeakTensor {
+        WeakTensor(Arc::downgrade(&self.0))
+    }
+
     /// A scalar of this tensor's dtype.
     pub fn scalar_like(&self, value: f64) -> Tensor {
         Tensor::new(Array::full(self.dtype(), &[], value))
+    }
+}
+
+/// A non-owning handle on a tensor (see [`Tensor::downgrade`]).
+pub struct WeakTensor(Weak<Inner>);
+
+impl WeakTensor {
+    pub fn upgrade(&self) -> Option<Tensor> {
+        self.0.upgrade().map(Tensor)
     }
 }

@@ -126,8 +126,21 @@ element!(f16, F16, |x| x.to_f64(), f16::from_f64);
 element!(bf16, BF16, |x| x.to_f64(), bf16::from_f64);
 element!(f32, F32, |x| x as f64, |v| v as f32);
 element!(f64, F64, |x| x, |v| v);
-element!(i32, I32, |x| x as f64, |v| v as i32);
-element!(i64, I64, |x| x as f64, |v| v as i64);
+// Out-of-range floats and NaN become the minimum, as x86's conversion (and so TensorFlow) does.
+element!(i32, I32, |x| x as f64, |v| {
+    if v > -2_147_483_649.0 && v < 2_147_483_648.0 {
+        v as i32
+    } else {
+        i32::MIN
+    }
+});
+element!(i64, I64, |x| x as f64, |v| {
+    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&v) {
+        v as i64
+    } else {
+        i64::MIN
+    }
+});
 element!(bool, Bool, |x| if x { 1.0 } else { 0.0 }, |v| v != 0.0);
 
 /// Runs `$body` with `$v` bound to the typed `Vec` inside a buffer, whatever its dtype.

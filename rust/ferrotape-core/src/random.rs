@@ -67,7 +67,8 @@ pub fn uniform(
     maxval: f64,
     dtype: DType,
 ) -> Result<Array> {
-    if maxval <= minval && crate::num_elements(shape) > 0 {
+    let empty_int_range = dtype.is_int() && (maxval as i64) <= (minval as i64);
+    if (maxval <= minval || empty_int_range) && crate::num_elements(shape) > 0 {
         return Err(Error::invalid(
             "RandomUniform",
             format!("need minval < maxval, received {minval} and {maxval}"),

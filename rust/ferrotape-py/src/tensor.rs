@@ -210,6 +210,8 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
                 step: ind.step,
             });
             axis += 1;
+        } else if item.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(PyTypeError::new_err("a bool is not a valid tensor index"));
         } else if item.is_instance_of::<PyInt>()
             || as_tensor(item).is_some()
             || item.hasattr("__index__")?

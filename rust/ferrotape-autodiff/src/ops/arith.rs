@@ -222,14 +222,16 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// 1/x; d/dx = -1/x² = -y².
+/// 1/x; d/dx = -1/x² = -y² (0 where the upstream gradient is 0, as TensorFlow).
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Reciprocal, x)?;
     record(
         "Reciprocal",
         &[x],
         &[&y],
-        grad!(|g; y| neg(&mul(g, &square(y)?)?)?),
+        grad!(|g; y| {
+            super::math::zero_where_no_gradient(g, &neg(&mul(g, &square(y)?)?)?)?
+        }),
     );
     Ok(y)
 }

@@ -50,26 +50,38 @@ pub fn log1p(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// sqrt(x); d/dx = 0.5/sqrt(x) = 0.5/y.
+/// `value` where `g` is non-zero, else 0: TensorFlow's SqrtGrad, RsqrtGrad and ReciprocalGrad
+/// return 0 for a zero upstream gradient, so `where(x > 0, sqrt(x), ...)` has no NaN gradient.
+pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tensor> {
+    let no_gradient = compare(CompareOp::Equal, g, &g.scalar_like(0.0))?;
+    where_(&no_gradient, &zeros_like(value), value)
+}
+
+/// sqrt(x); d/dx = 0.5/sqrt(x) = 0.5/y (0 where the upstream gradient is 0).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sqrt, x)?;
     record(
         "Sqrt",
         &[x],
         &[&y],
-        grad!(|g; y| div(&mul(g, &y.scalar_like(0.5))?, y)?),
+        grad!(|g; y| {
+            zero_where_no_gradient(g, &div(&mul(g, &y.scalar_like(0.5))?, y)?)?
+        }),
     );
     Ok(y)
 }
 
-/// 1/sqrt(x); d/dx = -0.5·y³.
+/// 1/sqrt(x); d/dx = -0.5·y³ (0 where the upstream gradient is 0).
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Rsqrt, x)?;
     record(
         "Rsqrt",
         &[x],
         &[&y],
-        grad!(|g; y| mul(g, &mul(&y.scalar_like(-0.5), &mul(y, &square(y)?)?)?)?),
+        grad!(|g; y| {
+            let cube = mul(y, &square(y)?)?;
+            zero_where_no_gradient(g, &mul(g, &mul(&y.scalar_like(-0.5), &cube)?)?)?
+        }),
     );
     Ok(y)
 }

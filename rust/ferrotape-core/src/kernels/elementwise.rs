@@ -83,7 +83,7 @@ macro_rules! ops_enum {
 }
 
 ops_enum!(
-    /// Unary element-wise ops. The first four also accept integers.
+    /// Unary element-wise ops. Neg, Abs, Sign, Square and Relu also accept integers.
     UnaryOp {
         Neg => "Neg", Abs => "Abs", Sign => "Sign", Square => "Square",
         Exp => "Exp", Expm1 => "Expm1", Log => "Log", Log1p => "Log1p",
@@ -106,8 +106,10 @@ fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Vec<T> {
                 one
             } else if x < zero {
                 -one
-            } else {
+            } else if x.is_nan() {
                 x
+            } else {
+                zero // both zeros give +0, as TensorFlow's sign does
             }
         }),
         UnaryOp::Square => map(a, d, |x| x * x),
@@ -166,6 +168,7 @@ where
         }),
         UnaryOp::Sign => map(a, d, |x| x.signum()),
         UnaryOp::Square => map(a, d, |x| x.wrapping_mul(&x)),
+        UnaryOp::Relu => map(a, d, |x| x.max(T::zero())),
         _ => return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
     })
 }
@@ -285,10 +288,15 @@ where
         BinaryOp::Div => zip(a, da, b, db, s, |x, y| x / y),
         BinaryOp::FloorDiv => zip(a, da, b, db, s, floor_div),
         BinaryOp::Mod => zip(a, da, b, db, s, |x, y| x - floor_div(x, y) * y),
+        // Square-and-multiply, wrapping on overflow like TensorFlow's integer kernels.
         BinaryOp::Pow => zip(a, da, b, db, s, |x, y| {
-            let mut acc = T::one();
-            for _ in 0..y.to_u64().unwrap_or(0) {
-                acc = acc.wrapping_mul(&x);
+            let (mut acc, mut base, mut e) = (T::one(), x, y.to_u64().unwrap_or(0));
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = acc.wrapping_mul(&base);
+                }
+                base = base.wrapping_mul(&base);
+                e >>= 1;
             }
             acc
         }),

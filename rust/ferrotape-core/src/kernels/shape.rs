@@ -360,7 +360,18 @@ pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Ar
 /// `tf.range(start, limit, delta)`.
 pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> {
     if delta == 0.0 {
-        return Err(Error::invalid("Range", "delta must not be 0"));
+        return Err(Error::invalid("Range", "Requires delta != 0"));
+    }
+    if (delta > 0.0 && start > limit) || (delta < 0.0 && start < limit) {
+        let rule = if delta > 0.0 {
+            "start <= limit when delta > 0"
+        } else {
+            "start >= limit when delta < 0"
+        };
+        return Err(Error::invalid(
+            "Range",
+            format!("Requires {rule}: {start}/{limit}"),
+        ));
     }
     let n = ((limit - start) / delta).ceil().max(0.0) as usize;
     let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();

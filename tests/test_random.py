@@ -1,0 +1,80 @@
+"""ft.random: TensorFlow's seeding contract and the distributions' basic properties."""
+
+import numpy as np
+import pytest
+
+import ferrotape as tf
+
+
+def draws():
+    return [
+        tf.random.normal([3]).numpy(),
+        tf.random.uniform([2, 2]).numpy(),
+        tf.random.truncated_normal([4]).numpy(),
+    ]
+
+
+def test_global_seed_replays_the_same_program():
+    tf.random.set_seed(1234)
+    first = draws()
+    tf.random.set_seed(1234)
+    second = draws()
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(first[0], tf.random.normal([3]).numpy())
+
+
+def test_different_global_seeds_differ():
+    tf.random.set_seed(1)
+    a = tf.random.normal([8]).numpy()
+    tf.random.set_seed(2)
+    b = tf.random.normal([8]).numpy()
+    assert not np.array_equal(a, b)
+
+
+def test_op_seed_repeats_its_sequence_after_reseeding():
+    tf.random.set_seed(7)
+    a1, a2 = tf.random.uniform([4], seed=3).numpy(), tf.random.uniform([4], seed=3).numpy()
+    assert not np.array_equal(a1, a2)  # repeated calls advance, as in eager TensorFlow
+    tf.random.set_seed(7)
+    np.testing.assert_array_equal(tf.random.uniform([4], seed=3).numpy(), a1)
+
+
+def test_unseeded_draws_differ():
+    tf.random.set_seed(None)
+    assert not np.array_equal(tf.random.normal([16]).numpy(), tf.random.normal([16]).numpy())
+
+
+def test_distributions_have_the_right_shape_dtype_and_range():
+    tf.random.set_seed(0)
+    n = tf.random.normal([20000], mean=2.0, stddev=3.0, dtype=tf.float64)
+    assert n.dtype == tf.float64 and n.shape == (20000,)
+    assert abs(n.numpy().mean() - 2.0) < 0.1 and abs(n.numpy().std() - 3.0) < 0.1
+    u = tf.random.uniform([5000], minval=-1.0, maxval=3.0)
+    assert u.dtype == tf.float32
+    assert u.numpy().min() >= -1.0 and u.numpy().max() < 3.0
+    t = tf.random.truncated_normal([5000], stddev=0.5)
+    assert np.abs(t.numpy()).max() <= 1.0 + 1e-6
+    ints = tf.random.uniform([1000], minval=0, maxval=10, dtype=tf.int32)
+    assert ints.dtype == tf.int32 and set(np.unique(ints.numpy())) <= set(range(10))
+
+
+def test_shuffle_permutes_the_first_axis():
+    tf.random.set_seed(5)
+    x = tf.reshape(tf.range(12), [6, 2])
+    s = tf.random.shuffle(x).numpy()
+    assert sorted(map(tuple, s)) == sorted(map(tuple, x.numpy()))
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError):
+        tf.random.uniform([3], dtype=tf.int32)  # integer draws need maxval
+    with pytest.raises(ValueError):
+        tf.random.uniform([3], minval=0.2, maxval=0.7, dtype=tf.int32)  # no integer inside
+    with pytest.raises(ValueError):
+        tf.random.normal([2], dtype=tf.int32)
+
+
+def test_integer_power_is_exact_and_fast():
+    assert int(tf.constant(3) ** 13) == 3**13
+    assert int(tf.constant(1) ** 2_000_000_000) == 1
