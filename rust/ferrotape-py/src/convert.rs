@@ -113,6 +113,11 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
     Ok(Tensor::new(to_array(obj, dtype)?))
 }
 
+/// Converts a value already known not to be a tensor or variable to `dtype`.
+pub fn value_to_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    Ok(Tensor::new(to_array(obj, Some(dtype))?))
+}
+
 /// Converts a non-tensor Python value to an array.
 fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
     // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).

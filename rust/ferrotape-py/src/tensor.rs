@@ -72,7 +72,7 @@ pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py
 pub fn other_operand(like: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match as_tensor(other) {
         Some(t) => Ok(t),
-        None => to_tensor(other, Some(like.dtype())),
+        None => crate::convert::value_to_tensor(other, like.dtype()),
     }
 }
 

@@ -79,6 +79,8 @@ pub fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
         .filter(|&i| i < lead || (shape[i - lead] == 1 && g.shape()[i] != 1))
         .map(|i| i as i64)
         .collect();
-    let summed = reduce_sum(g, Some(&axes), true)?;
+    // Summing only the leading axes already leaves `shape`; otherwise keep dims and reshape.
+    let only_leading = axes.len() == lead;
+    let summed = reduce_sum(g, Some(&axes), !only_leading)?;
     reshape(&summed, shape)
 }
