@@ -433,7 +433,8 @@ fn sweep(
     seeds: Vec<(TensorId, Tensor)>,
     consume: bool,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
-    let sources = reach.clone();
+    // Sources are few: a small list beats a second hash set here.
+    let sources: SmallVec<[TensorId; 8]> = reach.iter().copied().collect();
     reach.reserve(entries.len() * 2);
     for e in &entries {
         if e.inputs.iter().any(|i| reach.contains(i)) {
@@ -495,11 +496,16 @@ fn name_backward(err: Error, op: &'static str) -> Error {
 }
 
 fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, g: Tensor) -> Result<()> {
-    let sum = match grads.remove(&id) {
-        Some(prev) => ops::add(&prev, &g)?,
-        None => g,
-    };
-    grads.insert(id, sum);
+    use std::collections::hash_map::Entry as Slot;
+    match grads.entry(id) {
+        Slot::Occupied(mut slot) => {
+            let sum = ops::add(slot.get(), &g)?;
+            slot.insert(sum);
+        }
+        Slot::Vacant(slot) => {
+            slot.insert(g);
+        }
+    }
     Ok(())
 }
 

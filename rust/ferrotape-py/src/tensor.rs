@@ -281,9 +281,13 @@ macro_rules! tensor_methods {
                 }
             }
 
-            #[getter]
-            fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+            #[getter(shape)]
+            fn shape_getter<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 tensor_shape(slf.py(), $cls::operand(slf).shape())
+            }
+
+            fn get_shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                Self::shape_getter(slf)
             }
 
 #[getter]

@@ -475,24 +475,7 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -
         if before == 0 && after == 0 {
             continue;
         }
-        let d = x.shape()[axis] as i64;
-        let limit = if mode == PadMode::Reflect { d - 1 } else { d };
-        if mode != PadMode::Constant && (before as i64 > limit || after as i64 > limit) {
-            return Err(Error::invalid(
-                OP,
-                format!(
-                    "paddings ({before}, {after}) are too large for dimension {d} in {mode:?} mode"
-                ),
-            ));
-        }
-        let index: Vec<Option<usize>> = (-(before as i64)..d + after as i64)
-            .map(|i| match mode {
-                _ if (0..d).contains(&i) => Some(i as usize),
-                PadMode::Constant => None,
-                PadMode::Reflect => Some(if i < 0 { -i } else { 2 * (d - 1) - i } as usize),
-                PadMode::Symmetric => Some(if i < 0 { -i - 1 } else { 2 * d - 1 - i } as usize),
-            })
-            .collect();
+        let index = kernels::pad_index(x.shape()[axis], before, after, mode)?;
         out = take(&out, axis, Arc::new(index), value)?;
     }
     Ok(out)

@@ -272,42 +272,30 @@ pub enum PadMode {
     Symmetric,
 }
 
-/// `tf.pad`: `paddings[i] = (before, after)` along axis i.
-pub fn pad(a: &Array, paddings: &[(usize, usize)], mode: PadMode, value: f64) -> Result<Array> {
-    const OP: &str = "PadV2";
-    if paddings.len() != a.rank() {
+/// Where each position of an axis of length `d` padded by `(before, after)` reads from
+/// (`None`: the constant). `tf.pad` is one [`take`] per axis with this index.
+pub fn pad_index(
+    d: usize,
+    before: usize,
+    after: usize,
+    mode: PadMode,
+) -> Result<Vec<Option<usize>>> {
+    let d = d as i64;
+    let limit = if mode == PadMode::Reflect { d - 1 } else { d };
+    if mode != PadMode::Constant && (before as i64 > limit || after as i64 > limit) {
         return Err(Error::invalid(
-            OP,
-            format!(
-                "paddings must have {} rows (the rank), received {}",
-                a.rank(),
-                paddings.len()
-            ),
+            "MirrorPad",
+            format!("paddings ({before}, {after}) must be at most {limit} for dimension {d} in {mode:?} mode"),
         ));
     }
-    let mut out = a.clone();
-    for (axis, &(before, after)) in paddings.iter().enumerate() {
-        let d = a.shape()[axis] as i64;
-        let limit = if mode == PadMode::Reflect { d - 1 } else { d };
-        if mode != PadMode::Constant && (before as i64 > limit || after as i64 > limit) {
-            return Err(Error::invalid(
-                OP,
-                format!(
-                    "paddings ({before}, {after}) are too large for dimension {d} in mode {mode:?}"
-                ),
-            ));
-        }
-        let index: Vec<Option<usize>> = (-(before as i64)..d + after as i64)
-            .map(|i| match mode {
-                _ if (0..d).contains(&i) => Some(i as usize),
-                PadMode::Constant => None,
-                PadMode::Reflect => Some(if i < 0 { -i } else { 2 * (d - 1) - i } as usize),
-                PadMode::Symmetric => Some(if i < 0 { -i - 1 } else { 2 * d - 1 - i } as usize),
-            })
-            .collect();
-        out = take(&out, axis, &index, value);
-    }
-    Ok(out)
+    Ok((-(before as i64)..d + after as i64)
+        .map(|i| match mode {
+            _ if (0..d).contains(&i) => Some(i as usize),
+            PadMode::Constant => None,
+            PadMode::Reflect => Some(if i < 0 { -i } else { 2 * (d - 1) - i } as usize),
+            PadMode::Symmetric => Some(if i < 0 { -i - 1 } else { 2 * d - 1 - i } as usize),
+        })
+        .collect())
 }
 
 /// `tf.one_hot` with the new axis at `axis` (0..=rank); out-of-range indices give all `off`.
@@ -403,14 +391,12 @@ mod tests {
 
     #[test]
     fn pad_modes_match_tensorflow_examples() {
-        let a = Array::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
-        let p = [(1, 1), (2, 2)];
-        let r = pad(&a, &p, PadMode::Reflect, 0.0).unwrap();
-        assert_eq!(&r.to_vec::<i32>()[..7], &[6, 5, 4, 5, 6, 5, 4]);
-        let s = pad(&a, &p, PadMode::Symmetric, 0.0).unwrap();
-        assert_eq!(&s.to_vec::<i32>()[..7], &[2, 1, 1, 2, 3, 3, 2]);
-        let c = pad(&a, &p, PadMode::Constant, 0.0).unwrap();
-        assert_eq!(c.shape(), &[4, 7]);
+        let row = Array::from_vec(vec![1i32, 2, 3], &[3]).unwrap();
+        let padded = |mode| take(&row, 0, &pad_index(3, 2, 2, mode).unwrap(), 0.0).to_vec::<i32>();
+        assert_eq!(padded(PadMode::Reflect), vec![3, 2, 1, 2, 3, 2, 1]);
+        assert_eq!(padded(PadMode::Symmetric), vec![2, 1, 1, 2, 3, 3, 2]);
+        assert_eq!(padded(PadMode::Constant), vec![0, 0, 1, 2, 3, 0, 0]);
+        assert!(pad_index(3, 3, 0, PadMode::Reflect).is_err());
     }
 
     #[test]
