@@ -21,8 +21,9 @@ import timeit
 for var in ("RAYON_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
-import ferrotape as ft  # noqa: E402
 import numpy as np  # noqa: E402
+
+import ferrotape as ft  # noqa: E402
 
 X_TRAIN = np.asarray([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 Y_TRAIN = np.asarray([i * 10 + 5 for i in X_TRAIN])

@@ -7,8 +7,9 @@ SGD (`assign_sub`) on synthetic data in place of the tutorial's MNIST/Adam loop.
     python examples/advanced_tape.py
 """
 
-import ferrotape as tf
 import numpy as np
+
+import ferrotape as tf
 
 
 def section(title):

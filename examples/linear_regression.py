@@ -12,8 +12,9 @@ STEPS defaults to the tutorial's 100000. The initial values of `a` and `b` come 
 import random
 import sys
 
-import ferrotape as tf
 import numpy as np
+
+import ferrotape as tf
 
 SEED = 42
 DEFAULT_STEPS = 100_000

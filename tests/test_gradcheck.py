@@ -17,9 +17,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import ferrotape as tf
 import numpy as np
 import pytest
+
+import ferrotape as tf
 
 # ----------------------------------------------------------------------------- input domains
 

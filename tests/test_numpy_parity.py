@@ -1,9 +1,10 @@
 """Forwards of non-differentiable, shape and creation ops against NumPy, with TF 2.21's dtype
 rules, odd shapes, non-contiguous inputs and bad-input errors."""
 
-import ferrotape as tf
 import numpy as np
 import pytest
+
+import ferrotape as tf
 
 RNG = np.random.default_rng(1234)
 A_INT = RNG.integers(-3, 4, (3, 4)).astype(np.int32)  # small ints: many ties

@@ -1,11 +1,12 @@
 """Hypothesis property tests: random shapes and short random op chains against NumPy, gradients
 against finite differences or closed forms, in float64."""
 
-import ferrotape as tf
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+import ferrotape as tf
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None)
 SHAPES = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)

@@ -1,8 +1,9 @@
 """ft.random: TensorFlow's seeding contract and the distributions' basic properties."""
 
-import ferrotape as tf
 import numpy as np
 import pytest
+
+import ferrotape as tf
 
 
 def draws():

@@ -15,9 +15,10 @@ import sys
 import warnings
 from pathlib import Path
 
-import ferrotape as tf
 import numpy as np
 import pytest
+
+import ferrotape as tf
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NON_PERSISTENT_MESSAGE = (

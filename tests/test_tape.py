@@ -13,9 +13,10 @@ import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-import ferrotape as tf
 import numpy as np
 import pytest
+
+import ferrotape as tf
 
 NON_PERSISTENT_MESSAGE = (
     "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
