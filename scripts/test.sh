@@ -7,8 +7,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 echo "== formatting and lint"
 cargo fmt --all -- --check
-ruff format --check python tests examples benches
-ruff check python tests examples benches
+ruff format --check python tests examples benches scripts
+ruff check python tests examples benches scripts
 
 echo "== Rust tests"
 cargo test --workspace --exclude ferrotape-py --quiet
