@@ -203,6 +203,10 @@ impl Array {
 
     /// The elements as one slice when the layout is contiguous.
     pub fn contiguous_slice<T: Element>(&self) -> Option<&[T]> {
+        if self.is_empty() {
+            // An empty view may carry an offset past the end of its (empty) buffer.
+            return T::slice(&self.buf).map(|_| &[][..]);
+        }
         if !self.is_contiguous() {
             return None;
         }
@@ -225,6 +229,9 @@ impl Array {
 
     /// The same values with a contiguous layout (no copy if already contiguous).
     pub fn contiguous(&self) -> Array {
+        if self.is_empty() {
+            return Array::zeros(self.dtype(), &self.shape);
+        }
         if self.is_contiguous() {
             return self.clone();
         }

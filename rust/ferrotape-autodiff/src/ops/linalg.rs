@@ -9,6 +9,12 @@ use crate::tensor::Tensor;
 /// Swaps the last two axes (the matrix transpose of a batch).
 pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
     let r = x.rank();
+    if r < 2 {
+        return Err(ferrotape_core::Error::invalid(
+            "MatrixTranspose",
+            format!("input must have rank >= 2, received shape {:?}", x.shape()),
+        ));
+    }
     let mut perm: Vec<usize> = (0..r).collect();
     perm.swap(r - 2, r - 1);
     transpose(x, &perm)
