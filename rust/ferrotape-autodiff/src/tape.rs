@@ -354,7 +354,7 @@ impl Tape {
         sources
             .iter()
             .zip(rows)
-            .map(|(s, r)| stack_rows(r, target.shape(), s, 0))
+            .map(|(s, r)| stack_rows(r, target.shape(), s))
             .collect()
     }
 
@@ -410,7 +410,6 @@ fn stack_rows(
     rows: Vec<Option<Tensor>>,
     target_shape: &[usize],
     s: &Source,
-    _axis: usize,
 ) -> Result<Option<Tensor>> {
     if rows.iter().all(|r| r.is_none()) {
         return Ok(None);

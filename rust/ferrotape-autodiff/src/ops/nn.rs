@@ -51,20 +51,16 @@ pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     Ok(y)
 }
 
+/// `x` where `linear` is false, else 0: exp() is then only evaluated on the negative side, so
+/// a large positive `x` cannot overflow it (and a NaN from there cannot leak into the gradient).
+fn negative_side(x: &Tensor, linear: &Tensor) -> Result<Tensor> {
+    where_(linear, &zeros_like(x), x)
+}
+
 /// x if x > 0 else exp(x) - 1; d/dx = 1 or y + 1.
 pub fn elu(x: &Tensor) -> Result<Tensor> {
     let pos = positive(x)?;
-    where_(
-        &pos,
-        x,
-        &super::expm1(&mul(x, &positive_mask_zero(x, &pos)?)?)?,
-    )
-}
-
-/// exp(x) - 1 only evaluated on the negative side, so large positive x cannot overflow.
-fn positive_mask_zero(x: &Tensor, pos: &Tensor) -> Result<Tensor> {
-    // 1 where x <= 0, 0 where x > 0: multiplying keeps exp() finite on the positive side.
-    where_(pos, &zeros_like(x), &x.scalar_like(1.0))
+    where_(&pos, x, &super::expm1(&negative_side(x, &pos)?)?)
 }
 
 /// scale·(x if x > 0 else alpha·(exp(x) - 1)) with TensorFlow's constants.
@@ -73,7 +69,7 @@ pub fn selu(x: &Tensor) -> Result<Tensor> {
     const SCALE: f64 = 1.050_700_987_355_480_5;
     // TensorFlow's SeluGrad takes the linear branch at 0 (its test is `x < 0`).
     let nonneg = compare(CompareOp::GreaterEqual, x, &x.scalar_like(0.0))?;
-    let exp_side = super::expm1(&mul(x, &positive_mask_zero(x, &nonneg)?)?)?;
+    let exp_side = super::expm1(&negative_side(x, &nonneg)?)?;
     let negative = mul(&x.scalar_like(ALPHA), &exp_side)?;
     mul(&x.scalar_like(SCALE), &where_(&nonneg, x, &negative)?)
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use ferrotape_core::kernels::{self, PadMode};
-use ferrotape_core::{num_elements, Array, DType, Error, Result, Shape};
+use ferrotape_core::{Array, DType, Error, Result, Shape};
 
 use super::{reduce_sum, unbroadcast};
 use crate::tape::record;
@@ -503,9 +503,4 @@ pub fn one_hot(
         axis,
         dtype,
     )?))
-}
-
-/// The number of elements of a shape (re-exported for bindings).
-pub fn size_of(shape: &[usize]) -> usize {
-    num_elements(shape)
 }

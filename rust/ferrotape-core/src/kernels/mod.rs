@@ -20,7 +20,7 @@ pub use linalg::{det, inv, solve};
 pub use matmul::matmul;
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
-    concat, eye, gather, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
+    concat, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
     slice_scatter, take, take_add, tile, PadMode,
 };
 

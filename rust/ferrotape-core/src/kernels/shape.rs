@@ -54,27 +54,6 @@ pub fn index_values(op: &'static str, a: &Array) -> Result<Vec<i64>> {
     }
 }
 
-/// `tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`.
-pub fn gather(params: &Array, indices: &Array, axis: usize) -> Result<Array> {
-    const OP: &str = "GatherV2";
-    if axis >= params.rank() {
-        return Err(Error::invalid(
-            OP,
-            format!("axis {axis} is out of range for rank {}", params.rank()),
-        ));
-    }
-    let d = params.shape()[axis];
-    let idx = index_values(OP, indices)?
-        .into_iter()
-        .map(|i| check_index(OP, i, d).map(Some))
-        .collect::<Result<Vec<_>>>()?;
-    let taken = take(params, axis, &idx, 0.0);
-    let mut shape: Shape = params.shape()[..axis].into();
-    shape.extend_from_slice(indices.shape());
-    shape.extend_from_slice(&params.shape()[axis + 1..]);
-    taken.reshape(&shape)
-}
-
 /// `tf.gather_nd(params, indices)`: shape `indices[:-1] + params[q:]` with `q = indices[-1]`.
 pub fn gather_nd(params: &Array, indices: &Array) -> Result<Array> {
     const OP: &str = "GatherNd";
@@ -400,17 +379,17 @@ mod tests {
     }
 
     #[test]
-    fn tile_and_gather() {
+    fn tile_and_gather_nd() {
         let a = Array::from_vec(vec![1i32, 2], &[1, 2]).unwrap();
         assert_eq!(
             tile(&a, &[2, 2]).unwrap().to_vec::<i32>(),
             vec![1, 2, 1, 2, 1, 2, 1, 2]
         );
-        let p = Array::from_vec(vec![10i64, 11, 12], &[3]).unwrap();
-        let i = Array::from_vec(vec![2i32, 0], &[2]).unwrap();
-        assert_eq!(gather(&p, &i, 0).unwrap().to_vec::<i64>(), vec![12, 10]);
-        let bad = Array::from_vec(vec![3i32], &[1]).unwrap();
-        assert!(matches!(gather(&p, &bad, 0), Err(Error::OutOfRange { .. })));
+        let p = Array::from_vec(vec![10i64, 11, 12, 13], &[2, 2]).unwrap();
+        let i = Array::from_vec(vec![1i32, 0, 0, 1], &[2, 2]).unwrap();
+        assert_eq!(gather_nd(&p, &i).unwrap().to_vec::<i64>(), vec![12, 11]);
+        let bad = Array::from_vec(vec![2i32, 0], &[1, 2]).unwrap();
+        assert!(matches!(gather_nd(&p, &bad), Err(Error::OutOfRange { .. })));
     }
 }
 
