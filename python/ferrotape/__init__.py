@@ -8,7 +8,7 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-from . import _core, errors, linalg, math, nest, nn, random
+from . import _core, data, errors, linalg, math, nest, nn, random
 from ._core import (
     Tensor,
     Variable,
@@ -190,6 +190,7 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "cosh",
+    "data",
     "custom_gradient",
     "device",
     "divide",

@@ -1,0 +1,84 @@
+"""ft.data.Dataset: TensorFlow's pipeline semantics on small data."""
+
+import numpy as np
+import pytest
+
+import ferrotape as tf
+
+
+def as_lists(ds):
+    return [tf.nest.map_structure(lambda t: t.numpy().tolist(), e) for e in ds]
+
+
+def test_from_tensor_slices_tuples_dicts_and_dtypes():
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    y = np.array([0, 1, 2])
+    ds = tf.data.Dataset.from_tensor_slices((x, y))
+    elements = list(ds)
+    assert len(elements) == 3 and len(ds) == 3
+    first_x, first_y = elements[0]
+    assert isinstance(first_x, tf.Tensor) and first_x.shape == (2,) and first_x.dtype == tf.float32
+    assert first_y.dtype == tf.int64 and int(first_y) == 0
+    d = tf.data.Dataset.from_tensor_slices({"a": [1.0, 2.0], "b": [[1, 2], [3, 4]]})
+    assert as_lists(d) == [{"a": 1.0, "b": [1, 2]}, {"a": 2.0, "b": [3, 4]}]
+    assert next(iter(d))["a"].dtype == tf.float32  # Python floats become float32
+    assert next(iter(d))["b"].dtype == tf.int32
+    with pytest.raises(ValueError):
+        tf.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4)))
+
+
+def test_batch_with_and_without_remainder():
+    ds = tf.data.Dataset.range(7)
+    assert as_lists(ds.batch(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert as_lists(ds.batch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert len(ds.batch(3)) == 3 and len(ds.batch(3, drop_remainder=True)) == 2
+    pairs = tf.data.Dataset.from_tensor_slices((np.ones((5, 2)), np.arange(5))).batch(2)
+    shapes = [(x.shape.as_list(), y.shape.as_list()) for x, y in pairs]
+    assert shapes == [([2, 2], [2]), ([2, 2], [2]), ([1, 2], [1])]
+
+
+def test_shuffle_is_a_seeded_permutation_reshuffled_each_epoch():
+    ds = tf.data.Dataset.range(20).shuffle(20, seed=3)
+    first, second = as_lists(ds), as_lists(ds)
+    assert sorted(first) == list(range(20)) and first != list(range(20))
+    assert first != second  # reshuffle_each_iteration
+    again = as_lists(tf.data.Dataset.range(20).shuffle(20, seed=3))
+    assert again == first  # same seed, same order
+    fixed = tf.data.Dataset.range(20).shuffle(20, seed=3, reshuffle_each_iteration=False)
+    assert as_lists(fixed) == as_lists(fixed)
+    small_buffer = as_lists(tf.data.Dataset.range(50).shuffle(4, seed=1))
+    assert sorted(small_buffer) == list(range(50))
+
+
+def test_map_filter_repeat_take_skip_enumerate_cache():
+    ds = tf.data.Dataset.range(5).map(lambda x: x * 2)
+    assert as_lists(ds) == [0, 2, 4, 6, 8]
+    pairs = tf.data.Dataset.from_tensor_slices(([1.0, 2.0], [3.0, 4.0])).map(lambda a, b: a + b)
+    assert as_lists(pairs) == [4.0, 6.0]
+    assert as_lists(tf.data.Dataset.range(6).filter(lambda x: x % 2 == 0)) == [0, 2, 4]
+    assert as_lists(tf.data.Dataset.range(2).repeat(3)) == [0, 1] * 3
+    assert as_lists(tf.data.Dataset.range(3).repeat().take(7)) == [0, 1, 2, 0, 1, 2, 0]
+    assert as_lists(tf.data.Dataset.range(5).skip(3)) == [3, 4]
+    assert as_lists(tf.data.Dataset.range(2).enumerate(10)) == [(10, 0), (11, 1)]
+    calls = []
+    cached = tf.data.Dataset.range(3).map(lambda x: calls.append(1) or x).cache()
+    assert as_lists(cached) == as_lists(cached) == [0, 1, 2] and len(calls) == 3
+    assert int(tf.data.Dataset.range(3).repeat().cardinality()) == tf.data.INFINITE
+    assert tf.data.Dataset.range(3).prefetch(tf.data.AUTOTUNE) is not None
+
+
+def test_seed_002_custom_loop_with_a_dataset_learns_the_line():
+    # Seed 002's pipeline and loop, with a Variable pair in place of the Keras Dense layer.
+    rng = np.random.default_rng(42)
+    x_train = np.linspace(-1, 1, 100).astype(np.float32).reshape(-1, 1)
+    y_train = 2 * x_train - 1 + rng.normal(size=x_train.shape).astype(np.float32) * 0.2
+    dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(1024, seed=0).batch(32)
+    m, b = tf.Variable([[0.0]]), tf.Variable([0.0])
+    for _ in range(50):
+        for x_batch, y_batch in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(y_batch - (tf.matmul(x_batch, m) + b)))
+            dm, db = tape.gradient(loss, [m, b])
+            m.assign_sub(0.1 * dm)
+            b.assign_sub(0.1 * db)
+    assert abs(float(m[0, 0]) - 2.0) < 0.15 and abs(float(b[0]) + 1.0) < 0.1
