@@ -16,43 +16,24 @@ import itertools
 
 import numpy as np
 
-from . import _core
+from . import _core, nest
 
 AUTOTUNE = -1
 INFINITE = -1
 UNKNOWN = -2
 
 
-def _is_structure(x):
-    # As in tf.data, tuples and dicts are structure; lists are values (converted to tensors).
-    return isinstance(x, (tuple, dict))
-
-
+# As in tf.data, tuples and dicts are structure; lists are values (converted to tensors).
 def _flatten(element):
-    if isinstance(element, dict):
-        return [leaf for key in sorted(element) for leaf in _flatten(element[key])]
-    if isinstance(element, tuple):
-        return [leaf for item in element for leaf in _flatten(item)]
-    return [element]
+    return nest.flatten(element, sequences=tuple)
 
 
 def _pack(structure, flat):
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in sorted(s)}
-            return type(s)((k, built[k]) for k in s)
-        if isinstance(s, tuple):
-            items = [build(x) for x in s]
-            return type(s)(*items) if hasattr(s, "_fields") else tuple(items)
-        return next(it)
-
-    return build(structure)
+    return nest.pack_sequence_as(structure, flat, sequences=tuple)
 
 
 def _map_structure(fn, element):
-    return _pack(element, [fn(x) for x in _flatten(element)])
+    return nest.map_structure(fn, element, sequences=tuple)
 
 
 def _as_numpy(value):

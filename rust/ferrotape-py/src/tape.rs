@@ -134,10 +134,33 @@ fn zero_for_unconnected(value: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
     }
 }
 
-fn zeros_for(source: &Source, lead: &[usize]) -> PyTensor {
-    let mut shape = lead.to_vec();
-    shape.extend_from_slice(&source.shape);
-    PyTensor::new(ops::zeros(source.dtype, &shape))
+/// The flat sources of a structure, and how to rebuild it.
+fn sources_of(sources: &Bound<'_, PyAny>) -> PyResult<(Vec<Source>, Shape)> {
+    let (flat, shape) = flatten(sources)?;
+    Ok((flat.iter().map(source_of).collect::<PyResult<_>>()?, shape))
+}
+
+/// Wraps results for Python; unconnected ones become zeros of `lead + source.shape` when
+/// `zero` (`UnconnectedGradients.ZERO`), else stay `None`.
+fn fill_unconnected(
+    results: Vec<Option<Tensor>>,
+    sources: &[Source],
+    zero: bool,
+    lead: &[usize],
+) -> Vec<Option<PyTensor>> {
+    results
+        .into_iter()
+        .zip(sources)
+        .map(|(r, s)| match r {
+            Some(t) => Some(PyTensor::new(t)),
+            None if zero => {
+                let mut shape = lead.to_vec();
+                shape.extend_from_slice(&s.shape);
+                Some(PyTensor::new(ops::zeros(s.dtype, &shape)))
+            }
+            None => None,
+        })
+        .collect()
 }
 
 /// Sweeps longer than this release the GIL; shorter ones finish before it would matter.
@@ -289,11 +312,7 @@ impl PyGradientTape {
     ) -> PyResult<Bound<'py, PyAny>> {
         self.begin_differentiation()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
-        let (flat_sources, shape) = flatten(sources)?;
-        let srcs = flat_sources
-            .iter()
-            .map(source_of)
-            .collect::<PyResult<Vec<_>>>()?;
+        let (srcs, shape) = sources_of(sources)?;
         let targets = targets_of(&flatten(target)?.0)?;
         let seeds = match output_gradients.filter(|g| !g.is_none()) {
             None => None,
@@ -312,16 +331,7 @@ impl PyGradientTape {
         let grads = self
             .run(py, |tape| tape.gradient(&targets, &srcs, seeds.as_deref()))
             .raise()?;
-        let grads = grads
-            .into_iter()
-            .zip(&srcs)
-            .map(|(g, s)| match g {
-                Some(g) => Some(PyTensor::new(g)),
-                None if zero => Some(zeros_for(s, &[])),
-                None => None,
-            })
-            .collect();
-        pack(sources, shape, grads)
+        pack(sources, shape, fill_unconnected(grads, &srcs, zero, &[]))
     }
 
     /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
@@ -340,22 +350,13 @@ impl PyGradientTape {
         self.begin_differentiation()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
-        let (flat_sources, shape) = flatten(sources)?;
-        let srcs = flat_sources
-            .iter()
-            .map(source_of)
-            .collect::<PyResult<Vec<_>>>()?;
+        let (srcs, shape) = sources_of(sources)?;
         let jacobians = self.run(py, |tape| tape.jacobian(&target, &srcs)).raise()?;
-        let jacobians = jacobians
-            .into_iter()
-            .zip(&srcs)
-            .map(|(j, s)| match j {
-                Some(j) => Some(PyTensor::new(j)),
-                None if zero => Some(zeros_for(s, target.shape())),
-                None => None,
-            })
-            .collect();
-        pack(sources, shape, jacobians)
+        pack(
+            sources,
+            shape,
+            fill_unconnected(jacobians, &srcs, zero, target.shape()),
+        )
     }
 
     /// Per-example Jacobians, shape `(batch,) + target.shape[1:] + source.shape[1:]`; zeros

@@ -11,6 +11,15 @@ use super::{
 use crate::tape::record;
 use crate::tensor::Tensor;
 
+/// The indices of the reduced axes of a mask.
+fn reduced_axes(mask: &[bool]) -> Vec<i64> {
+    mask.iter()
+        .enumerate()
+        .filter(|(_, &r)| r)
+        .map(|(i, _)| i as i64)
+        .collect()
+}
+
 /// The input shape with reduced axes set to 1.
 fn kept_shape(shape: &[usize], mask: &[bool]) -> Shape {
     shape
@@ -63,12 +72,7 @@ fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R
     let (y, mask) = reduce_kernel(op, x, axes, keepdims)?;
     record(op.name(), &[x], &[&y], || {
         let (x, y, kept) = (x.clone(), y.clone(), kept_shape(x.shape(), &mask));
-        let axes: Vec<i64> = mask
-            .iter()
-            .enumerate()
-            .filter(|(_, &r)| r)
-            .map(|(i, _)| i as i64)
-            .collect();
+        let axes = reduced_axes(&mask);
         move |gs: &[Tensor], _: &[bool]| {
             // Ties share the gradient equally, as in TensorFlow.
             let hit = cast(
@@ -99,12 +103,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
         let (x, kept) = (x.clone(), kept_shape(x.shape(), &mask));
-        let axes: Vec<i64> = mask
-            .iter()
-            .enumerate()
-            .filter(|(_, &r)| r)
-            .map(|(i, _)| i as i64)
-            .collect();
+        let axes = reduced_axes(&mask);
         move |gs: &[Tensor], _: &[bool]| {
             let zero = x.scalar_like(0.0);
             let is_zero = compare(CompareOp::Equal, &x, &zero)?;
