@@ -560,7 +560,7 @@ mod tests {
             .unwrap();
         outer.pop();
         let d2y = outer
-            .gradient(&[dy.clone()], &[Source::of_tensor(&x)], None)
+            .gradient(std::slice::from_ref(&dy), &[Source::of_tensor(&x)], None)
             .unwrap();
         assert_eq!(value(&dy), 12.0); // 3x²
         assert_eq!(value(d2y[0].as_ref().unwrap()), 12.0); // 6x
@@ -571,7 +571,7 @@ mod tests {
         let (x, z) = (scalar(1.0), scalar(5.0));
         let (tape, y) = taped(false, &x, |x| ops::sin(x).unwrap());
         let g = tape
-            .gradient(&[y.clone()], &[Source::of_tensor(&z)], None)
+            .gradient(std::slice::from_ref(&y), &[Source::of_tensor(&z)], None)
             .unwrap();
         assert!(g[0].is_none());
         assert!(matches!(
