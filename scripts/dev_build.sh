@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The quick edit-test loop: a debug build of the extension (tens of seconds, versus minutes for
+# the release build) dropped where the editable install (scripts/setup.sh) imports it from.
+# Timings taken with this build mean nothing: benchmark after `maturin develop --release`.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PYO3_BUILD_EXTENSION_MODULE=1 cargo build -p ferrotape-py
+suffix=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+cp target/debug/lib_core.so "python/ferrotape/_core$suffix"
