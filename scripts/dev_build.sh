@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYO3_BUILD_EXTENSION_MODULE=1 cargo build -p ferrotape-py
 suffix=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-cp target/debug/lib_core.so "python/ferrotape/_core$suffix"
+# Copy then rename: a running Python that has the old library mapped keeps its (unlinked) file.
+cp target/debug/lib_core.so "python/ferrotape/_core$suffix.tmp"
+mv "python/ferrotape/_core$suffix.tmp" "python/ferrotape/_core$suffix"

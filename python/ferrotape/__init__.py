@@ -160,6 +160,17 @@ def executing_eagerly():
     return True
 
 
+def __getattr__(name):
+    # ``ft.keras`` (and TensorFlow's ``tf.optimizers`` alias) load on first use, so that
+    # ``import ferrotape`` stays quick for tape-only programs.
+    if name in ("keras", "optimizers"):
+        import importlib
+
+        keras = importlib.import_module(".keras", __name__)
+        return keras if name == "keras" else keras.optimizers
+    raise AttributeError(f"module 'ferrotape' has no attribute {name!r}")
+
+
 __all__ = [
     "DType",
     "GradientTape",

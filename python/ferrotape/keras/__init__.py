@@ -1,0 +1,40 @@
+"""``ft.keras``: Keras's layers, models, optimizers, losses, metrics, callbacks and data sets.
+
+Layers compute in Rust (``ferrotape._core.keras``); the model machinery, optimizers, the
+training loop and the data sets are Python, as in Keras.
+"""
+
+from . import (
+    activations,
+    callbacks,
+    datasets,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    regularizers,
+    saving,
+    utils,
+)
+from .engine import Input, Layer, Model, Sequential
+
+__all__ = [
+    "Input",
+    "Layer",
+    "Model",
+    "Sequential",
+    "activations",
+    "callbacks",
+    "datasets",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+    "regularizers",
+    "saving",
+    "utils",
+]

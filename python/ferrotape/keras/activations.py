@@ -1,0 +1,1 @@
+"""ft.keras.activations (being written)."""

@@ -1,0 +1,1 @@
+"""ft.keras.callbacks (being written)."""

@@ -1,0 +1,1 @@
+"""ft.keras.datasets (being written)."""

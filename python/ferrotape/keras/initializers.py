@@ -1,0 +1,1 @@
+"""ft.keras.initializers (being written)."""

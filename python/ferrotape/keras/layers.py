@@ -1,0 +1,1 @@
+"""ft.keras.layers (being written)."""

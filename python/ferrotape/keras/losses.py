@@ -1,0 +1,1 @@
+"""ft.keras.losses (being written)."""

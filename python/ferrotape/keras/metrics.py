@@ -1,0 +1,1 @@
+"""ft.keras.metrics (being written)."""

@@ -1,0 +1,1 @@
+"""ft.keras.models (being written)."""

@@ -1,0 +1,1 @@
+"""ft.keras.optimizers (being written)."""

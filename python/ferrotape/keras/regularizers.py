@@ -1,0 +1,1 @@
+"""ft.keras.regularizers (being written)."""

@@ -1,0 +1,1 @@
+"""ft.keras.saving (being written)."""

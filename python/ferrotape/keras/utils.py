@@ -1,0 +1,1 @@
+"""ft.keras.utils (being written)."""
