@@ -604,6 +604,112 @@ row(
     rtol=1e-4,
 )
 
+# Convolution and pooling (NHWC images, HWIO filters).
+
+
+def same_pads(size, window, stride, dilation=1):
+    """TensorFlow's SAME padding along one axis: (before, after)."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (window - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def windows(x, kh, kw, stride, dilation, padding, fill=0.0):
+    """x padded per TF and cut into windows: shape (n, out_h, out_w, kh, kw, c)."""
+    (sh, sw), (dh, dw) = stride, dilation
+    if padding == "SAME":
+        ph, pw = same_pads(x.shape[1], kh, sh, dh), same_pads(x.shape[2], kw, sw, dw)
+        x = np.pad(x, [(0, 0), ph, pw, (0, 0)], constant_values=fill)
+    eh, ew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    oh, ow = (x.shape[1] - eh) // sh + 1, (x.shape[2] - ew) // sw + 1
+    out = np.empty((x.shape[0], oh, ow, kh, kw, x.shape[3]), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, i, j] = x[:, i * sh : i * sh + eh : dh, j * sw : j * sw + ew : dw]
+    return out
+
+
+def conv_ref(x, f, stride=(1, 1), padding="SAME", dilation=(1, 1)):
+    return np.einsum("nijabc,abcd->nijd", windows(x, *f.shape[:2], stride, dilation, padding), f)
+
+
+def conv_case(name, xs, fs, stride, padding, dilation=(1, 1)):
+    row(
+        f"conv2d[{name}]",
+        lambda x, f: tf.nn.conv2d(x, f, stride, padding, dilations=dilation),
+        lambda x, f: conv_ref(x, f, stride, padding, dilation),
+        xs,
+        fs,
+    )
+
+
+conv_case("same", (2, 4, 5, 2), (3, 3, 2, 3), (1, 1), "SAME")
+conv_case("valid,stride2", (1, 5, 6, 2), (2, 3, 2, 2), (2, 2), "VALID")
+conv_case("same,stride2,odd", (2, 5, 5, 1), (3, 3, 1, 2), (2, 2), "SAME")
+conv_case("dilation2", (1, 6, 5, 2), (2, 2, 2, 2), (1, 1), "SAME", (2, 2))
+conv_case("pointwise", (2, 3, 3, 3), (1, 1, 3, 2), (1, 1), "VALID")
+
+
+def conv_transpose_ref(y, f, x_shape, stride):
+    """Scatters each output gradient back through the filter, by the definition."""
+    kh, kw = f.shape[:2]
+    ph, pw = same_pads(x_shape[1], kh, stride[0]), same_pads(x_shape[2], kw, stride[1])
+    hp, wp = x_shape[1] + sum(ph), x_shape[2] + sum(pw)
+    out = np.zeros((x_shape[0], hp, wp, x_shape[3]))
+    for i in range(y.shape[1]):
+        for j in range(y.shape[2]):
+            patch = np.einsum("nd,abcd->nabc", y[:, i, j], f)
+            out[:, i * stride[0] : i * stride[0] + kh, j * stride[1] : j * stride[1] + kw] += patch
+    return out[:, ph[0] : ph[0] + x_shape[1], pw[0] : pw[0] + x_shape[2]]
+
+
+row(
+    "conv2d_transpose",
+    lambda y, f: tf.nn.conv2d_transpose(y, f, [2, 5, 5, 2], 2, "SAME"),
+    lambda y, f: conv_transpose_ref(y, f, (2, 5, 5, 2), (2, 2)),
+    (2, 3, 3, 3),
+    (3, 3, 2, 3),
+)
+
+
+def pool_ref(kind, x, k, stride, padding):
+    w = windows(x, *k, stride, (1, 1), padding, fill=np.nan)
+    return np.nanmax(w, axis=(3, 4)) if kind == "max" else np.nanmean(w, axis=(3, 4))
+
+
+# Distinct values keep max pooling away from ties, where finite differences are meaningless.
+def DISTINCT(rng, s):
+    return rng.permutation(np.arange(np.prod(s)))[: np.prod(s)].reshape(s) * 0.1 - 1.0
+
+
+for kind in ("max", "avg"):
+    for label_, k, stride, padding in [
+        ("2x2", (2, 2), (2, 2), "VALID"),
+        ("3x3,same,odd", (3, 3), (2, 2), "SAME"),
+        ("2x3,stride1,same", (2, 3), (1, 1), "SAME"),
+    ]:
+        fn = tf.nn.max_pool2d if kind == "max" else tf.nn.avg_pool2d
+        row(
+            f"{kind}_pool2d[{label_}]",
+            lambda x, fn=fn, k=k, stride=stride, padding=padding: fn(x, k, stride, padding),
+            lambda x, kind=kind, k=k, stride=stride, padding=padding: pool_ref(
+                kind, x, k, stride, padding
+            ),
+            (2, 5, 5, 2),
+            dom=DISTINCT,
+        )
+row(
+    "batch_normalization",
+    lambda x, m, v, o, s: tf.nn.batch_normalization(x, m, v, o, s, 1e-3),
+    lambda x, m, v, o, s: (x - m) / np.sqrt(v + 1e-3) * s + o,
+    (4, 3),
+    (3,),
+    (3,),
+    (3,),
+    (3,),
+    dom=[SYM, SYM, POS, SYM, SYM],
+)
+
 # Norms and clipping.
 row("norm", lambda x: tf.norm(x), lambda x: np.sqrt(np.sum(x * x)), (3, 4))
 row(
@@ -834,6 +940,7 @@ INVENTORY = [
     "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits",
     "sigmoid_cross_entropy_with_logits",
+    *names("conv2d conv2d_transpose max_pool2d avg_pool2d batch_normalization"),
 ]
 
 # Public names (TF 2.21 spellings) that the rows above rely on.
@@ -849,7 +956,8 @@ PUBLIC = {
     "reduce_logsumexp",
     "nn": "relu relu6 leaky_relu elu selu gelu silu swish softmax log_softmax softplus sigmoid "
     "softmax_cross_entropy_with_logits sparse_softmax_cross_entropy_with_logits "
-    "sigmoid_cross_entropy_with_logits",
+    "sigmoid_cross_entropy_with_logits conv2d conv2d_transpose max_pool2d avg_pool2d "
+    "batch_normalization",
     "linalg": "solve inv det matmul norm einsum tensordot",
 }
 

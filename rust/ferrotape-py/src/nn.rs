@@ -1,11 +1,13 @@
 //! `ft.nn`: activations, softmax and the cross-entropy losses.
 
 use ferrotape_autodiff::ops;
+use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
 use ferrotape_autodiff::Tensor;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor};
+use crate::errors::to_py;
 use crate::tensor::{compute, wrap, PyTensor};
 
 macro_rules! activations {
@@ -166,6 +168,104 @@ fn sigmoid_cross_entropy_with_logits(
     }))
 }
 
+fn conv_params(stride: [usize; 2], dilation: [usize; 2], padding: &str) -> PyResult<Conv2dParams> {
+    Ok(Conv2dParams {
+        stride,
+        dilation,
+        padding: Padding::parse("Conv2D", padding).map_err(to_py)?,
+    })
+}
+
+/// NHWC input, HWIO filter; the Python wrapper normalises TensorFlow's stride forms.
+#[pyfunction]
+fn conv2d_nhwc(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    filters: &Bound<'_, PyAny>,
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    padding: &str,
+) -> PyResult<PyTensor> {
+    let (x, f) = binary_operands(input, filters)?;
+    let params = conv_params(stride, dilation, padding)?;
+    let work = x.len() * f.shape().iter().take(2).product::<usize>().max(1);
+    wrap(compute(py, work, || ops::conv2d(&x, &f, params)))
+}
+
+/// The input gradient of conv2d (also `tf.nn.conv2d_transpose`).
+#[pyfunction]
+fn conv2d_backprop_input_nhwc(
+    py: Python<'_>,
+    input_sizes: Vec<usize>,
+    filters: &Bound<'_, PyAny>,
+    out_backprop: &Bound<'_, PyAny>,
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    padding: &str,
+) -> PyResult<PyTensor> {
+    let (f, dy) = binary_operands(filters, out_backprop)?;
+    let params = conv_params(stride, dilation, padding)?;
+    let work = dy.len() * f.shape().iter().take(2).product::<usize>().max(1);
+    wrap(compute(py, work, || {
+        ops::conv2d_backprop_input(&input_sizes, &f, &dy, params)
+    }))
+}
+
+#[pyfunction]
+fn conv2d_backprop_filter_nhwc(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    filter_sizes: Vec<usize>,
+    out_backprop: &Bound<'_, PyAny>,
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    padding: &str,
+) -> PyResult<PyTensor> {
+    let (x, dy) = binary_operands(input, out_backprop)?;
+    let params = conv_params(stride, dilation, padding)?;
+    let work = x.len() * filter_sizes.iter().take(2).product::<usize>().max(1);
+    wrap(compute(py, work, || {
+        ops::conv2d_backprop_filter(&x, &filter_sizes, &dy, params)
+    }))
+}
+
+fn pool_window(
+    op: &'static str,
+    x: &Tensor,
+    window: [usize; 2],
+    stride: [usize; 2],
+    padding: &str,
+) -> PyResult<Window2d> {
+    let padding = Padding::parse(op, padding).map_err(to_py)?;
+    Window2d::new(op, x.shape(), window, stride, [1, 1], padding).map_err(to_py)
+}
+
+#[pyfunction]
+fn max_pool_nhwc(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    window: [usize; 2],
+    stride: [usize; 2],
+    padding: &str,
+) -> PyResult<PyTensor> {
+    let x = to_tensor(input, None)?;
+    let w = pool_window("MaxPool", &x, window, stride, padding)?;
+    wrap(compute(py, x.len(), || ops::max_pool2d(&x, &w)))
+}
+
+#[pyfunction]
+fn avg_pool_nhwc(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    window: [usize; 2],
+    stride: [usize; 2],
+    padding: &str,
+) -> PyResult<PyTensor> {
+    let x = to_tensor(input, None)?;
+    let w = pool_window("AvgPool", &x, window, stride, padding)?;
+    wrap(compute(py, x.len(), || ops::avg_pool2d(&x, &w)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_activations(m)?;
     for f in [
@@ -177,6 +277,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(softmax_cross_entropy_with_logits, m)?,
         wrap_pyfunction!(sparse_softmax_cross_entropy_with_logits, m)?,
         wrap_pyfunction!(sigmoid_cross_entropy_with_logits, m)?,
+        wrap_pyfunction!(conv2d_nhwc, m)?,
+        wrap_pyfunction!(conv2d_backprop_input_nhwc, m)?,
+        wrap_pyfunction!(conv2d_backprop_filter_nhwc, m)?,
+        wrap_pyfunction!(max_pool_nhwc, m)?,
+        wrap_pyfunction!(avg_pool_nhwc, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -29,6 +29,7 @@ macro_rules! grad {
 }
 
 mod arith;
+mod conv;
 mod linalg;
 mod math;
 mod nn;
@@ -36,6 +37,7 @@ mod reduce;
 mod shape;
 
 pub use arith::*;
+pub use conv::*;
 pub use linalg::*;
 pub use math::*;
 pub use nn::*;

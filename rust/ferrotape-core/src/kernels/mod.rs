@@ -3,6 +3,7 @@
 //! Large element-wise work is split across rayon's pool above [`PARALLEL_THRESHOLD`].
 
 mod cast;
+mod conv;
 mod elementwise;
 mod float;
 mod linalg;
@@ -11,6 +12,10 @@ mod reduce;
 mod shape;
 
 pub use cast::cast;
+pub use conv::{
+    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input,
+    max_pool_argmax, Conv2dParams, Padding, Window2d,
+};
 pub use elementwise::{
     binary, compare, logical, logical_not, select, unary, update_in_place, BinaryOp, CompareOp,
     LogicalOp, UnaryOp,

@@ -1,0 +1,124 @@
+//! Convolution and pooling over NHWC images.
+//!
+//! `conv2d` and its two backward passes are three faces of one bilinear form
+//! `<conv2d(x, f), dy>`, so each is the derivative of the others: declaring all three as ops,
+//! each with its backward written in the other two, gives derivatives of any order. Max pooling
+//! is a gather of the windows' maxima (its derivative is the gather's), average pooling and its
+//! gradient are each other's adjoints.
+
+use std::sync::Arc;
+
+use ferrotape_core::kernels::{self, Conv2dParams, Window2d};
+use ferrotape_core::Result;
+
+use super::{reshape, take};
+use crate::tape::record;
+use crate::tensor::Tensor;
+
+/// NHWC `x` convolved with HWIO `filter`.
+/// d/dx = conv2d_backprop_input(dy), d/dfilter = conv2d_backprop_filter(x, dy).
+pub fn conv2d(x: &Tensor, filter: &Tensor, params: Conv2dParams) -> Result<Tensor> {
+    let y = Tensor::new(kernels::conv2d(x.value(), filter.value(), &params)?);
+    record("Conv2D", &[x, filter], &[&y], || {
+        let (x, filter) = (x.clone(), filter.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let dx = needs[0]
+                .then(|| conv2d_backprop_input(x.shape(), &filter, g, params))
+                .transpose()?;
+            let df = needs[1]
+                .then(|| conv2d_backprop_filter(&x, filter.shape(), g, params))
+                .transpose()?;
+            Ok(vec![dx, df])
+        }
+    });
+    Ok(y)
+}
+
+/// The input gradient of [`conv2d`] for output gradient `dy`; linear in `filter` and in `dy`:
+/// d/dfilter = conv2d_backprop_filter(g, dy), d/ddy = conv2d(g, filter).
+pub fn conv2d_backprop_input(
+    input_shape: &[usize],
+    filter: &Tensor,
+    dy: &Tensor,
+    params: Conv2dParams,
+) -> Result<Tensor> {
+    let dx = Tensor::new(kernels::conv2d_backprop_input(
+        input_shape,
+        filter.value(),
+        dy.value(),
+        &params,
+    )?);
+    record("Conv2DBackpropInput", &[filter, dy], &[&dx], || {
+        let (filter, dy) = (filter.clone(), dy.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let df = needs[0]
+                .then(|| conv2d_backprop_filter(g, filter.shape(), &dy, params))
+                .transpose()?;
+            let ddy = needs[1].then(|| conv2d(g, &filter, params)).transpose()?;
+            Ok(vec![df, ddy])
+        }
+    });
+    Ok(dx)
+}
+
+/// The filter gradient of [`conv2d`] for output gradient `dy`; linear in `x` and in `dy`:
+/// d/dx = conv2d_backprop_input(g, dy), d/ddy = conv2d(x, g).
+pub fn conv2d_backprop_filter(
+    x: &Tensor,
+    filter_shape: &[usize],
+    dy: &Tensor,
+    params: Conv2dParams,
+) -> Result<Tensor> {
+    let df = Tensor::new(kernels::conv2d_backprop_filter(
+        x.value(),
+        filter_shape,
+        dy.value(),
+        &params,
+    )?);
+    record("Conv2DBackpropFilter", &[x, dy], &[&df], || {
+        let (x, dy) = (x.clone(), dy.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let dx = needs[0]
+                .then(|| conv2d_backprop_input(x.shape(), g, &dy, params))
+                .transpose()?;
+            let ddy = needs[1].then(|| conv2d(&x, g, params)).transpose()?;
+            Ok(vec![dx, ddy])
+        }
+    });
+    Ok(df)
+}
+
+/// The maximum of each window (padding ignored), taken as a gather of the argmax positions, so
+/// the gradient goes to the first maximum of each window and higher orders follow the gather.
+pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let index = kernels::max_pool_argmax(x.value(), window)?;
+    let flat = reshape(x, &[x.len()])?;
+    let picked = take(&flat, 0, Arc::new(index.into_iter().map(Some).collect()), 0.0)?;
+    reshape(
+        &picked,
+        &[window.batch, window.out_h, window.out_w, window.channels],
+    )
+}
+
+/// The mean of each window's elements inside the image; d/dx = avg_pool2d_grad(g).
+pub fn avg_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let y = Tensor::new(kernels::avg_pool(x.value(), window)?);
+    record("AvgPool", &[x], &[&y], || {
+        let window = window.clone();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(avg_pool2d_grad(&gs[0], &window)?)])
+    });
+    Ok(y)
+}
+
+/// The adjoint of [`avg_pool2d`]: each gradient spread evenly over its window; d/dg = avg_pool2d.
+pub fn avg_pool2d_grad(dy: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let dx = Tensor::new(kernels::avg_pool_grad(dy.value(), window)?);
+    record("AvgPoolGrad", &[dy], &[&dx], || {
+        let window = window.clone();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(avg_pool2d(&gs[0], &window)?)])
+    });
+    Ok(dx)
+}

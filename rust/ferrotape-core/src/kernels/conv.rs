@@ -1,0 +1,839 @@
+//! 2-D convolution and pooling over NHWC images (batch, height, width, channels: Keras's
+//! `channels_last`), with HWIO filters (height, width, in channels, out channels).
+//!
+//! Convolution is im2col + gemm, one image at a time: an image's patches are copied into a
+//! `(out_h·out_w) × (k_h·k_w·in_c)` matrix whose product with the filter (already that matrix's
+//! `(k_h·k_w·in_c) × out_c` partner in HWIO order) is the output image. For the small images
+//! and 16–64 channels of the workloads this keeps every gemm large enough to run at full speed
+//! while the patch matrix of one image stays in L2. Work is split across rayon's pool by image
+//! (each image's gemm then runs single-threaded) when the batch has at least one image per
+//! thread; a smaller batch lets gemm use the threads instead. A 1×1 filter with stride 1 and no
+//! padding reads the image itself as the patch matrix.
+//!
+//! Both backward passes are the same two steps in reverse: the input gradient multiplies the
+//! output gradient by the transposed filter (read through strides) and scatters the patch
+//! gradients back onto the image (col2im); the filter gradient sums `patchesᵀ · dy` over the
+//! images, each thread accumulating its own partial sum.
+
+use gemm::Parallelism;
+use rayon::prelude::*;
+
+use super::cast;
+use crate::{Array, Buffer, DType, Element, Error, Result};
+
+/// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
+/// TensorFlow); `valid` uses only positions where the whole window fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    Same,
+    Valid,
+}
+
+impl Padding {
+    pub fn parse(op: &'static str, name: &str) -> Result<Padding> {
+        match name.to_ascii_uppercase().as_str() {
+            "SAME" => Ok(Padding::Same),
+            "VALID" => Ok(Padding::Valid),
+            _ => Err(Error::invalid(
+                op,
+                format!("padding must be 'SAME' or 'VALID', received {name:?}"),
+            )),
+        }
+    }
+}
+
+/// The output size and the padding before the first element along one spatial axis.
+fn output_size(
+    op: &'static str,
+    input: usize,
+    window: usize,
+    stride: usize,
+    dilation: usize,
+    padding: Padding,
+) -> Result<(usize, usize)> {
+    let effective = (window - 1) * dilation + 1;
+    match padding {
+        Padding::Valid => {
+            if input < effective {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "the window ({effective} after dilation) is larger than the input ({input}) with 'VALID' padding"
+                    ),
+                ));
+            }
+            Ok(((input - effective) / stride + 1, 0))
+        }
+        Padding::Same => {
+            let out = input.div_ceil(stride);
+            let needed = ((out.max(1) - 1) * stride + effective).saturating_sub(input);
+            Ok((out, needed / 2))
+        }
+    }
+}
+
+/// Sizes and offsets shared by the forward and backward passes of one convolution or pooling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window2d {
+    pub batch: usize,
+    pub in_h: usize,
+    pub in_w: usize,
+    pub channels: usize,
+    pub k_h: usize,
+    pub k_w: usize,
+    pub stride: [usize; 2],
+    pub dilation: [usize; 2],
+    pub pad_top: usize,
+    pub pad_left: usize,
+    pub out_h: usize,
+    pub out_w: usize,
+}
+
+impl Window2d {
+    /// Checks a rank-4 NHWC input against a `k_h × k_w` window and positive strides/dilations.
+    pub fn new(
+        op: &'static str,
+        input_shape: &[usize],
+        window: [usize; 2],
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        padding: Padding,
+    ) -> Result<Window2d> {
+        if input_shape.len() != 4 {
+            return Err(Error::invalid(
+                op,
+                format!("input must be a rank-4 NHWC tensor, received shape {input_shape:?}"),
+            ));
+        }
+        if window.contains(&0) || stride.contains(&0) || dilation.contains(&0) {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "window {window:?}, strides {stride:?} and dilations {dilation:?} must be positive"
+                ),
+            ));
+        }
+        if stride != [1, 1] && dilation != [1, 1] {
+            return Err(Error::invalid(
+                op,
+                "strides > 1 together with dilations > 1 are not supported (as in TensorFlow)",
+            ));
+        }
+        let (out_h, pad_top) = output_size(
+            op,
+            input_shape[1],
+            window[0],
+            stride[0],
+            dilation[0],
+            padding,
+        )?;
+        let (out_w, pad_left) = output_size(
+            op,
+            input_shape[2],
+            window[1],
+            stride[1],
+            dilation[1],
+            padding,
+        )?;
+        Ok(Window2d {
+            batch: input_shape[0],
+            in_h: input_shape[1],
+            in_w: input_shape[2],
+            channels: input_shape[3],
+            k_h: window[0],
+            k_w: window[1],
+            stride,
+            dilation,
+            pad_top,
+            pad_left,
+            out_h,
+            out_w,
+        })
+    }
+
+    fn image_len(&self) -> usize {
+        self.in_h * self.in_w * self.channels
+    }
+
+    fn out_positions(&self) -> usize {
+        self.out_h * self.out_w
+    }
+
+    fn patch_len(&self) -> usize {
+        self.k_h * self.k_w * self.channels
+    }
+
+    /// True when the patch matrix is the image itself (1×1 window, stride 1, no padding).
+    fn is_pointwise(&self) -> bool {
+        self.k_h == 1 && self.k_w == 1 && self.stride == [1, 1]
+    }
+
+    /// The input row (or column) under window tap `k` at output position `o`, if inside.
+    fn source(&self, o: usize, k: usize, axis: usize) -> Option<usize> {
+        let (pad, size) = if axis == 0 {
+            (self.pad_top, self.in_h)
+        } else {
+            (self.pad_left, self.in_w)
+        };
+        let pos = (o * self.stride[axis] + k * self.dilation[axis]).checked_sub(pad)?;
+        (pos < size).then_some(pos)
+    }
+
+    /// Calls `f(out_position, tap, input_pixel)` for every window tap that lands inside the
+    /// image; `tap` counts `k_h × k_w` taps in row-major order, pixels count `in_h × in_w`.
+    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
+        for oy in 0..self.out_h {
+            for ox in 0..self.out_w {
+                let out = oy * self.out_w + ox;
+                for ky in 0..self.k_h {
+                    let Some(iy) = self.source(oy, ky, 0) else {
+                        continue;
+                    };
+                    for kx in 0..self.k_w {
+                        if let Some(ix) = self.source(ox, kx, 1) {
+                            f(out, ky * self.k_w + kx, iy * self.in_w + ix);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A float type gemm multiplies.
+pub trait GemmFloat: Element + num_traits::Float + std::iter::Sum + 'static {}
+impl GemmFloat for f32 {}
+impl GemmFloat for f64 {}
+
+/// Row-major `dst (m×n) = [dst +] lhs (m×k) · rhs (k×n)`, each operand given by its row and
+/// column strides.
+#[allow(clippy::too_many_arguments)]
+fn gemm_strided<T: GemmFloat>(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [T],
+    accumulate: bool,
+    lhs: (&[T], isize, isize),
+    rhs: (&[T], isize, isize),
+    parallel: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(T::zero());
+        }
+        return;
+    }
+    let parallelism = if parallel {
+        Parallelism::Rayon(rayon::current_num_threads())
+    } else {
+        Parallelism::None
+    };
+    assert!(dst.len() >= m * n);
+    // SAFETY: the callers pass slices holding every element the strides reach (checked by the
+    // shape computations of `Window2d`), and `dst` has room for m·n row-major elements.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.0.as_ptr(),
+            lhs.2,
+            lhs.1,
+            rhs.0.as_ptr(),
+            rhs.2,
+            rhs.1,
+            T::one(),
+            T::one(),
+            false,
+            false,
+            false,
+            parallelism,
+        );
+    }
+}
+
+/// Copies one image's patches into `cols` (`out_positions × patch_len`, zeros where the window
+/// hangs over the padding).
+fn im2col<T: GemmFloat>(w: &Window2d, image: &[T], cols: &mut [T]) {
+    let c = w.channels;
+    let taps = w.k_h * w.k_w;
+    cols.fill(T::zero());
+    w.for_each_tap(|out, tap, pixel| {
+        let dst = (out * taps + tap) * c;
+        cols[dst..dst + c].copy_from_slice(&image[pixel * c..pixel * c + c]);
+    });
+}
+
+/// Adds the patch gradients in `cols` back onto one image's gradient (the adjoint of im2col).
+fn col2im<T: GemmFloat>(w: &Window2d, cols: &[T], image: &mut [T]) {
+    let c = w.channels;
+    let taps = w.k_h * w.k_w;
+    image.fill(T::zero());
+    w.for_each_tap(|out, tap, pixel| {
+        let src = (out * taps + tap) * c;
+        for (d, s) in image[pixel * c..pixel * c + c]
+            .iter_mut()
+            .zip(&cols[src..src + c])
+        {
+            *d = *d + *s;
+        }
+    });
+}
+
+/// Splits the batch across threads when there is at least one image per thread.
+fn split_by_image(w: &Window2d) -> bool {
+    let work = w.batch * w.out_positions() * w.patch_len();
+    w.batch >= rayon::current_num_threads() && work >= super::PARALLEL_THRESHOLD
+}
+
+fn conv2d_typed<T: GemmFloat>(w: &Window2d, x: &[T], filter: &[T], out_c: usize) -> Vec<T> {
+    let (positions, patch) = (w.out_positions(), w.patch_len());
+    let mut out = vec![T::zero(); w.batch * positions * out_c];
+    if out.is_empty() {
+        return out;
+    }
+    let by_image = split_by_image(w);
+    let one_image = |cols: &mut Vec<T>, n: usize, dst: &mut [T]| {
+        let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
+        let lhs: &[T] = if w.is_pointwise() {
+            image
+        } else {
+            cols.resize(positions * patch, T::zero());
+            im2col(w, image, cols);
+            cols
+        };
+        gemm_strided(
+            positions,
+            out_c,
+            patch,
+            dst,
+            false,
+            (lhs, patch as isize, 1),
+            (filter, out_c as isize, 1),
+            !by_image,
+        );
+    };
+    let chunk = positions * out_c;
+    if by_image {
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each_init(Vec::new, |cols, (n, dst)| one_image(cols, n, dst));
+    } else {
+        let mut cols = Vec::new();
+        for (n, dst) in out.chunks_mut(chunk).enumerate() {
+            one_image(&mut cols, n, dst);
+        }
+    }
+    out
+}
+
+fn conv2d_backprop_input_typed<T: GemmFloat>(
+    w: &Window2d,
+    filter: &[T],
+    dy: &[T],
+    out_c: usize,
+) -> Vec<T> {
+    let (positions, patch) = (w.out_positions(), w.patch_len());
+    let mut dx = vec![T::zero(); w.batch * w.image_len()];
+    if dx.is_empty() || positions == 0 {
+        return dx;
+    }
+    let by_image = split_by_image(w);
+    let one_image = |cols: &mut Vec<T>, n: usize, dst: &mut [T]| {
+        let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
+        // Patch gradients: dy (positions × out_c) · filterᵀ (out_c × patch), the transpose
+        // read in place through its strides.
+        let rhs = (filter, 1, out_c as isize);
+        if w.is_pointwise() {
+            gemm_strided(
+                positions,
+                patch,
+                out_c,
+                dst,
+                false,
+                (dy_image, out_c as isize, 1),
+                rhs,
+                !by_image,
+            );
+            return;
+        }
+        cols.resize(positions * patch, T::zero());
+        gemm_strided(
+            positions,
+            patch,
+            out_c,
+            cols,
+            false,
+            (dy_image, out_c as isize, 1),
+            rhs,
+            !by_image,
+        );
+        col2im(w, cols, dst);
+    };
+    if by_image {
+        dx.par_chunks_mut(w.image_len())
+            .enumerate()
+            .for_each_init(Vec::new, |cols, (n, dst)| one_image(cols, n, dst));
+    } else {
+        let mut cols = Vec::new();
+        for (n, dst) in dx.chunks_mut(w.image_len()).enumerate() {
+            one_image(&mut cols, n, dst);
+        }
+    }
+    dx
+}
+
+fn conv2d_backprop_filter_typed<T: GemmFloat>(
+    w: &Window2d,
+    x: &[T],
+    dy: &[T],
+    out_c: usize,
+) -> Vec<T> {
+    let (positions, patch) = (w.out_positions(), w.patch_len());
+    let filter_len = patch * out_c;
+    if w.batch == 0 || positions == 0 || filter_len == 0 {
+        return vec![T::zero(); filter_len];
+    }
+    // Adds patchesᵀ (patch × positions) · dy (positions × out_c) of images `range` to `acc`.
+    let accumulate = |range: std::ops::Range<usize>, acc: &mut Vec<T>, parallel: bool| {
+        let mut cols = Vec::new();
+        for n in range {
+            let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
+            let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
+            let patches: &[T] = if w.is_pointwise() {
+                image
+            } else {
+                cols.resize(positions * patch, T::zero());
+                im2col(w, image, &mut cols);
+                &cols
+            };
+            gemm_strided(
+                patch,
+                out_c,
+                positions,
+                acc,
+                true,
+                (patches, 1, patch as isize),
+                (dy_image, out_c as isize, 1),
+                parallel,
+            );
+        }
+    };
+    if split_by_image(w) {
+        let threads = rayon::current_num_threads();
+        let per_thread = w.batch.div_ceil(threads);
+        (0..threads)
+            .into_par_iter()
+            .map(|t| {
+                let mut acc = vec![T::zero(); filter_len];
+                accumulate(
+                    t * per_thread..((t + 1) * per_thread).min(w.batch),
+                    &mut acc,
+                    false,
+                );
+                acc
+            })
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x = *x + *y);
+                a
+            })
+            .expect("at least one thread")
+    } else {
+        let mut acc = vec![T::zero(); filter_len];
+        accumulate(0..w.batch, &mut acc, true);
+        acc
+    }
+}
+
+/// Checks an HWIO filter against the input's channels; returns the output channels.
+fn check_filter(op: &'static str, input_shape: &[usize], filter_shape: &[usize]) -> Result<usize> {
+    if filter_shape.len() != 4 {
+        return Err(Error::invalid(
+            op,
+            format!("filter must be a rank-4 HWIO tensor, received shape {filter_shape:?}"),
+        ));
+    }
+    if input_shape.len() == 4 && filter_shape[2] != input_shape[3] {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "the filter's input channels ({}) must equal the input's channels ({}): input {input_shape:?}, filter {filter_shape:?}",
+                filter_shape[2], input_shape[3]
+            ),
+        ));
+    }
+    Ok(filter_shape[3])
+}
+
+/// Parameters of a 2-D convolution: strides and dilations along (height, width), and padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2dParams {
+    pub stride: [usize; 2],
+    pub dilation: [usize; 2],
+    pub padding: Padding,
+}
+
+impl Conv2dParams {
+    pub fn window(
+        &self,
+        op: &'static str,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+    ) -> Result<Window2d> {
+        check_filter(op, input_shape, filter_shape)?;
+        Window2d::new(
+            op,
+            input_shape,
+            [filter_shape[0], filter_shape[1]],
+            self.stride,
+            self.dilation,
+            self.padding,
+        )
+    }
+}
+
+/// Runs `f` on contiguous f32 or f64 data (half types through f32), returning an Array of the
+/// first operand's dtype.
+fn float_kernel(
+    op: &'static str,
+    operands: [&Array; 2],
+    out_shape: &[usize],
+    f32_kernel: impl FnOnce(&[f32], &[f32]) -> Vec<f32>,
+    f64_kernel: impl FnOnce(&[f64], &[f64]) -> Vec<f64>,
+) -> Result<Array> {
+    let [a, b] = operands;
+    if a.dtype() != b.dtype() {
+        return Err(Error::mismatch(op, a.dtype(), b.dtype()));
+    }
+    let (a, b) = (a.contiguous(), b.contiguous());
+    let buffer = match (a.buffer(), b.buffer()) {
+        (Buffer::F32(_), _) => Buffer::F32(f32_kernel(
+            a.contiguous_slice().expect("contiguous"),
+            b.contiguous_slice().expect("contiguous"),
+        )),
+        (Buffer::F64(_), _) => Buffer::F64(f64_kernel(
+            a.contiguous_slice().expect("contiguous"),
+            b.contiguous_slice().expect("contiguous"),
+        )),
+        (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
+            let (a32, b32) = (cast(&a, DType::F32)?, cast(&b, DType::F32)?);
+            let r = Array::from_vec(
+                f32_kernel(
+                    a32.contiguous_slice().expect("contiguous"),
+                    b32.contiguous_slice().expect("contiguous"),
+                ),
+                out_shape,
+            )?;
+            return cast(&r, a.dtype());
+        }
+        _ => return Err(Error::unsupported(op, a.dtype(), "a floating-point dtype")),
+    };
+    Array::from_buffer(buffer, out_shape)
+}
+
+/// NHWC `x` convolved with HWIO `filter` (cross-correlation, as every framework's conv2d).
+pub fn conv2d(x: &Array, filter: &Array, params: &Conv2dParams) -> Result<Array> {
+    const OP: &str = "Conv2D";
+    let w = params.window(OP, x.shape(), filter.shape())?;
+    let out_c = filter.shape()[3];
+    let shape = [w.batch, w.out_h, w.out_w, out_c];
+    float_kernel(
+        OP,
+        [x, filter],
+        &shape,
+        |x, f| conv2d_typed(&w, x, f, out_c),
+        |x, f| conv2d_typed(&w, x, f, out_c),
+    )
+}
+
+/// The gradient of `conv2d` with respect to its input, given the output gradient `dy`.
+pub fn conv2d_backprop_input(
+    input_shape: &[usize],
+    filter: &Array,
+    dy: &Array,
+    params: &Conv2dParams,
+) -> Result<Array> {
+    const OP: &str = "Conv2DBackpropInput";
+    let w = params.window(OP, input_shape, filter.shape())?;
+    let out_c = filter.shape()[3];
+    check_output_gradient(OP, &w, out_c, dy)?;
+    float_kernel(
+        OP,
+        [filter, dy],
+        input_shape,
+        |f, dy| conv2d_backprop_input_typed(&w, f, dy, out_c),
+        |f, dy| conv2d_backprop_input_typed(&w, f, dy, out_c),
+    )
+}
+
+/// The gradient of `conv2d` with respect to its filter, given the output gradient `dy`.
+pub fn conv2d_backprop_filter(
+    x: &Array,
+    filter_shape: &[usize],
+    dy: &Array,
+    params: &Conv2dParams,
+) -> Result<Array> {
+    const OP: &str = "Conv2DBackpropFilter";
+    let w = params.window(OP, x.shape(), filter_shape)?;
+    let out_c = filter_shape[3];
+    check_output_gradient(OP, &w, out_c, dy)?;
+    float_kernel(
+        OP,
+        [x, dy],
+        filter_shape,
+        |x, dy| conv2d_backprop_filter_typed(&w, x, dy, out_c),
+        |x, dy| conv2d_backprop_filter_typed(&w, x, dy, out_c),
+    )
+}
+
+fn check_output_gradient(op: &'static str, w: &Window2d, out_c: usize, dy: &Array) -> Result<()> {
+    let expected = [w.batch, w.out_h, w.out_w, out_c];
+    if dy.shape() != expected {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "the output gradient must have shape {expected:?}, received {:?}",
+                dy.shape()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// For each output element of a max pooling, the flat (row-major) index of the input element
+/// it takes: the first maximum of its window, padding ignored. NaN wins, as in TensorFlow.
+pub fn max_pool_argmax(x: &Array, w: &Window2d) -> Result<Vec<usize>> {
+    const OP: &str = "MaxPool";
+    let x = x.contiguous();
+    let values: Vec<f64> = match x.buffer() {
+        Buffer::F32(_) | Buffer::F64(_) | Buffer::F16(_) | Buffer::BF16(_) => {
+            cast(&x, DType::F64)?.to_vec::<f64>()
+        }
+        _ => return Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
+    };
+    let c = w.channels;
+    let positions = w.out_positions();
+    let mut index = vec![usize::MAX; w.batch * positions * c];
+    let mut best = vec![f64::NEG_INFINITY; c];
+    for n in 0..w.batch {
+        let base = n * w.image_len();
+        let out_base = n * positions * c;
+        let mut current = usize::MAX;
+        w.for_each_tap(|out, _tap, pixel| {
+            if out != current {
+                current = out;
+                best.fill(f64::NEG_INFINITY);
+            }
+            for ch in 0..c {
+                let src = base + pixel * c + ch;
+                let v = values[src];
+                let slot = &mut index[out_base + out * c + ch];
+                if *slot == usize::MAX || v > best[ch] || (v.is_nan() && !best[ch].is_nan()) {
+                    best[ch] = v;
+                    *slot = src;
+                }
+            }
+        });
+    }
+    Ok(index)
+}
+
+fn avg_pool_counts(w: &Window2d) -> Vec<f64> {
+    let mut counts = vec![0.0; w.out_positions()];
+    w.for_each_tap(|out, _, _| counts[out] += 1.0);
+    counts
+}
+
+fn avg_pool_typed<T: GemmFloat>(w: &Window2d, x: &[T]) -> Vec<T> {
+    let c = w.channels;
+    let positions = w.out_positions();
+    let counts = avg_pool_counts(w);
+    let mut out = vec![T::zero(); w.batch * positions * c];
+    for n in 0..w.batch {
+        let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
+        let dst = &mut out[n * positions * c..(n + 1) * positions * c];
+        w.for_each_tap(|o, _, pixel| {
+            for ch in 0..c {
+                dst[o * c + ch] = dst[o * c + ch] + image[pixel * c + ch];
+            }
+        });
+        for (o, count) in counts.iter().enumerate() {
+            let scale = T::from(1.0 / count).expect("a float");
+            dst[o * c..o * c + c]
+                .iter_mut()
+                .for_each(|v| *v = *v * scale);
+        }
+    }
+    out
+}
+
+fn avg_pool_grad_typed<T: GemmFloat>(w: &Window2d, dy: &[T]) -> Vec<T> {
+    let c = w.channels;
+    let positions = w.out_positions();
+    let counts = avg_pool_counts(w);
+    let mut dx = vec![T::zero(); w.batch * w.image_len()];
+    for n in 0..w.batch {
+        let g = &dy[n * positions * c..(n + 1) * positions * c];
+        let dst = &mut dx[n * w.image_len()..(n + 1) * w.image_len()];
+        w.for_each_tap(|o, _, pixel| {
+            let scale = T::from(1.0 / counts[o]).expect("a float");
+            for ch in 0..c {
+                dst[pixel * c + ch] = dst[pixel * c + ch] + g[o * c + ch] * scale;
+            }
+        });
+    }
+    dx
+}
+
+/// Average pooling; `same` padding averages only the elements inside the image (TensorFlow).
+pub fn avg_pool(x: &Array, w: &Window2d) -> Result<Array> {
+    let shape = [w.batch, w.out_h, w.out_w, w.channels];
+    float_kernel(
+        "AvgPool",
+        [x, x],
+        &shape,
+        |x, _| avg_pool_typed(w, x),
+        |x, _| avg_pool_typed(w, x),
+    )
+}
+
+/// The gradient of `avg_pool`: each output gradient spread evenly over its window.
+pub fn avg_pool_grad(dy: &Array, w: &Window2d) -> Result<Array> {
+    const OP: &str = "AvgPoolGrad";
+    check_output_gradient(OP, w, w.channels, dy)?;
+    let shape = [w.batch, w.in_h, w.in_w, w.channels];
+    float_kernel(
+        OP,
+        [dy, dy],
+        &shape,
+        |g, _| avg_pool_grad_typed(w, g),
+        |g, _| avg_pool_grad_typed(w, g),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct convolution by definition, in f64.
+    fn conv_reference(
+        x: &[f64],
+        xs: [usize; 4],
+        f: &[f64],
+        fs: [usize; 4],
+        w: &Window2d,
+    ) -> Vec<f64> {
+        let mut out = vec![0.0; xs[0] * w.out_h * w.out_w * fs[3]];
+        for n in 0..xs[0] {
+            for oy in 0..w.out_h {
+                for ox in 0..w.out_w {
+                    for co in 0..fs[3] {
+                        let mut acc = 0.0;
+                        for ky in 0..fs[0] {
+                            for kx in 0..fs[1] {
+                                let (Some(iy), Some(ix)) =
+                                    (w.source(oy, ky, 0), w.source(ox, kx, 1))
+                                else {
+                                    continue;
+                                };
+                                for ci in 0..fs[2] {
+                                    acc += x[((n * xs[1] + iy) * xs[2] + ix) * xs[3] + ci]
+                                        * f[((ky * fs[1] + kx) * fs[2] + ci) * fs[3] + co];
+                                }
+                            }
+                        }
+                        out[((n * w.out_h + oy) * w.out_w + ox) * fs[3] + co] = acc;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn ramp(len: usize, scale: f64) -> Vec<f64> {
+        (0..len)
+            .map(|i| ((i * 7919) % 23) as f64 * scale - 0.3)
+            .collect()
+    }
+
+    #[test]
+    fn conv2d_matches_the_definition_for_strides_dilations_and_padding() {
+        let cases = [
+            ([2, 5, 6, 3], [3, 3, 3, 4], [1, 1], [1, 1], Padding::Same),
+            ([3, 7, 5, 2], [3, 2, 2, 3], [2, 2], [1, 1], Padding::Same),
+            ([1, 6, 6, 2], [3, 3, 2, 2], [1, 1], [2, 2], Padding::Valid),
+            ([2, 4, 4, 3], [1, 1, 3, 5], [1, 1], [1, 1], Padding::Valid),
+            ([4, 8, 8, 2], [2, 2, 2, 2], [2, 1], [1, 1], Padding::Valid),
+        ];
+        for (xs, fs, stride, dilation, padding) in cases {
+            let params = Conv2dParams {
+                stride,
+                dilation,
+                padding,
+            };
+            let x = ramp(xs.iter().product(), 0.1);
+            let f = ramp(fs.iter().product(), 0.05);
+            let xa = Array::from_vec(x.clone(), &xs).unwrap();
+            let fa = Array::from_vec(f.clone(), &fs).unwrap();
+            let w = params.window("test", &xs, &fs).unwrap();
+            let got = conv2d(&xa, &fa, &params).unwrap().to_vec::<f64>();
+            let want = conv_reference(&x, xs, &f, fs, &w);
+            for (g, e) in got.iter().zip(&want) {
+                assert!((g - e).abs() < 1e-12, "{xs:?} {fs:?}: {g} vs {e}");
+            }
+            // The backward passes are the adjoints: <conv(x, f), dy> = <x, dx(dy)> = <f, df(dy)>.
+            let dy = ramp(want.len(), 0.01);
+            let dya = Array::from_vec(dy.clone(), &[w.batch, w.out_h, w.out_w, fs[3]]).unwrap();
+            let dx = conv2d_backprop_input(&xs, &fa, &dya, &params)
+                .unwrap()
+                .to_vec::<f64>();
+            let df = conv2d_backprop_filter(&xa, &fs, &dya, &params)
+                .unwrap()
+                .to_vec::<f64>();
+            let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
+            let lhs = dot(&want, &dy);
+            assert!((lhs - dot(&x, &dx)).abs() < 1e-9);
+            assert!((lhs - dot(&f, &df)).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn same_padding_puts_the_odd_row_after() {
+        let w = Window2d::new("t", &[1, 4, 4, 1], [2, 2], [2, 2], [1, 1], Padding::Same).unwrap();
+        assert_eq!((w.out_h, w.pad_top), (2, 0));
+        let w = Window2d::new("t", &[1, 5, 5, 1], [3, 3], [2, 2], [1, 1], Padding::Same).unwrap();
+        assert_eq!((w.out_h, w.pad_top), (3, 1));
+        assert!(Window2d::new("t", &[1, 2, 2, 1], [3, 3], [1, 1], [1, 1], Padding::Valid).is_err());
+    }
+
+    #[test]
+    fn pooling_takes_the_first_maximum_and_averages_inside_the_image() {
+        let x = Array::from_vec(
+            vec![1.0f32, 3.0, 3.0, 2.0, 0.0, 5.0, 4.0, 4.0, 1.0],
+            &[1, 3, 3, 1],
+        )
+        .unwrap();
+        let w = Window2d::new("t", x.shape(), [2, 2], [2, 2], [1, 1], Padding::Same).unwrap();
+        assert_eq!(max_pool_argmax(&x, &w).unwrap(), vec![1, 5, 6, 8]);
+        let avg = avg_pool(&x, &w).unwrap().to_vec::<f32>();
+        assert_eq!(avg, vec![1.5, 4.0, 4.0, 1.0]);
+        // The gradient is the adjoint of the pooling.
+        let dy = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[1, 2, 2, 1]).unwrap();
+        let dx = avg_pool_grad(&dy, &w).unwrap().to_vec::<f32>();
+        let lhs: f32 = avg
+            .iter()
+            .zip([1.0, 2.0, 3.0, 4.0])
+            .map(|(a, b)| a * b)
+            .sum();
+        let rhs: f32 = x.to_vec::<f32>().iter().zip(&dx).map(|(a, b)| a * b).sum();
+        assert!((lhs - rhs).abs() < 1e-5);
+    }
+}
