@@ -1,1 +1,289 @@
-"""ft.keras.utils (being written)."""
+"""``ft.keras.utils``: label encoding, normalisation and the training progress bar.
+
+>>> to_categorical([0, 2, 1], num_classes=3)
+array([[1., 0., 0.],
+       [0., 0., 1.],
+       [0., 1., 0.]], dtype=float32)
+>>> format_logs({"loss": 0.123456, "accuracy": 0.9, "lr": 1e-4})
+'loss: 0.1235 - accuracy: 0.9000 - lr: 1.0000e-04'
+"""
+
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from .. import _core
+
+# Module attribute, looked up at call time, so tests can drive the clock.
+clock = time.perf_counter
+BAR_WIDTH = 20
+
+
+def to_categorical(x, num_classes=None, dtype="float32"):
+    """Converts integer class labels to one-hot rows: a numpy array with the class axis last.
+
+    As in Keras, a trailing axis of size 1 is dropped first, so labels shaped ``(n,)`` and
+    ``(n, 1)`` both give ``(n, num_classes)``; ``num_classes`` defaults to ``max(x) + 1``.
+    Keras 3 returns float64; ferrotape returns ``dtype`` (float32 by default, the dtype of
+    tf.keras 2 and of ferrotape's models).
+
+    >>> to_categorical([[1], [0]]).shape
+    (2, 2)
+    """
+    try:
+        labels = np.array(x.numpy() if hasattr(x, "numpy") else x, dtype="int64")
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"to_categorical: expected integer class labels ({error})") from None
+    input_shape = labels.shape
+    if len(input_shape) > 1 and input_shape[-1] == 1:
+        input_shape = input_shape[:-1]
+    labels = labels.reshape(-1)
+    if not num_classes:
+        if labels.size == 0:
+            raise ValueError("to_categorical: num_classes is required when there are no labels")
+        num_classes = int(labels.max()) + 1
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(
+            f"to_categorical: labels must be in [0, {num_classes}), "
+            f"found values from {labels.min()} to {labels.max()}"
+        )
+    categorical = np.zeros((labels.size, num_classes), dtype=dtype)
+    categorical[np.arange(labels.size), labels] = 1
+    return categorical.reshape(input_shape + (num_classes,))
+
+
+def normalize(x, axis=-1, order=2):
+    """Scales ``x`` to unit ``order``-norm along ``axis`` (zero vectors stay zero).
+
+    A numpy array gives a numpy array, divided by its norm (a zero norm counts as 1), as in
+    Keras; a tensor gives a tensor, divided by ``max(norm, 1e-7)``.
+
+    >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    if isinstance(x, np.ndarray):
+        # Keras writes `axis or -1` here, which divides by the wrong norms for axis=0.
+        if axis is None:
+            norm = np.linalg.norm(x.reshape(-1), order)
+            return x / (norm if norm else 1)
+        norm = np.linalg.norm(x, order, axis, keepdims=True)
+        norm[norm == 0] = 1
+        return x / norm
+    x = _core.convert_to_tensor(x)
+    powered = _core.reduce_sum(_core.abs(x) ** order, axis=axis, keepdims=True)
+    norm = powered ** (1.0 / order)
+    return x / _core.maximum(norm, 1e-7)
+
+
+# ---------------------------------------------------------------- progress display
+def format_logs(logs):
+    """``"loss: 0.1234 - acc: 0.9000"``: Keras's 4 decimals, scientific below 1e-3."""
+    return " - ".join(f"{name}: {_format_value(value)}" for name, value in (logs or {}).items())
+
+
+def _format_value(value):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return f"{number:.4f}" if abs(number) > 1e-3 else f"{number:.4e}"
+
+
+def _format_step_time(seconds):
+    """Keras's time per step: whole seconds, milliseconds or microseconds."""
+    if seconds >= 1 or seconds == 0:
+        return f"{seconds:.0f}s/step"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.0f}ms/step"
+    return f"{seconds * 1e6:.0f}us/step"
+
+
+def _format_eta(seconds):
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    if seconds >= 60:
+        return f"{seconds // 60}:{seconds % 60:02d}"
+    return f"{seconds}s"
+
+
+def _format_rate(samples_per_second):
+    if samples_per_second >= 10:
+        return f"{samples_per_second:.0f} samples/s"
+    return f"{samples_per_second:.2f} samples/s"
+
+
+def _is_interactive(file):
+    isatty = getattr(file, "isatty", None)
+    return bool(isatty and isatty()) or "ipykernel" in sys.modules
+
+
+def _bar_chars(file):
+    """tqdm's bar characters: Keras's heavy line where the stream can encode it."""
+    try:
+        "━".encode(getattr(file, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return " ="
+    return " ━"
+
+
+class _InfoBar(tqdm):
+    """A tqdm bar whose ``bar_format`` may use ``{info}``: text ferrotape composes itself."""
+
+    info = ""
+
+    @property
+    def format_dict(self):
+        fields = super().format_dict
+        fields["info"] = self.info
+        return fields
+
+
+class ProgressBar:
+    """The progress of one epoch (or evaluation) in Keras's style, drawn with tqdm.
+
+    ``update(steps_done, logs, samples_seen)`` takes the cumulative number of steps, a dict of
+    numbers shown as ``loss: 0.1234 - acc: 0.9000`` and, optionally, the cumulative number of
+    samples, shown as a throughput. ``close(logs)`` writes the epoch's final line with its time::
+
+        Epoch 1/5: 469/469 ━━━━━━━━━━━━━━━━━━━━ 3s 6ms/step - loss: 0.4312 - 21250 samples/s
+
+    ``verbose=1`` draws a live bar on an interactive stream (on a file or pipe only the final
+    line, so logs stay readable); ``verbose=2`` writes only a final line without the bar
+    (``469/469 - 3s - 6ms/step - ...``), as Keras; ``verbose=0`` writes nothing. ``total=None``
+    means the number of steps is unknown. Output goes to ``file`` (default: standard error).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = ProgressBar(4, description="Epoch 1/1", verbose=2, file=out)
+    >>> bar.update(4, {"loss": 0.25}, samples_seen=128)
+    >>> bar.close()
+    >>> out.getvalue().startswith("Epoch 1/1: 4/4 - 0s - ")
+    True
+    """
+
+    def __init__(self, total, description="", verbose=1, file=None):
+        if verbose == "auto":
+            verbose = 1
+        if verbose not in (0, 1, 2):
+            raise ValueError(
+                f"ProgressBar: verbose must be 0, 1, 2 or 'auto', received {verbose!r}"
+            )
+        if total is not None and (not isinstance(total, int) or total < 0):
+            raise ValueError(
+                f"ProgressBar: total must be a non-negative int or None, received {total!r}"
+            )
+        self.total = total
+        self.description = description
+        self.verbose = verbose
+        self.file = file if file is not None else sys.stderr
+        self.steps_done = 0
+        self.samples_seen = None
+        self.logs = {}
+        self._start = clock()
+        self._closed = False
+        self._bar = None
+        self._chars = _bar_chars(self.file)
+        if verbose == 1 and _is_interactive(self.file):
+            self._bar = _InfoBar(
+                total=total,
+                file=self.file,
+                bar_format=self._bar_format(),
+                ascii=self._chars,
+                desc=self._prefix(),
+                leave=True,
+                mininterval=0.1,
+                dynamic_ncols=False,
+            )
+
+    def update(self, steps_done, logs=None, samples_seen=None):
+        """Records progress: ``steps_done`` and ``samples_seen`` are counts since the start."""
+        self.steps_done = steps_done
+        if logs is not None:
+            self.logs = dict(logs)
+        if samples_seen is not None:
+            self.samples_seen = samples_seen
+        if self._bar is not None:
+            self._bar.info = self._info(final=False)
+            self._bar.update(steps_done - self._bar.n)
+
+    def close(self, logs=None):
+        """Writes the final line (with ``logs`` if given, else the last update's)."""
+        if self._closed:
+            return
+        self._closed = True
+        if logs is not None:
+            self.logs = dict(logs)
+        if self.total is None:
+            self.total = self.steps_done
+        if self._bar is not None:
+            self._bar.info = self._info(final=True)
+            self._bar.n = self.total
+            self._bar.total = self.total
+            self._bar.bar_format = self._bar_format()  # an unknown total is known now
+            self._bar.refresh()
+            self._bar.close()
+        elif self.verbose:
+            print(self.final_line(), file=self.file, flush=True)
+
+    def final_line(self):
+        """The epoch's closing line as ``close`` writes it for this verbosity."""
+        elapsed = clock() - self._start
+        if self.verbose == 2:
+            parts = [f"{self.steps_done}/{self.total}", f"{elapsed:.0f}s", *self._details()]
+            return self._prefix() + " - ".join(parts)
+        return tqdm.format_meter(
+            self.total,
+            self.total,
+            elapsed,
+            bar_format=self._bar_format(),
+            ascii=self._chars,
+            prefix=self._prefix(),
+            info=self._info(final=True),
+        )
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def _prefix(self):
+        return f"{self.description}: " if self.description else ""
+
+    def _bar_format(self):
+        if self.total is None:
+            return "{desc}{n_fmt}/Unknown {info}"
+        return "{desc}{n_fmt}/{total_fmt} {bar:" + str(BAR_WIDTH) + "} {info}"
+
+    def _details(self):
+        """The time per step, the logs and the throughput, as separate fields."""
+        elapsed = clock() - self._start
+        details = []
+        if self.steps_done:
+            details.append(_format_step_time(elapsed / self.steps_done))
+        if self.logs:
+            details.append(format_logs(self.logs))
+        if self.samples_seen and elapsed > 0:
+            details.append(_format_rate(self.samples_seen / elapsed))
+        return details
+
+    def _info(self, final):
+        elapsed = clock() - self._start
+        if final:
+            head = f"{elapsed:.0f}s"
+        elif self.total and self.steps_done:
+            remaining = elapsed / self.steps_done * (self.total - self.steps_done)
+            head = f"ETA {_format_eta(remaining)}"
+        else:
+            head = f"{elapsed:.0f}s"
+        details = self._details()
+        if details and details[0].endswith("/step"):
+            head = f"{head} {details.pop(0)}"
+        return " - ".join([head, *details])
+
+
+__all__ = ["ProgressBar", "format_logs", "normalize", "to_categorical"]
