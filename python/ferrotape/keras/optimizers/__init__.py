@@ -1,1 +1,83 @@
-"""ft.keras.optimizers (being written)."""
+"""``ft.keras.optimizers`` (also ``ft.optimizers``): Keras 3's optimizers on ferrotape variables.
+
+>>> import ferrotape as ft
+>>> w = ft.Variable([1.0, 2.0])
+>>> opt = ft.keras.optimizers.get("sgd")  # SGD(learning_rate=0.01)
+>>> with ft.GradientTape() as tape:
+...     loss = ft.reduce_sum(w * w)
+>>> _ = opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))  # w -= 0.01 * 2w
+>>> [round(float(x), 4) for x in w.numpy()], int(opt.iterations.numpy())
+([0.98, 1.96], 1)
+"""
+
+from . import schedules
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .base import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+_OPTIMIZERS = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad)}
+
+
+def serialize(optimizer):
+    """An optimizer as ``{"module", "class_name", "config", "registered_name"}``."""
+    return {
+        "module": "keras.optimizers",
+        "class_name": type(optimizer).__name__,
+        "config": optimizer.get_config(),
+        "registered_name": None,
+    }
+
+
+def deserialize(config, custom_objects=None):
+    """An optimizer from ``serialize``'s dict (the class name is case-insensitive)."""
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(
+            "optimizers.deserialize: expected a dict with 'class_name' and 'config'. "
+            f"Received: {config!r}"
+        )
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _OPTIMIZERS.get(str(name).lower())
+    if cls is None:
+        raise ValueError(
+            f"optimizers.deserialize: unknown optimizer {name!r}; expected one of "
+            f"{sorted(_OPTIMIZERS)}."
+        )
+    return cls.from_config(config.get("config") or {}, custom_objects=custom_objects)
+
+
+def get(identifier):
+    """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
+    ``"adagrad"``; any case, default arguments), a ``serialize`` dict, or an Optimizer
+    (returned as is)."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        cls = _OPTIMIZERS.get(identifier.lower())
+        if cls is None:
+            raise ValueError(
+                f"optimizers.get: could not interpret optimizer identifier: {identifier!r}; "
+                f"expected one of {sorted(_OPTIMIZERS)}."
+            )
+        return cls()
+    raise ValueError(
+        f"optimizers.get: could not interpret optimizer identifier: {identifier!r}; expected "
+        "a name, a config dict or an Optimizer instance."
+    )
+
+
+__all__ = [
+    "SGD",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Optimizer",
+    "RMSprop",
+    "deserialize",
+    "get",
+    "schedules",
+    "serialize",
+]

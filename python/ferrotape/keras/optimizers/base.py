@@ -1,0 +1,688 @@
+"""The ``Optimizer`` base class: Keras 3's ``apply_gradients`` machinery on ferrotape variables.
+
+One step (``apply``) runs, in Keras 3's order: drop pairs whose gradient is ``None``, unscale by
+``loss_scale_factor``, clip (``clipnorm`` per tensor, or ``global_clipnorm``, or
+``clipvalue``), decay the weights (``weight_decay``: ``var -= var * weight_decay * lr``), update
+each variable with the optimizer's rule, update the moving averages (``use_ema``), then
+``iterations += 1``. The learning rate is read once per step, from the ``learning_rate``
+variable or a schedule evaluated at ``iterations`` (the count *before* this step).
+
+A concrete optimizer keeps its per-variable math in one method,
+``_update_step(gradient, variable, slots, coefficients)``, with the per-step scalars (learning
+rate, bias corrections) computed once in ``_step_coefficients``. Slots (momentums, velocities,
+...) are created lazily, per variable and in variable order, the first time a variable is
+seen. Custom optimizers written the Keras 3 way (overriding ``build`` and
+``update_step(gradient, variable, learning_rate)``) work too.
+
+Updates are never recorded by a tape: the optimizer's own slots are non-trainable variables
+(never watched), and assignments are not differentiable operations.
+"""
+
+import os
+import re
+import sys
+import warnings
+
+import numpy as np
+
+import ferrotape as ft
+
+from . import schedules as _schedules
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _warn_at_caller(message, category=UserWarning):
+    """Warns, attributing the warning to the first caller outside this package, so that the
+    user's line (``Adam(lr=...)``) is the one shown (and a ``DeprecationWarning`` from a script
+    is shown at all)."""
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _PACKAGE_DIR:
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def _snake_case(name):
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _as_learning_rate_float(value, optimizer_name):
+    """A float learning rate from a Python or numpy number or a scalar tensor."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        raise ValueError(
+            f"{optimizer_name}: argument `learning_rate` should be a float, an instance of "
+            "LearningRateSchedule, or a callable that takes no arguments and returns the "
+            f"learning rate. Received: learning_rate={value!r}"
+        )
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{optimizer_name}: argument `learning_rate` should be a float, an instance of "
+            "LearningRateSchedule, or a callable that takes no arguments and returns the "
+            f"learning rate. Received: learning_rate={value!r}"
+        ) from None
+
+
+def _slot_name(variable, slot):
+    """Keras's slot naming: the variable's path with ``/`` as ``_``, then the slot's name."""
+    base = str(variable.name)
+    if base.endswith(":0"):
+        base = base[:-2]
+    return base.replace("/", "_").replace(":", "_") + "_" + slot
+
+
+class Optimizer:
+    """Base class of the Keras optimizers (Keras 3's ``keras.optimizers.Optimizer``).
+
+    Args:
+        learning_rate: a float, a ``keras.optimizers.schedules.LearningRateSchedule``, or a
+            callable taking no arguments that returns the learning rate.
+        weight_decay: float or None. If set, every updated variable first decays:
+            ``var -= var * weight_decay * learning_rate``.
+        clipnorm: float or None. Each gradient is rescaled so its L2 norm is at most this.
+        clipvalue: float or None. Each gradient is clipped to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: float or None. All gradients are rescaled together so that their
+            global L2 norm is at most this. At most one of the three clipping arguments may be set.
+        use_ema: bool. Keep an exponential moving average of the trained variables:
+            ``average = ema_momentum * average + (1 - ema_momentum) * var`` after each step
+            (the first step copies the variable).
+        ema_momentum: float in [0, 1], the moving average's momentum.
+        ema_overwrite_frequency: int or None. Every that many steps the variables are
+            overwritten with their averages; ``finalize_variable_values`` does it on demand.
+        loss_scale_factor: float or None. Gradients are divided by it before the update, and
+            ``scale_loss(loss)`` multiplies a loss by it.
+        gradient_accumulation_steps: not supported by ferrotape (must be None).
+        name: the optimizer's name (prefix of its variables' names).
+
+    Keras 2's ``lr=`` and ``decay=`` are accepted with a ``DeprecationWarning``: ``lr`` is
+    ``learning_rate``, and ``decay > 0`` divides the learning rate by
+    ``1 + decay * iterations`` (Keras 2's rule).
+    """
+
+    def __init__(
+        self,
+        learning_rate,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
+        **kwargs,
+    ):
+        if name is None:
+            name = _snake_case(type(self).__name__)
+        self.name = name
+        learning_rate, self._legacy_decay = self._pop_legacy_arguments(learning_rate, kwargs)
+        if kwargs:
+            raise ValueError(f"{type(self).__name__}: argument(s) not recognized: {kwargs}")
+        if gradient_accumulation_steps is not None:
+            raise NotImplementedError(
+                f"{type(self).__name__}: `gradient_accumulation_steps` is not supported by "
+                f"ferrotape. Received: gradient_accumulation_steps={gradient_accumulation_steps}"
+            )
+        clip_arguments_set = sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm))
+        if clip_arguments_set > 1:
+            raise ValueError(
+                f"{type(self).__name__}: only one of `clipnorm`, `clipvalue` and "
+                f"`global_clipnorm` can be set. Received: clipnorm={clipnorm}, "
+                f"clipvalue={clipvalue}, global_clipnorm={global_clipnorm}"
+            )
+        if use_ema:
+            if not 0 <= ema_momentum <= 1:
+                raise ValueError(
+                    f"{type(self).__name__}: `ema_momentum` must be in the range [0, 1]. "
+                    f"Received: ema_momentum={ema_momentum}"
+                )
+            if ema_overwrite_frequency and (
+                not isinstance(ema_overwrite_frequency, int) or ema_overwrite_frequency < 1
+            ):
+                raise ValueError(
+                    f"{type(self).__name__}: `ema_overwrite_frequency` must be an integer >= 1 "
+                    f"or None. Received: ema_overwrite_frequency={ema_overwrite_frequency}"
+                )
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+
+        self.built = False
+        self._variables = []
+        self._trainable_variables = []
+        self._trainable_variables_indices = {}
+        self._slots = []
+        self._variable_shapes = []
+        self._variable_dtypes = []
+        self._decay_flags = []
+        self._model_variables_moving_average = []
+        self._exclude_from_weight_decay_ids = set()
+        self._exclude_from_weight_decay_pattern = None
+        # Keras-style subclasses (overriding update_step) get the learning rate and run their
+        # own per-variable code; the built-in optimizers go through _update_step.
+        self._keras_style_update = type(self).update_step is not Optimizer.update_step
+
+        self._iterations = self.add_variable(
+            (), initializer="zeros", dtype=ft.int64, name="iteration"
+        )
+        self._learning_rate = None
+        self._set_learning_rate(learning_rate)
+
+    def _pop_legacy_arguments(self, learning_rate, kwargs):
+        """Takes Keras 2's ``lr`` and ``decay`` out of ``kwargs``; returns the learning rate
+        and the inverse-time decay rate (0.0 for none)."""
+        cls = type(self).__name__
+        if "lr" in kwargs:
+            learning_rate = kwargs.pop("lr")
+            _warn_at_caller(
+                f"{cls}: the argument `lr` is deprecated (Keras 3 removed it); "
+                "use `learning_rate` instead.",
+                DeprecationWarning,
+            )
+        decay = kwargs.pop("decay", None)
+        if decay is None:
+            return learning_rate, 0.0
+        decay = float(decay)
+        if decay < 0:
+            raise ValueError(f"{cls}: `decay` must be >= 0. Received: decay={decay}")
+        _warn_at_caller(
+            f"{cls}: the argument `decay` is deprecated (Keras 3 removed it). ferrotape "
+            "applies Keras 2's rule, learning_rate / (1 + decay * iterations); use "
+            "`learning_rate=keras.optimizers.schedules.InverseTimeDecay(learning_rate, "
+            "decay_steps=1, decay_rate=decay)` instead.",
+            DeprecationWarning,
+        )
+        return learning_rate, decay
+
+    # ----------------------------------------------------------------- variables
+
+    @property
+    def iterations(self):
+        """The number of steps applied so far (an int64 variable)."""
+        return self._iterations
+
+    @property
+    def variables(self):
+        """The optimizer's variables: ``iteration``, ``learning_rate`` (unless a schedule or a
+        callable is used), then the slots, variable by variable."""
+        return self._variables[:]
+
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="mean", name=None):
+        """Creates a non-trainable variable tracked in ``variables``."""
+        del aggregation
+        dtype = ft.float32 if dtype is None else ft.as_dtype(dtype)
+        shape = tuple(int(d) for d in shape)
+        value = self._initial_value(initializer, shape, dtype)
+        variable = ft.Variable(value, trainable=False, name=f"{self.name}/{name or 'var'}")
+        self._variables.append(variable)
+        return variable
+
+    def add_variable_from_reference(self, reference_variable, name=None, initializer="zeros"):
+        """Creates a variable with the shape and dtype of ``reference_variable`` (zeros unless
+        ``initializer`` says otherwise), named after it."""
+        return self.add_variable(
+            tuple(reference_variable.shape),
+            initializer=initializer,
+            dtype=reference_variable.dtype,
+            name=_slot_name(reference_variable, name or "var"),
+        )
+
+    def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
+        """One slot per variable (a list), or, when ``name`` is a list, one list per name with
+        the slots created variable by variable (Keras's interleaved order)."""
+        names = [name] if isinstance(name, str) else list(name)
+        initializers = initializer if isinstance(initializer, list | tuple) else [initializer]
+        if len(initializers) == 1:
+            initializers = initializers * len(names)
+        lists = tuple([] for _ in names)
+        for variable in trainable_variables:
+            for slots, slot_name, slot_initializer in zip(lists, names, initializers, strict=True):
+                slots.append(
+                    self.add_variable_from_reference(variable, slot_name, slot_initializer)
+                )
+        return lists[0] if isinstance(name, str) else lists
+
+    @staticmethod
+    def _initial_value(initializer, shape, dtype):
+        if isinstance(initializer, str):
+            key = initializer.lower()
+            if key == "zeros":
+                return ft.zeros(shape, dtype=dtype)
+            if key == "ones":
+                return ft.ones(shape, dtype=dtype)
+            from .. import initializers as keras_initializers
+
+            initializer = keras_initializers.get(initializer)
+        if isinstance(initializer, int | float | np.number):
+            return ft.constant(float(initializer), dtype=dtype, shape=shape)
+        if callable(initializer):
+            return ft.convert_to_tensor(initializer(shape, dtype=dtype), dtype=dtype)
+        return ft.convert_to_tensor(initializer, dtype=dtype)
+
+    def build(self, var_list):
+        """Creates the slots of ``var_list`` (in order) and marks the optimizer built."""
+        self._register_variables(list(var_list))
+        self.built = True
+
+    def _register_variables(self, variables):
+        """Indexes new variables and creates their slots, variable by variable."""
+        for variable in variables:
+            if not isinstance(variable, ft.Variable):
+                raise ValueError(
+                    f"{type(self).__name__}: every variable to optimize must be an "
+                    f"ft.Variable. Received: {type(variable).__name__} {variable!r}"
+                )
+            key = id(variable)
+            if key in self._trainable_variables_indices:
+                continue
+            self._trainable_variables_indices[key] = len(self._trainable_variables)
+            self._trainable_variables.append(variable)
+            self._variable_shapes.append(tuple(variable.shape))
+            self._variable_dtypes.append(variable.dtype)
+            self._decay_flags.append(self._use_weight_decay(variable))
+            self._slots.append(self._create_slots(variable))
+            if self.use_ema:
+                average = self.add_variable_from_reference(variable, "average")
+                self._model_variables_moving_average.append(average)
+
+    def _create_slots(self, variable):
+        """The slot variables of one variable (a tuple); none in the base class."""
+        del variable
+        return ()
+
+    def _get_variable_index(self, variable):
+        return self._trainable_variables_indices[id(variable)]
+
+    def _indices_of(self, variables):
+        """The slot indices of ``variables``, creating slots for variables seen the first time
+        (Keras 2's lazy slots; Keras 3 raises instead, as do Keras-style custom optimizers)."""
+        indices = self._trainable_variables_indices
+        try:
+            return [indices[id(v)] for v in variables]
+        except KeyError:
+            pass
+        unknown = [v for v in variables if id(v) not in indices]
+        if type(self).build is not Optimizer.build:
+            raise ValueError(
+                f"{type(self).__name__}: unknown variable {unknown[0]!r}. This optimizer can "
+                "only be called for the variables it was originally built with. When working "
+                "with a new set of variables, you should recreate a new optimizer instance."
+            )
+        self._register_variables(unknown)
+        return [indices[id(v)] for v in variables]
+
+    # ------------------------------------------------------------- learning rate
+
+    @property
+    def learning_rate(self):
+        """The learning rate: the ``learning_rate`` variable (``float()``-convertible and
+        assignable), or the schedule's value at ``iterations``, or the callable's value."""
+        learning_rate = self._learning_rate
+        if isinstance(learning_rate, ft.Variable):
+            return learning_rate
+        if isinstance(learning_rate, _schedules.LearningRateSchedule):
+            return learning_rate(self._iterations)
+        return learning_rate()
+
+    @learning_rate.setter
+    def learning_rate(self, learning_rate):
+        if not isinstance(self._learning_rate, ft.Variable) and not callable(learning_rate):
+            if isinstance(self._learning_rate, _schedules.LearningRateSchedule):
+                raise TypeError(
+                    f"{type(self).__name__}: this optimizer was created with a "
+                    "`LearningRateSchedule` object as its `learning_rate` constructor "
+                    "argument, hence its learning rate is not settable. If you need the "
+                    "learning rate to be settable, you should instantiate the optimizer with "
+                    "a float `learning_rate` argument."
+                )
+        self._set_learning_rate(learning_rate)
+
+    def _set_learning_rate(self, learning_rate):
+        if isinstance(learning_rate, _schedules.LearningRateSchedule) or callable(learning_rate):
+            if isinstance(self._learning_rate, ft.Variable):
+                # By identity: == on variables compares values.
+                self._variables = [v for v in self._variables if v is not self._learning_rate]
+            self._learning_rate = learning_rate
+            return
+        value = _as_learning_rate_float(learning_rate, type(self).__name__)
+        if isinstance(self._learning_rate, ft.Variable):
+            self._learning_rate.assign(ft.constant(value, dtype=ft.float32))
+            return
+        variable = ft.Variable(
+            ft.constant(value, dtype=ft.float32),
+            trainable=False,
+            name=f"{self.name}/learning_rate",
+        )
+        # Keras lists the learning rate right after the iteration counter.
+        self._variables.insert(1, variable)
+        self._learning_rate = variable
+
+    def _current_learning_rate(self, step):
+        """This step's learning rate as a Python float (``step`` = ``iterations`` before it)."""
+        learning_rate = self._learning_rate
+        if isinstance(learning_rate, ft.Variable):
+            value = float(learning_rate.numpy())
+        elif isinstance(learning_rate, _schedules.LearningRateSchedule):
+            value = float(learning_rate(self._iterations))
+        else:
+            value = float(learning_rate())
+        if self._legacy_decay:
+            value /= 1.0 + self._legacy_decay * step
+        return value
+
+    # -------------------------------------------------------------- weight decay
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Excludes variables from weight decay: those in ``var_list``, and those whose name
+        contains (as a regular expression) one of ``var_names``. Must be called before the
+        optimizer is built."""
+        if self.built:
+            raise ValueError(
+                f"{type(self).__name__}: `exclude_from_weight_decay()` can only be configured "
+                "before the optimizer is built."
+            )
+        self._exclude_from_weight_decay_ids = {id(v) for v in var_list or ()}
+        if var_names:
+            self._exclude_from_weight_decay_pattern = re.compile("|".join(set(var_names)))
+        else:
+            self._exclude_from_weight_decay_pattern = None
+
+    def _use_weight_decay(self, variable):
+        if id(variable) in self._exclude_from_weight_decay_ids:
+            return False
+        pattern = self._exclude_from_weight_decay_pattern
+        return pattern is None or pattern.search(str(variable.name)) is None
+
+    # ------------------------------------------------------------------ the step
+
+    def apply_gradients(self, grads_and_vars):
+        """Applies ``(gradient, variable)`` pairs, skipping pairs whose gradient is None;
+        returns ``iterations``."""
+        pairs = list(grads_and_vars)
+        if not pairs:
+            return self._iterations
+        grads, trainable_variables = zip(*pairs, strict=True)
+        self.apply(grads, trainable_variables)
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Updates ``trainable_variables`` (default: the variables the optimizer was built
+        with) from ``grads``, one gradient per variable."""
+        grads = list(grads)
+        if not grads:
+            return
+        if trainable_variables is None:
+            if not self.built:
+                raise ValueError(
+                    f"{type(self).__name__}: when passing `grads` without `variables`, the "
+                    "optimizer must already be built on a list of variables. Call "
+                    "`optimizer.build(trainable_variables)` first."
+                )
+            if len(grads) != len(self._trainable_variables):
+                raise ValueError(
+                    f"{type(self).__name__}: received {len(grads)} gradients, but the "
+                    f"optimizer is tracking {len(self._trainable_variables)} trainable variables."
+                )
+            variables = self._trainable_variables
+        else:
+            variables = list(trainable_variables)
+            if len(variables) != len(grads):
+                raise ValueError(
+                    f"{type(self).__name__}: received {len(grads)} gradients for "
+                    f"{len(variables)} variables; they must pair one to one."
+                )
+            if not self.built:
+                self.build(variables)
+                self.built = True
+        indices = self._indices_of(variables)
+        grads, variables, indices = self._filter_empty_gradients(grads, variables, indices)
+        grads = self._checked_gradients(grads, variables, indices)
+        if self.loss_scale_factor is not None:
+            grads = [g / self.loss_scale_factor for g in grads]
+        grads = self._clip_gradients(grads)
+        step = int(self._iterations.numpy())
+        learning_rate = self._current_learning_rate(step)
+        if self.weight_decay is not None:
+            self._apply_weight_decay(variables, indices, learning_rate)
+        if self._keras_style_update:
+            for gradient, variable in zip(grads, variables, strict=True):
+                self.update_step(gradient, variable, learning_rate)
+        else:
+            coefficients = self._step_coefficients(learning_rate, step + 1)
+            slots = self._slots
+            for gradient, variable, index in zip(grads, variables, indices, strict=True):
+                self._update_step(gradient, variable, slots[index], coefficients)
+        if self.use_ema:
+            self._update_moving_averages(step)
+        self._iterations.assign_add(1)
+
+    def _filter_empty_gradients(self, grads, variables, indices):
+        if all(g is not None for g in grads):
+            return grads, variables, indices
+        kept = [k for k, g in enumerate(grads) if g is not None]
+        if not kept:
+            raise ValueError(f"{type(self).__name__}: no gradients provided for any variable.")
+        missing = [str(v.name) for g, v in zip(grads, variables, strict=True) if g is None]
+        _warn_at_caller(
+            f"{type(self).__name__}: gradients do not exist for variables {missing} when "
+            "minimizing the loss. If using `model.compile()`, did you forget to provide a "
+            "`loss` argument?"
+        )
+        return [grads[k] for k in kept], [variables[k] for k in kept], [indices[k] for k in kept]
+
+    def _checked_gradients(self, grads, variables, indices):
+        """Tensors in each variable's dtype; a gradient whose shape is not its variable's is an
+        error (broadcasting would silently apply a wrong update)."""
+        shapes = self._variable_shapes
+        dtypes = self._variable_dtypes
+        checked = []
+        for gradient, variable, index in zip(grads, variables, indices, strict=True):
+            dtype = dtypes[index]
+            if type(gradient) is not ft.Tensor:
+                gradient = ft.convert_to_tensor(gradient)
+            if gradient.dtype != dtype:
+                gradient = ft.cast(gradient, dtype)
+            if not tuple.__eq__(gradient.shape, shapes[index]):
+                raise ValueError(
+                    f"{type(self).__name__}: the gradient for variable {variable.name!r} has "
+                    f"shape {tuple(gradient.shape)}, but the variable has shape "
+                    f"{shapes[index]}; they must match."
+                )
+            checked.append(gradient)
+        return checked
+
+    def _clip_gradients(self, grads):
+        if self.clipnorm and self.clipnorm > 0:
+            clipnorm = self.clipnorm
+            # g * c / max(||g||, c): unchanged when the norm is within c (including 0).
+            return [
+                g * clipnorm / ft.maximum(ft.sqrt(ft.reduce_sum(ft.square(g))), clipnorm)
+                for g in grads
+            ]
+        if self.global_clipnorm and self.global_clipnorm > 0:
+            return _clip_by_global_norm(grads, self.global_clipnorm)
+        if self.clipvalue and self.clipvalue > 0:
+            value = self.clipvalue
+            return [ft.clip_by_value(g, -value, value) for g in grads]
+        return grads
+
+    def _apply_weight_decay(self, variables, indices, learning_rate):
+        factor = float(self.weight_decay) * learning_rate
+        flags = self._decay_flags
+        for variable, index in zip(variables, indices, strict=True):
+            if flags[index]:
+                variable.assign_sub(variable * factor)
+
+    def _step_coefficients(self, learning_rate, local_step):
+        """The per-step scalars shared by every variable's update (``local_step`` counts from
+        1); the base class passes the learning rate on."""
+        del local_step
+        return learning_rate
+
+    def _update_step(self, gradient, variable, slots, coefficients):
+        """One variable's update from its gradient, its slots and this step's coefficients."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement `update_step(gradient, variable, "
+            "learning_rate)` (Keras style) or `_update_step`."
+        )
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Keras 3's per-variable update; the built-in optimizers route it to
+        ``_update_step``."""
+        step = int(self._iterations.numpy()) + 1
+        coefficients = self._step_coefficients(float(learning_rate), step)
+        slots = self._slots[self._get_variable_index(variable)]
+        self._update_step(gradient, variable, slots, coefficients)
+
+    # ------------------------------------------- Keras helpers for custom optimizers
+
+    def assign(self, variable, value):
+        variable.assign(value)
+
+    def assign_add(self, variable, value):
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value):
+        variable.assign_sub(value)
+
+    def scale_loss(self, loss):
+        """``loss * loss_scale_factor`` (``loss`` unchanged without a factor)."""
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
+    def minimize(self, loss, var_list, tape=None):
+        """TF's ``minimize``: differentiates ``loss`` (a callable, or a tensor with the ``tape``
+        that recorded it) with respect to ``var_list`` and applies the gradients."""
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        if not callable(loss) and tape is None:
+            raise ValueError(
+                f"{type(self).__name__}.minimize: `tape` is required when a tensor loss is passed."
+            )
+        if callable(loss):
+            with ft.GradientTape() as tape:
+                for variable in var_list:
+                    tape.watch(variable)
+                loss = loss()
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list, strict=True))
+
+    # ---------------------------------------------------------- moving averages
+
+    def _update_moving_averages(self, step):
+        # The first step copies the variables; later steps average.
+        momentum = self.ema_momentum if step != 0 else 0.0
+        for variable, average in zip(
+            self._trainable_variables, self._model_variables_moving_average, strict=True
+        ):
+            average.assign(average * momentum + variable * (1.0 - momentum))
+        frequency = self.ema_overwrite_frequency
+        if frequency and (step + 1) % frequency == 0:
+            self._overwrite_model_variables_with_average_value(self._trainable_variables)
+
+    def _overwrite_model_variables_with_average_value(self, var_list):
+        var_list = list(var_list)
+        if len(var_list) != len(self._model_variables_moving_average):
+            raise ValueError(
+                f"{type(self).__name__}: the number of model variables ({len(var_list)}) does "
+                "not match the number of moving averages stored in the optimizer "
+                f"({len(self._model_variables_moving_average)}). Check that the optimizer was "
+                "called on this model."
+            )
+        for variable, average in zip(var_list, self._model_variables_moving_average, strict=True):
+            variable.assign(average)
+
+    def finalize_variable_values(self, var_list):
+        """With ``use_ema``, overwrites the variables with their moving averages."""
+        if self.use_ema:
+            self._overwrite_model_variables_with_average_value(var_list)
+
+    # ------------------------------------------------------------ state, config
+
+    def get_weights(self):
+        """The values of ``variables`` as numpy arrays."""
+        return [v.numpy() for v in self._variables]
+
+    def set_weights(self, weights):
+        """Assigns ``variables`` from numpy arrays (the optimizer must be built)."""
+        if not self.built:
+            raise ValueError(
+                f"{type(self).__name__}: set_weights() needs a built optimizer; call "
+                "`optimizer.build(trainable_variables)` first."
+            )
+        weights = list(weights)
+        if len(weights) != len(self._variables):
+            raise ValueError(
+                f"{type(self).__name__}: set_weights() expected {len(self._variables)} "
+                f"arrays, received {len(weights)}."
+            )
+        for variable, weight in zip(self._variables, weights, strict=True):
+            weight = np.asarray(weight)
+            if tuple(variable.shape) != weight.shape:
+                raise ValueError(
+                    f"{type(self).__name__}: optimizer variable {variable.name!r} has shape "
+                    f"{tuple(variable.shape)}, not compatible with weight shape {weight.shape}."
+                )
+            variable.assign(ft.constant(weight, dtype=variable.dtype))
+
+    def get_config(self):
+        """The constructor arguments, as a dict ``from_config`` accepts."""
+        learning_rate = self._learning_rate
+        if isinstance(learning_rate, ft.Variable):
+            learning_rate = float(learning_rate.numpy())
+        elif isinstance(learning_rate, _schedules.LearningRateSchedule):
+            learning_rate = _schedules.serialize(learning_rate)
+        config = {
+            "name": self.name,
+            "learning_rate": learning_rate,
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "loss_scale_factor": self.loss_scale_factor,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps,
+        }
+        if self._legacy_decay:
+            config["decay"] = self._legacy_decay
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """An optimizer from ``get_config()``'s dict (a schedule config is deserialized)."""
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = _schedules.deserialize(
+                config["learning_rate"], custom_objects=custom_objects
+            )
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r}>"
+
+
+def _clip_by_global_norm(grads, clip_norm):
+    """Keras's ``clip_by_global_norm``: every gradient times ``c / max(norm, c)``, where
+    ``norm`` is the L2 norm of all of them together; a non-finite norm gives NaN gradients."""
+    dtype = grads[0].dtype
+    squares = [ft.reduce_sum(ft.square(g)) for g in grads]
+    squares = [s if s.dtype == dtype else ft.cast(s, dtype) for s in squares]
+    norm = ft.sqrt(ft.add_n(squares) if len(squares) > 1 else squares[0])
+    # min(1/norm, 1/c) * c is 1 for a norm of 0 (1/0 = inf); (norm - norm) turns inf/NaN into NaN.
+    scale = ft.minimum(1.0 / norm, 1.0 / clip_norm) * clip_norm + (norm - norm)
+    return [g * (scale if g.dtype == dtype else ft.cast(scale, g.dtype)) for g in grads]
