@@ -82,3 +82,26 @@ def test_seed_002_custom_loop_with_a_dataset_learns_the_line():
             m.assign_sub(0.1 * dm)
             b.assign_sub(0.1 * db)
     assert abs(float(m[0, 0]) - 2.0) < 0.15 and abs(float(b[0]) + 1.0) < 0.1
+
+
+def test_unbatch_as_numpy_iterator_and_len_errors():
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    y = np.arange(6)
+    batched = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    rows = list(batched.unbatch().as_numpy_iterator())
+    numpy_types = (np.ndarray, np.generic)
+    assert len(rows) == 6 and all(isinstance(a, numpy_types) for pair in rows for a in pair)
+    np.testing.assert_array_equal(np.stack([r[0] for r in rows]), x)
+    np.testing.assert_array_equal([int(r[1]) for r in rows], y)
+    assert int(batched.unbatch().cardinality()) == tf.data.UNKNOWN
+    dicts = tf.data.Dataset.from_tensor_slices({"a": x}).batch(5).unbatch()
+    assert [e["a"].numpy().tolist() for e in dicts][-1] == [10.0, 11.0]
+    ragged = tf.data.Dataset.from_tensors((np.zeros((2, 1)), np.zeros(3))).unbatch()
+    with pytest.raises(ValueError, match="same first dimension"):
+        list(ragged)
+    with pytest.raises(TypeError):
+        len(tf.data.Dataset.range(3).repeat())
+    with pytest.raises(TypeError):
+        len(tf.data.Dataset.range(3).filter(lambda v: v > 0))
+    first = next(tf.data.Dataset.range(3).as_numpy_iterator())
+    assert isinstance(first, (np.ndarray, np.generic)) and first.dtype == np.int64

@@ -144,6 +144,30 @@ class Dataset:
             n = n // batch_size if drop_remainder else -(-n // batch_size)
         return Dataset(batches, n)
 
+    def unbatch(self, name=None):
+        """Splits each element along its first axis: the inverse of ``batch``.
+
+        >>> import numpy as np
+        >>> ds = Dataset.from_tensor_slices(np.arange(6).reshape(3, 2)).unbatch()
+        >>> [int(x) for x in ds]
+        [0, 1, 2, 3, 4, 5]
+        """
+        del name
+
+        def rows():
+            for element in self._make_iterator():
+                components = _flatten(element)
+                sizes = {np.shape(c)[0] if np.ndim(c) else None for c in components}
+                if None in sizes or len(sizes) != 1:
+                    raise ValueError(
+                        "unbatch: every component needs the same first dimension, received "
+                        f"shapes {[np.shape(c) for c in components]}"
+                    )
+                for i in range(sizes.pop()):
+                    yield _pack(element, [c[i] for c in components])
+
+        return Dataset(rows, INFINITE if self._length == INFINITE else UNKNOWN)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles with a buffer of ``buffer_size`` elements (uniform when it holds them all).
         With a seed, the order is reproducible; by default each iteration reshuffles."""
