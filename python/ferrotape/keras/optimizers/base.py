@@ -276,7 +276,9 @@ class Optimizer:
         self.built = True
 
     def _register_variables(self, variables):
-        """Indexes new variables and creates their slots, variable by variable."""
+        """Indexes new variables and creates their moving averages (``use_ema``), then their
+        slots variable by variable (Keras's order of creation)."""
+        new_variables = []
         for variable in variables:
             if not isinstance(variable, ft.Variable):
                 raise ValueError(
@@ -291,10 +293,12 @@ class Optimizer:
             self._variable_shapes.append(tuple(variable.shape))
             self._variable_dtypes.append(variable.dtype)
             self._decay_flags.append(self._use_weight_decay(variable))
-            self._slots.append(self._create_slots(variable))
             if self.use_ema:
                 average = self.add_variable_from_reference(variable, "average")
                 self._model_variables_moving_average.append(average)
+            new_variables.append(variable)
+        for variable in new_variables:
+            self._slots.append(self._create_slots(variable))
 
     def _create_slots(self, variable):
         """The slot variables of one variable (a tuple); none in the base class."""
