@@ -287,6 +287,29 @@ _ENGINE_ATTRS = frozenset(
 )
 
 
+_KERAS3_WEIGHT_ARGS = (
+    "shape",
+    "initializer",
+    "dtype",
+    "trainable",
+    "autocast",
+    "regularizer",
+    "constraint",
+    "aggregation",
+    "overwrite_with_gradient",
+    "name",
+)
+_KERAS2_WEIGHT_ARGS = (
+    "name",
+    "shape",
+    "dtype",
+    "initializer",
+    "regularizer",
+    "trainable",
+    "constraint",
+)
+
+
 def _find_layers(value, found, seen):
     """Appends the Layers inside an attribute value (lists, tuples, dict values) to `found`."""
     if isinstance(value, Layer):
@@ -455,7 +478,31 @@ class Layer(Module):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
     # ------------------------------------------------------------------ weights
-    def add_weight(
+    def add_weight(self, *args, **kwargs):
+        """Creates a weight variable of ``shape`` filled by ``initializer`` (default
+        "glorot_uniform" for floating dtypes, "zeros" otherwise) and tracks it; a
+        ``regularizer`` adds its penalty to ``losses``.
+
+        Keras 3's arguments: ``add_weight(shape=None, initializer=None, dtype=None,
+        trainable=True, autocast=True, regularizer=None, constraint=None, aggregation="none",
+        overwrite_with_gradient=False, name=None)``. Code written for Keras 2 passes the name
+        first (``add_weight("kernel", shape=...)``); that order is accepted too.
+        """
+        order = _KERAS2_WEIGHT_ARGS if args and isinstance(args[0], str) else _KERAS3_WEIGHT_ARGS
+        if len(args) > len(order):
+            raise TypeError(
+                f"add_weight takes at most {len(order)} positional arguments ({len(args)} given)"
+            )
+        for key, value in zip(order, args, strict=False):
+            if key in kwargs:
+                raise TypeError(f"add_weight got multiple values for argument '{key}'")
+            kwargs[key] = value
+        unknown = set(kwargs) - set(_KERAS3_WEIGHT_ARGS)
+        if unknown:
+            raise TypeError(f"add_weight got unexpected keyword arguments {sorted(unknown)}")
+        return self._add_weight(**kwargs)
+
+    def _add_weight(
         self,
         shape=None,
         initializer=None,
@@ -468,14 +515,7 @@ class Layer(Module):
         overwrite_with_gradient=False,
         name=None,
     ):
-        """Creates a weight variable of ``shape`` filled by ``initializer`` (default
-        "glorot_uniform" for floating dtypes, "zeros" otherwise) and tracks it; a
-        ``regularizer`` adds its penalty to ``losses``."""
         del autocast, aggregation, overwrite_with_gradient
-        if isinstance(shape, str):  # Keras 2's add_weight("kernel", shape, ...)
-            name, shape = shape, None
-            if isinstance(initializer, (tuple, list)):
-                shape, initializer = initializer, None
         if "_own_trainable" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}.add_weight: call `super().__init__()` in `__init__` first"

@@ -1367,6 +1367,13 @@ def _summary_text(model, line_length, positions, expand_nested, show_trainable, 
     # Borders and padding take 3 characters per column plus one: the contents get the rest.
     contents = [w - 3 for w in widths]
     contents[0] -= 1
+    # A header never wraps: narrow columns borrow from the widest one.
+    for i, title in enumerate(header):
+        deficit = len(title) - contents[i]
+        widest = max(range(len(contents)), key=contents.__getitem__)
+        if deficit > 0 and contents[widest] - deficit >= len(header[widest]):
+            contents[i] += deficit
+            contents[widest] -= deficit
     if any(w < 1 for w in contents):
         raise ValueError("Insufficient console width to print summary.")
 
