@@ -1,1 +1,891 @@
-"""ft.keras.layers (being written)."""
+"""``ft.keras.layers``: Keras's layers, computing in Rust.
+
+Each layer here follows Keras's protocol through :class:`~ferrotape.keras.engine.Layer` (names,
+``build`` on the first call, ``add_weight`` with initializers and regularizers) and, once built,
+hands its variables to a core object from ``ferrotape._core.keras`` (the ``ferrotape-keras``
+crate) that computes the whole call in one Rust call. Layers with no weights and no state
+(``Flatten``, ``Reshape``, pooling, merging) call a single ferrotape op.
+
+>>> import ferrotape as ft
+>>> layer = ft.keras.layers.Dense(3, activation="relu")
+>>> layer(ft.ones([2, 4])).shape
+TensorShape([2, 3])
+>>> [w.shape.as_list() for w in layer.weights]
+[[4, 3], [3]]
+"""
+
+import numpy as np
+
+from .. import _core, nn
+from .. import random as ft_random
+from . import activations, initializers, regularizers
+from .engine import Input, InputLayer, Layer
+
+# The activations the Rust cores apply inside their call (see ferrotape-keras's Activation).
+_CORE_ACTIVATIONS = {
+    "linear",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "elu",
+    "selu",
+    "gelu",
+    "softplus",
+    "swish",
+    "silu",
+}
+
+
+def _split_activation(activation):
+    """``(name the Rust core applies, Python callable applied after it or None)``: Keras's
+    named activations and ferrotape's own ``ft.nn`` functions run inside the core; any other
+    callable runs after a linear core call."""
+    fn = activations.get(activation)
+    name = activations._NATIVE_NAMES.get(id(fn))
+    if name is None:
+        candidate = getattr(fn, "__name__", None)
+        if candidate in activations._BY_NAME and activations._BY_NAME[candidate] is fn:
+            name = candidate
+    if name in _CORE_ACTIVATIONS:
+        return name, None
+    return "linear", fn
+
+
+def _pair(layer, what, value):
+    """Keras's int-or-tuple spatial arguments as a pair of positive ints."""
+    if isinstance(value, (int, np.integer)):
+        value = (int(value), int(value))
+    value = tuple(int(v) for v in value)
+    if len(value) != 2 or min(value) < 1:
+        raise ValueError(
+            f"{type(layer).__name__}: {what} must be a positive int or a pair of them, "
+            f"received {value}"
+        )
+    return value
+
+
+def _padding(layer, padding):
+    padding = str(padding).lower()
+    if padding not in ("same", "valid"):
+        raise ValueError(
+            f"{type(layer).__name__}: padding must be 'same' or 'valid', received {padding!r}"
+        )
+    return padding
+
+
+def _channels_last(layer, data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError(
+            f"{type(layer).__name__}: only data_format='channels_last' (NHWC) is supported, "
+            f"received {data_format!r}"
+        )
+
+
+def _expect_rank(layer, input_shape, rank):
+    if len(input_shape) != rank:
+        raise ValueError(
+            f"Input 0 of layer {layer.name!r} ({type(layer).__name__}) is incompatible with the "
+            f"layer: expected ndim={rank}, found ndim={len(input_shape)}. "
+            f"Full shape received: {tuple(input_shape)}"
+        )
+
+
+def _known_dim(layer, input_shape, axis, what):
+    dim = input_shape[axis]
+    if dim is None:
+        raise ValueError(
+            f"{type(layer).__name__}: the {what} of the input must be known, received input "
+            f"shape {tuple(input_shape)}"
+        )
+    return int(dim)
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)`` on the last axis of ``inputs``."""
+
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if not isinstance(units, (int, np.integer)) or units < 1:
+            raise ValueError(f"Dense: units must be a positive integer, received {units!r}")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape):
+        features = _known_dim(self, input_shape, -1, "last dimension")
+        self.kernel = self.add_weight(
+            shape=(features, self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        core_activation, self._after = _split_activation(self.activation)
+        self._core = _core.keras.Dense(self.kernel, self.bias, core_activation)
+
+    def call(self, inputs):
+        outputs = self._core(inputs)
+        return outputs if self._after is None else self._after(outputs)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+        }
+
+
+class _Conv2DBase(Layer):
+    _core_class = None
+    _kernel_name = "kernel"
+
+    def __init__(
+        self,
+        kernel_size,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        activation,
+        use_bias,
+        kernel_initializer,
+        bias_initializer,
+        kernel_regularizer,
+        bias_regularizer,
+        activity_regularizer,
+        kernel_constraint,
+        bias_constraint,
+        **kwargs,
+    ):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        _channels_last(self, data_format)
+        self.kernel_size = _pair(self, "kernel_size", kernel_size)
+        self.strides = _pair(self, "strides", strides)
+        self.dilation_rate = _pair(self, "dilation_rate", dilation_rate)
+        if self.strides != (1, 1) and self.dilation_rate != (1, 1):
+            raise ValueError(
+                f"{type(self).__name__}: strides > 1 are not supported together with "
+                f"dilation_rate > 1 (received strides={self.strides}, "
+                f"dilation_rate={self.dilation_rate})"
+            )
+        self.padding = _padding(self, padding)
+        self.data_format = "channels_last"
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def _kernel_shape(self, channels):
+        raise NotImplementedError
+
+    def _output_channels(self, channels):
+        raise NotImplementedError
+
+    def build(self, input_shape):
+        _expect_rank(self, input_shape, 4)
+        channels = _known_dim(self, input_shape, -1, "channel dimension")
+        self.kernel = self.add_weight(
+            shape=self._kernel_shape(channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(self._output_channels(channels),),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        core_activation, self._after = _split_activation(self.activation)
+        self._core = self._core_class(
+            self.kernel,
+            self.bias,
+            self.strides,
+            self.dilation_rate,
+            self.padding,
+            core_activation,
+        )
+
+    def call(self, inputs):
+        outputs = self._core(inputs)
+        return outputs if self._after is None else self._after(outputs)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "kernel_size": self.kernel_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "dilation_rate": self.dilation_rate,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+        }
+
+
+class Conv2D(_Conv2DBase):
+    """2-D convolution over NHWC images: ``activation(conv2d(inputs, kernel) + bias)`` with an
+    HWIO kernel ``kernel_size + (input channels, filters)``."""
+
+    _core_class = _core.keras.Conv2D
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format=None,
+        dilation_rate=(1, 1),
+        groups=1,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        if not isinstance(filters, (int, np.integer)) or filters < 1:
+            raise ValueError(f"Conv2D: filters must be a positive integer, received {filters!r}")
+        if groups != 1:
+            raise ValueError(f"Conv2D: only groups=1 is supported, received {groups}")
+        self.filters = int(filters)
+        self.groups = 1
+        super().__init__(
+            kernel_size,
+            strides,
+            padding,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            kernel_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            bias_regularizer,
+            activity_regularizer,
+            kernel_constraint,
+            bias_constraint,
+            **kwargs,
+        )
+
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (channels, self.filters)
+
+    def _output_channels(self, channels):
+        return self.filters
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters}
+
+
+class DepthwiseConv2D(_Conv2DBase):
+    """Each input channel convolved with its own ``depth_multiplier`` filters; output channel
+    ``c * depth_multiplier + q``."""
+
+    _core_class = _core.keras.DepthwiseConv2D
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        depthwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        depthwise_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        depthwise_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        if not isinstance(depth_multiplier, (int, np.integer)) or depth_multiplier < 1:
+            raise ValueError(
+                f"DepthwiseConv2D: depth_multiplier must be a positive integer, "
+                f"received {depth_multiplier!r}"
+            )
+        self.depth_multiplier = int(depth_multiplier)
+        super().__init__(
+            kernel_size,
+            strides,
+            padding,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            depthwise_initializer,
+            bias_initializer,
+            depthwise_regularizer,
+            bias_regularizer,
+            activity_regularizer,
+            depthwise_constraint,
+            bias_constraint,
+            **kwargs,
+        )
+
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (channels, self.depth_multiplier)
+
+    def _output_channels(self, channels):
+        return channels * self.depth_multiplier
+
+    def get_config(self):
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier}
+
+
+class _Pooling2D(Layer):
+    _op = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(self, data_format)
+        self.pool_size = _pair(self, "pool_size", pool_size)
+        self.strides = self.pool_size if strides is None else _pair(self, "strides", strides)
+        self.padding = _padding(self, padding)
+        self.data_format = "channels_last"
+
+    def build(self, input_shape):
+        _expect_rank(self, input_shape, 4)
+
+    def call(self, inputs):
+        return type(self)._op(inputs, self.pool_size, self.strides, self.padding.upper())
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "pool_size": self.pool_size,
+            "strides": self.strides,
+            "padding": self.padding,
+        }
+
+
+class MaxPooling2D(_Pooling2D):
+    """The maximum of each ``pool_size`` window (strides default to ``pool_size``)."""
+
+    _op = staticmethod(nn.max_pool2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    """The mean of each ``pool_size`` window (``same`` padding averages only real pixels)."""
+
+    _op = staticmethod(nn.avg_pool2d)
+
+
+class _GlobalPooling2D(Layer):
+    _reduce = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(self, data_format)
+        self.data_format = "channels_last"
+        self.keepdims = bool(keepdims)
+
+    def build(self, input_shape):
+        _expect_rank(self, input_shape, 4)
+
+    def call(self, inputs):
+        return type(self)._reduce(inputs, [1, 2], keepdims=self.keepdims)
+
+    def get_config(self):
+        return {**super().get_config(), "keepdims": self.keepdims}
+
+
+class GlobalAveragePooling2D(_GlobalPooling2D):
+    """The mean over height and width: ``[n, h, w, c] -> [n, c]``."""
+
+    _reduce = staticmethod(_core.reduce_mean)
+
+
+class GlobalMaxPooling2D(_GlobalPooling2D):
+    """The maximum over height and width: ``[n, h, w, c] -> [n, c]``."""
+
+    _reduce = staticmethod(_core.reduce_max)
+
+
+class BatchNormalization(Layer):
+    """Normalises each feature along ``axis``: with the batch's mean and (biased) variance when
+    ``training=True``, updating the moving averages as ``moving * momentum + batch * (1 -
+    momentum)``; with the moving averages otherwise (Keras 3: calls without ``training`` run in
+    inference mode)."""
+
+    def __init__(
+        self,
+        axis=-1,
+        momentum=0.99,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        moving_mean_initializer="zeros",
+        moving_variance_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        synchronized=False,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            if len(axis) != 1:
+                raise ValueError(f"BatchNormalization: only one axis is supported, received {axis}")
+            axis = axis[0]
+        self.axis = int(axis)
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        if not 0.0 <= self.momentum <= 1.0:
+            raise ValueError(f"BatchNormalization: momentum must be in [0, 1], received {momentum}")
+        if self.epsilon <= 0:
+            raise ValueError(f"BatchNormalization: epsilon must be positive, received {epsilon}")
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+        del synchronized  # one device: nothing to synchronise
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        if not -rank <= self.axis < rank:
+            raise ValueError(
+                f"BatchNormalization: axis {self.axis} is out of range for input shape "
+                f"{tuple(input_shape)}"
+            )
+        features = _known_dim(self, input_shape, self.axis, f"axis {self.axis}")
+        shape = (features,)
+        self.gamma = None
+        self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+                name="gamma",
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+                name="beta",
+            )
+        self.moving_mean = self.add_weight(
+            shape=shape,
+            initializer=self.moving_mean_initializer,
+            trainable=False,
+            name="moving_mean",
+        )
+        self.moving_variance = self.add_weight(
+            shape=shape,
+            initializer=self.moving_variance_initializer,
+            trainable=False,
+            name="moving_variance",
+        )
+        self._core = _core.keras.BatchNormalization(
+            self.gamma,
+            self.beta,
+            self.moving_mean,
+            self.moving_variance,
+            self.axis,
+            self.momentum,
+            self.epsilon,
+        )
+
+    def call(self, inputs, training=False):
+        # A frozen layer (trainable=False) always runs in inference mode, as in Keras.
+        return self._core(inputs, training=bool(training) and self.trainable)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+        }
+
+
+class LayerNormalization(Layer):
+    """Normalises each sample over ``axis`` (the last by default) with its own statistics,
+    then scales by ``gamma`` and shifts by ``beta``."""
+
+    def __init__(
+        self,
+        axis=-1,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        rms_scaling=False,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if rms_scaling:
+            raise ValueError("LayerNormalization: rms_scaling=True is not supported")
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [int(axis)]
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        for a in self.axis:
+            if not -rank <= a < rank:
+                raise ValueError(
+                    f"LayerNormalization: axis {a} is out of range for input shape "
+                    f"{tuple(input_shape)}"
+                )
+        shape = tuple(
+            _known_dim(self, input_shape, a, f"axis {a}")
+            for a in sorted(a % rank for a in self.axis)
+        )
+        self.gamma = None
+        self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+                name="gamma",
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+                name="beta",
+            )
+        self._core = _core.keras.LayerNormalization(
+            self.gamma, self.beta, [int(a) for a in self.axis], self.epsilon
+        )
+
+    def call(self, inputs):
+        return self._core(inputs)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+        }
+
+
+class Dropout(Layer):
+    """Sets a fraction ``rate`` of the inputs to 0 in training and scales the rest by
+    ``1 / (1 - rate)``; the identity otherwise. With ``seed`` the mask stream is reproducible;
+    without, it is drawn from ``ft.random``'s global seed at build time."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:
+            raise ValueError(
+                f"Invalid value received for argument `rate`. Expected a float value between "
+                f"0 and 1. Received: rate={rate}"
+            )
+        self.rate = float(rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+
+    def build(self, input_shape):
+        del input_shape
+        if self.seed is not None:
+            seed = int(self.seed)
+        else:
+            seed = int(ft_random.uniform([], maxval=2**31 - 1, dtype="int32"))
+        # A rate of 1 drops everything: the core's scale 1 / (1 - rate) would divide by zero.
+        rate = min(self.rate, 1.0 - 1e-7)
+        self._core = _core.keras.Dropout(
+            rate,
+            seed,
+            None
+            if self.noise_shape is None
+            else [None if d is None else int(d) for d in self.noise_shape],
+        )
+
+    def call(self, inputs, training=False):
+        if training and self.rate >= 1.0:
+            return inputs * 0.0
+        return self._core(inputs, training=bool(training))
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "rate": self.rate,
+            "noise_shape": self.noise_shape,
+            "seed": self.seed,
+        }
+
+
+class Flatten(Layer):
+    """``[n, d1, d2, ...] -> [n, d1 * d2 * ...]``."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(self, data_format)
+
+    def call(self, inputs):
+        shape = inputs.shape.as_list()
+        if not shape:
+            raise ValueError("Flatten: the input must have a batch axis, received a scalar")
+        return _core.reshape(inputs, [shape[0], int(np.prod(shape[1:], dtype=np.int64))])
+
+
+class Reshape(Layer):
+    """Reshapes each sample to ``target_shape`` (one entry may be -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in self.target_shape) > 1:
+            raise ValueError(
+                f"Reshape: at most one dimension of target_shape may be -1, "
+                f"received {self.target_shape}"
+            )
+
+    def call(self, inputs):
+        return _core.reshape(inputs, [inputs.shape[0], *self.target_shape])
+
+    def get_config(self):
+        return {**super().get_config(), "target_shape": self.target_shape}
+
+
+class Activation(Layer):
+    """Applies an activation function (a Keras name or a callable)."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+        self._core_name, self._after = _split_activation(self.activation)
+
+    def call(self, inputs):
+        if self._after is not None:
+            return self._after(inputs)
+        return _core.keras.activation(self._core_name, inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
+
+class ReLU(Layer):
+    """``max(x, 0)`` (Keras's other arguments at their defaults only)."""
+
+    def call(self, inputs):
+        return nn.relu(inputs)
+
+
+class Softmax(Layer):
+    """softmax along ``axis``."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = int(axis)
+
+    def call(self, inputs):
+        return nn.softmax(inputs, axis=self.axis)
+
+
+class Embedding(Layer):
+    """Maps integer ids in ``[0, input_dim)`` to rows of an ``[input_dim, output_dim]`` table."""
+
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        embeddings_constraint=None,
+        mask_zero=False,
+        **kwargs,
+    ):
+        kwargs.pop("input_length", None)  # Keras 2's argument: the shape comes from the call
+        super().__init__(**kwargs)
+        if mask_zero:
+            raise ValueError("Embedding: mask_zero=True is not supported (ferrotape has no masks)")
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self._autocast = False  # ids stay integers
+
+    def build(self, input_shape):
+        del input_shape
+        self.embeddings = self.add_weight(
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+            name="embeddings",
+        )
+        self._core = _core.keras.Embedding(self.embeddings)
+
+    def call(self, inputs):
+        return self._core(inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}
+
+
+class _Merge(Layer):
+    def call(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
+            raise ValueError(
+                f"{type(self).__name__}: expected a list of input tensors, received {inputs!r}"
+            )
+        return self._merge(list(inputs))
+
+
+class Add(_Merge):
+    """The elementwise sum of a list of inputs."""
+
+    def _merge(self, inputs):
+        return _core.add_n(inputs) if len(inputs) > 1 else inputs[0]
+
+
+class Subtract(_Merge):
+    """``inputs[0] - inputs[1]``."""
+
+    def _merge(self, inputs):
+        if len(inputs) != 2:
+            raise ValueError(f"Subtract: expected exactly 2 inputs, received {len(inputs)}")
+        return inputs[0] - inputs[1]
+
+
+class Multiply(_Merge):
+    """The elementwise product of a list of inputs."""
+
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out * x
+        return out
+
+
+class Average(_Merge):
+    """The elementwise mean of a list of inputs."""
+
+    def _merge(self, inputs):
+        return _core.add_n(inputs) / float(len(inputs))
+
+
+class Concatenate(_Merge):
+    """Joins a list of inputs along ``axis``."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = int(axis)
+
+    def _merge(self, inputs):
+        return _core.concat(inputs, self.axis)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}
+
+
+MaxPool2D = MaxPooling2D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+
+__all__ = [
+    "Activation",
+    "Add",
+    "AvgPool2D",
+    "Average",
+    "AveragePooling2D",
+    "BatchNormalization",
+    "Concatenate",
+    "Conv2D",
+    "Dense",
+    "DepthwiseConv2D",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GlobalAvgPool2D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPooling2D",
+    "Input",
+    "InputLayer",
+    "Layer",
+    "LayerNormalization",
+    "MaxPool2D",
+    "MaxPooling2D",
+    "Multiply",
+    "ReLU",
+    "Reshape",
+    "Softmax",
+    "Subtract",
+]

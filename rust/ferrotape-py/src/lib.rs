@@ -1,6 +1,7 @@
 //! PyO3 bindings of ferrotape: conversion and exposure only, one file per Python namespace.
 //! The native module is `ferrotape._core`; `python/ferrotape/` arranges it into TensorFlow's
-//! namespaces (`ft`, `ft.math`, `ft.nn`, `ft.linalg`, `ft.random`).
+//! namespaces (`ft`, `ft.math`, `ft.nn`, `ft.linalg`, `ft.random`, and the layer cores of
+//! `ft.keras.layers`).
 
 use pyo3::prelude::*;
 
@@ -13,6 +14,7 @@ mod array;
 mod convert;
 mod dtype;
 mod errors;
+mod keras;
 mod linalg;
 mod math;
 mod nn;
@@ -46,5 +48,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "nn", nn::register)?;
     submodule(m, "linalg", linalg::register)?;
     submodule(m, "random", random::register)?;
+    submodule(m, "keras", keras::register)?;
     Ok(())
 }

@@ -1,0 +1,131 @@
+//! Dense, Dropout and Embedding.
+
+use ferrotape_autodiff::core::random::{self, StdRng};
+use ferrotape_autodiff::core::{kernels, Array, DType};
+use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{Error, Result, Tensor, Variable};
+use parking_lot::Mutex;
+
+use crate::{autocast, Activation};
+
+/// `activation(x @ kernel + bias)` over the last axis of `x` (leading axes are batch axes).
+pub struct Dense {
+    pub kernel: Variable,
+    pub bias: Option<Variable>,
+    pub activation: Activation,
+}
+
+impl Dense {
+    pub fn call(&self, x: &Tensor) -> Result<Tensor> {
+        let kernel = self.kernel.read();
+        let units_in = kernel.shape()[0];
+        if x.rank() == 0 || x.shape()[x.rank() - 1] != units_in {
+            return Err(Error::invalid(
+                "Dense",
+                format!(
+                    "expected an input whose last axis has {units_in} features, received shape {:?}",
+                    x.shape()
+                ),
+            ));
+        }
+        let x = autocast(x, kernel.dtype())?;
+        let y = ops::matmul(&x, &kernel, false, false).or_else(|_| {
+            // A rank-1 input is one sample: [in] → [1, in] → [out].
+            let row = ops::reshape(&x, &[1, units_in])?;
+            let y = ops::matmul(&row, &kernel, false, false)?;
+            ops::reshape(&y, &[kernel.shape()[1]])
+        })?;
+        let y = match &self.bias {
+            Some(b) => ops::add(&y, &b.read())?,
+            None => y,
+        };
+        self.activation.apply(&y)
+    }
+}
+
+/// Inverted dropout: in training, each element is kept with probability `1 - rate` and scaled
+/// by `1 / (1 - rate)`; otherwise the identity. Each layer draws from its own seeded stream.
+pub struct Dropout {
+    pub rate: f64,
+    /// Axes of length 1 in `noise_shape` share one draw (Keras's `noise_shape`).
+    pub noise_shape: Option<Vec<Option<usize>>>,
+    rng: Mutex<StdRng>,
+}
+
+impl Dropout {
+    pub fn new(rate: f64, noise_shape: Option<Vec<Option<usize>>>, seed: u64) -> Result<Dropout> {
+        if !(0.0..1.0).contains(&rate) {
+            return Err(Error::invalid(
+                "Dropout",
+                format!("rate must be in [0, 1), received {rate}"),
+            ));
+        }
+        Ok(Dropout {
+            rate,
+            noise_shape,
+            rng: Mutex::new(random::op_rng(seed, 0x0D_0D)),
+        })
+    }
+
+    fn mask_shape(&self, shape: &[usize]) -> Result<Vec<usize>> {
+        let Some(noise) = &self.noise_shape else {
+            return Ok(shape.to_vec());
+        };
+        if noise.len() != shape.len() {
+            return Err(Error::invalid(
+                "Dropout",
+                format!("noise_shape {noise:?} must have the input's rank (input shape {shape:?})"),
+            ));
+        }
+        Ok(noise
+            .iter()
+            .zip(shape)
+            .map(|(n, &s)| n.unwrap_or(s))
+            .collect())
+    }
+
+    pub fn call(&self, x: &Tensor, training: bool) -> Result<Tensor> {
+        if !training || self.rate == 0.0 {
+            return Ok(x.clone());
+        }
+        let dtype = if x.dtype().is_float() {
+            x.dtype()
+        } else {
+            DType::F32
+        };
+        let x = autocast(x, dtype)?;
+        let shape = self.mask_shape(x.shape())?;
+        let draws = random::uniform(&mut self.rng.lock(), &shape, 0.0, 1.0, DType::F32)?;
+        let keep_scale = 1.0 / (1.0 - self.rate);
+        let scaled: Vec<f32> = draws
+            .to_vec::<f32>()
+            .into_iter()
+            .map(|u| {
+                if f64::from(u) >= self.rate {
+                    keep_scale as f32
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mask = kernels::cast(&Array::from_vec(scaled, &shape)?, dtype)?;
+        ops::mul(&x, &Tensor::new(mask))
+    }
+}
+
+/// Rows of `embeddings` looked up by integer ids (any shape of ids).
+pub struct Embedding {
+    pub embeddings: Variable,
+}
+
+impl Embedding {
+    pub fn call(&self, ids: &Tensor) -> Result<Tensor> {
+        let ids = if ids.dtype().is_int() {
+            ids.clone()
+        } else {
+            // Keras accepts float ids (casts them to int32).
+            ops::cast(ids, DType::I32)?
+        };
+        ops::gather(&self.embeddings.read(), &ids, 0)
+    }
+}

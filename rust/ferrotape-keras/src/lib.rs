@@ -1,0 +1,36 @@
+//! ferrotape-keras: the computing half of Keras's layers.
+//!
+//! The split, and why: Keras's protocol (names, building on the first call from the input
+//! shape, `add_weight` with initializers and regularizers, sublayer tracking, `training`
+//! propagation) lives in Python (`ferrotape.keras`), where users subclass layers and where
+//! Keras's many argument forms are cheap to normalise. What a layer *computes* lives here: each
+//! layer is a struct holding its [`Variable`]s (the very objects Python handed over, so
+//! optimizers and tapes see the same variables) and a `call` that runs its forward pass as
+//! one Rust call from Python. Layers are built from `ferrotape-autodiff`'s ops and never define
+//! derivatives of their own, so every layer is differentiable to any order for free; where a
+//! layer pays for several full passes over its data (batch normalisation), the gain comes from a
+//! fused op in `ferrotape-autodiff`, not from a derivative written here.
+//!
+//! [`Variable`]: ferrotape_autodiff::Variable
+
+mod activation;
+mod conv;
+mod core_layers;
+mod normalization;
+
+pub use activation::Activation;
+pub use conv::{Conv2D, DepthwiseConv2D};
+pub use core_layers::{Dense, Dropout, Embedding};
+pub use normalization::{BatchNormalization, LayerNormalization};
+
+use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{DType, Result, Tensor};
+
+/// Keras casts a layer's floating inputs to the layer's dtype (its variables' dtype).
+fn autocast(x: &Tensor, dtype: DType) -> Result<Tensor> {
+    if x.dtype() == dtype {
+        Ok(x.clone())
+    } else {
+        ops::cast(x, dtype)
+    }
+}

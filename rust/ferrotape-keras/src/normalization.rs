@@ -1,0 +1,172 @@
+//! BatchNormalization and LayerNormalization.
+
+use ferrotape_autodiff::core::kernels::{self, BinaryOp};
+use ferrotape_autodiff::core::Array;
+use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{Error, Result, Tensor, Variable};
+
+use crate::autocast;
+
+/// The shape that lines a `[d]` parameter up with `axis` of a rank-`rank` input.
+fn parameter_shape(rank: usize, axis: usize, d: usize) -> Vec<usize> {
+    (0..rank).map(|i| if i == axis { d } else { 1 }).collect()
+}
+
+fn normalized_axis(op: &'static str, axis: i64, rank: usize) -> Result<usize> {
+    ops::norm_axis(op, axis, rank).map_err(|_| {
+        Error::invalid(
+            op,
+            format!("axis {axis} is out of range for an input of rank {rank}"),
+        )
+    })
+}
+
+/// `x·inv + shift` with `inv = gamma / sqrt(variance + epsilon)` and
+/// `shift = beta - mean·inv`: two passes over `x`, as TensorFlow's `batch_normalization`.
+fn normalize(
+    x: &Tensor,
+    mean: &Tensor,
+    variance: &Tensor,
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+    epsilon: f64,
+) -> Result<Tensor> {
+    let mut inv = ops::rsqrt(&ops::add(variance, &variance.scalar_like(epsilon))?)?;
+    if let Some(g) = gamma {
+        inv = ops::mul(&inv, g)?;
+    }
+    let centred = ops::mul(mean, &inv)?;
+    let shift = match beta {
+        Some(b) => ops::sub(b, &centred)?,
+        None => ops::neg(&centred)?,
+    };
+    ops::add(&ops::mul(x, &inv)?, &shift)
+}
+
+/// Normalises each feature (channel) of `axis` with the batch's statistics in training, and
+/// with moving averages of them otherwise; the moving averages are updated in training as
+/// `moving = moving·momentum + batch·(1 - momentum)` (Keras's rule, biased variance).
+pub struct BatchNormalization {
+    pub gamma: Option<Variable>,
+    pub beta: Option<Variable>,
+    pub moving_mean: Variable,
+    pub moving_variance: Variable,
+    pub axis: i64,
+    pub momentum: f64,
+    pub epsilon: f64,
+}
+
+impl BatchNormalization {
+    fn read_shaped(v: &Variable, shape: &[usize]) -> Result<Tensor> {
+        ops::reshape(&v.read(), shape)
+    }
+
+    fn update_moving(&self, moving: &Variable, batch: &Tensor) -> Result<()> {
+        let current = moving.snapshot();
+        let batch = batch.value().reshape(current.shape())?;
+        let batch = kernels::cast(&batch, current.dtype())?;
+        // moving -= (moving - batch)·(1 - momentum): the same rule, one in-place update.
+        let delta = kernels::binary(BinaryOp::Sub, &current, &batch)?;
+        let factor = Array::full(current.dtype(), &[], 1.0 - self.momentum);
+        moving.assign_update(&kernels::binary(BinaryOp::Mul, &delta, &factor)?, true)
+    }
+
+    pub fn call(&self, x: &Tensor, training: bool) -> Result<Tensor> {
+        const OP: &str = "BatchNormalization";
+        let axis = normalized_axis(OP, self.axis, x.rank())?;
+        let d = self.moving_mean.shape()[0];
+        if x.shape()[axis] != d {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "expected {d} features on axis {axis}, received shape {:?}",
+                    x.shape()
+                ),
+            ));
+        }
+        let x = autocast(x, self.moving_mean.dtype())?;
+        let shape = parameter_shape(x.rank(), axis, d);
+        let gamma = self
+            .gamma
+            .as_ref()
+            .map(|g| Self::read_shaped(g, &shape))
+            .transpose()?;
+        let beta = self
+            .beta
+            .as_ref()
+            .map(|b| Self::read_shaped(b, &shape))
+            .transpose()?;
+        let (mean, variance) = if training {
+            let axes: Vec<i64> = (0..x.rank())
+                .filter(|&i| i != axis)
+                .map(|i| i as i64)
+                .collect();
+            let mean = ops::reduce_mean(&x, Some(&axes), true)?;
+            let variance =
+                ops::reduce_mean(&ops::squared_difference(&x, &mean)?, Some(&axes), true)?;
+            self.update_moving(&self.moving_mean, &mean)?;
+            self.update_moving(&self.moving_variance, &variance)?;
+            (mean, variance)
+        } else {
+            (
+                Self::read_shaped(&self.moving_mean, &shape)?,
+                Self::read_shaped(&self.moving_variance, &shape)?,
+            )
+        };
+        normalize(
+            &x,
+            &mean,
+            &variance,
+            gamma.as_ref(),
+            beta.as_ref(),
+            self.epsilon,
+        )
+    }
+}
+
+/// Normalises each sample over `axes` (the last one by default) with its own statistics, then
+/// scales and shifts with `gamma` and `beta` shaped like those axes.
+pub struct LayerNormalization {
+    pub gamma: Option<Variable>,
+    pub beta: Option<Variable>,
+    pub axes: Vec<i64>,
+    pub epsilon: f64,
+}
+
+impl LayerNormalization {
+    pub fn call(&self, x: &Tensor) -> Result<Tensor> {
+        const OP: &str = "LayerNormalization";
+        let dtype = self
+            .gamma
+            .as_ref()
+            .or(self.beta.as_ref())
+            .map(|v| v.dtype())
+            .unwrap_or(x.dtype());
+        let x = autocast(x, dtype)?;
+        let axes = self
+            .axes
+            .iter()
+            .map(|&a| normalized_axis(OP, a, x.rank()))
+            .collect::<Result<Vec<_>>>()?;
+        let shape: Vec<usize> = (0..x.rank())
+            .map(|i| if axes.contains(&i) { x.shape()[i] } else { 1 })
+            .collect();
+        let axes: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+        let mean = ops::reduce_mean(&x, Some(&axes), true)?;
+        let variance = ops::reduce_mean(&ops::squared_difference(&x, &mean)?, Some(&axes), true)?;
+        let read = |v: &Option<Variable>| {
+            v.as_ref()
+                .map(|v| ops::reshape(&v.read(), &shape))
+                .transpose()
+        };
+        let (gamma, beta) = (read(&self.gamma)?, read(&self.beta)?);
+        normalize(
+            &x,
+            &mean,
+            &variance,
+            gamma.as_ref(),
+            beta.as_ref(),
+            self.epsilon,
+        )
+    }
+}
