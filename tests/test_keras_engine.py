@@ -322,8 +322,9 @@ def test_add_loss_and_activity_regularizer_are_reset_by_the_next_outer_call():
 
 
 def test_sequential_builds_from_input_shape_kwarg_with_a_warning():
-    with pytest.warns(UserWarning, match="Do not pass an `input_shape`"):
+    with pytest.warns(UserWarning, match="Do not pass an `input_shape`") as record:
         first = Linear(4, input_shape=(3,))
+    assert record[0].filename == __file__  # the warning points at the user's line
     model = keras.Sequential([first, Linear(2)])
     assert model.built and first.seen_input_shape == (None, 3)
     assert model.input_shape == (None, 3) and model.output_shape == (None, 2)
@@ -500,6 +501,25 @@ def test_load_weights_reports_count_and_shape_mismatches(tmp_path):
         unbuilt.load_weights(path)
     with pytest.raises(FileNotFoundError):
         make_model().load_weights(tmp_path / "missing.safetensors")
+
+
+class ConfigurableLinear(Linear):
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def test_clone_model_rebuilds_layers_with_fresh_weights():
+    model = keras.Sequential([keras.Input(shape=(3,)), ConfigurableLinear(4, name="hidden")])
+    clone = keras.models.clone_model(model)
+    assert clone is not model and clone.built and clone.output_shape == (None, 4)
+    assert clone.layers[0].name == "hidden" and clone.layers[0] is not model.layers[0]
+    assert not np.array_equal(clone.get_weights()[0], model.get_weights()[0])
+    config = model.get_config()
+    assert config["layers"][0]["class_name"] == "InputLayer"
+    assert config["layers"][1] == {
+        "class_name": "ConfigurableLinear",
+        "config": {"name": "hidden", "trainable": True, "dtype": "float32", "units": 4},
+    }
 
 
 def test_input_validation():

@@ -22,6 +22,7 @@ import functools
 import inspect
 import math
 import re
+import sys
 import threading
 import warnings
 import weakref
@@ -387,13 +388,23 @@ class Layer(Module):
             "Sequential models, prefer using an `Input(shape)` object as the first layer in "
             "the model instead.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=self._user_stacklevel(),
         )
         if batch_input_shape is not None:
             return _plain_shape(tuple(batch_input_shape))
         if isinstance(input_shape, int):
             input_shape = (input_shape,)
         return (batch_size,) + _plain_shape(tuple(input_shape))
+
+    def _user_stacklevel(self):
+        """The warnings stack level of the code constructing this layer: past the chain of
+        ``__init__`` methods of its classes, however deep the subclassing."""
+        frame, level = sys._getframe(2), 2
+        while frame is not None and frame.f_code.co_name == "__init__":
+            if frame.f_locals.get("self") is not self:
+                break
+            frame, level = frame.f_back, level + 1
+        return level
 
     # ------------------------------------------------------------------ attribute tracking
     def __setattr__(self, name, value):

@@ -725,6 +725,11 @@ class Model(Layer):
             user = list(getattr(callbacks, "callbacks", []))
         else:
             user = list(callbacks or [])
+        if any(isinstance(cb, callbacks_module.ProgbarLogger) for cb in user):
+            verbose_bar = 0  # the user's ProgbarLogger draws the bar
+        else:
+            verbose_bar = verbose
+        object.__setattr__(self, "_bar_verbose", verbose_bar)
         history = callbacks_module.History() if add_history else None
         all_callbacks = [*user, history] if add_history else user
         callback_list = callbacks_module.CallbackList(
@@ -748,7 +753,9 @@ class Model(Layer):
         self.reset_metrics()
         callback_list.on_epoch_begin(epoch)
         object.__setattr__(
-            self, "_progress", _Progress(train.steps, f"Epoch {epoch + 1}/{epochs}", verbose)
+            self,
+            "_progress",
+            _Progress(train.steps, f"Epoch {epoch + 1}/{epochs}", self._bar_verbose),
         )
         batch_hooks = self._batch_hooks["train"]
         logs, samples, steps = None, 0, 0
@@ -775,7 +782,7 @@ class Model(Layer):
     def _test_loop(self, iterator, callback_list, verbose):
         self.reset_metrics()
         callback_list.on_test_begin()
-        progress = _Progress(iterator.steps, "", verbose)
+        progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
         batch_hooks = self._batch_hooks["test"]
         logs, samples, steps = None, 0, 0
         for step, batch in iterator.epoch():
@@ -832,7 +839,7 @@ class Model(Layer):
         iterator = _EpochIterator(_make_batches(x, None, None, batch_size, False, "predict"), steps)
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         callback_list.on_predict_begin()
-        progress = _Progress(iterator.steps, "", verbose)
+        progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
         batch_hooks = self._batch_hooks["predict"]
         outputs, samples = [], 0
         for step, batch in iterator.epoch():
