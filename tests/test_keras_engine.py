@@ -91,6 +91,13 @@ def test_unknown_keyword_and_missing_super_init_are_clear_errors():
     with pytest.raises(RuntimeError, match="super\\(\\).__init__\\(\\)"):
         Forgetful()
 
+    class SettingsFirst(keras.Layer):
+        def __init__(self):
+            self.kernel_size = (3, 3)  # plain settings may come before super().__init__()
+            super().__init__()
+
+    assert SettingsFirst().kernel_size == (3, 3)
+
 
 # ----------------------------------------------------------------------------- building
 
@@ -206,6 +213,11 @@ def test_lists_and_dicts_of_layers_are_tracked_even_when_appended_later():
     assert [layer.name for layer in model.layers] == ["b0", "b1", "head_a"]
     assert tuple(model(np.ones((2, 3), np.float32)).shape) == (2, 1)
     assert len(model.trainable_variables) == 6
+    model.heads["b"] = Linear(1, name="head_b")
+    assert [layer.name for layer in model.layers][-1] == "head_b"
+    del model.heads["b"]
+    model.blocks.pop()
+    assert [layer.name for layer in model.layers] == ["b0", "head_a"]
 
 
 def test_freezing_a_layer_moves_its_weights_to_non_trainable():

@@ -87,30 +87,44 @@ def _structure_changed():
 _PENDING_LOSSES = weakref.WeakSet()
 
 
+def _invalidating(method):
+    """``method`` of a container, made to invalidate the cached walks when it mutates."""
+
+    @functools.wraps(method)
+    def mutate(self, *args, **kwargs):
+        _structure_changed()
+        return method(self, *args, **kwargs)
+
+    return mutate
+
+
 class _TrackedList(list):
     """A list attribute of a layer: mutating it invalidates the cached walks, so layers appended
     after assignment (``self.blocks = []; self.blocks.append(Dense(4))``) are found."""
 
-    def _changed(method):
-        @functools.wraps(method)
-        def mutate(self, *args, **kwargs):
-            _structure_changed()
-            return method(self, *args, **kwargs)
+    append = _invalidating(list.append)
+    extend = _invalidating(list.extend)
+    insert = _invalidating(list.insert)
+    pop = _invalidating(list.pop)
+    remove = _invalidating(list.remove)
+    clear = _invalidating(list.clear)
+    sort = _invalidating(list.sort)
+    reverse = _invalidating(list.reverse)
+    __setitem__ = _invalidating(list.__setitem__)
+    __delitem__ = _invalidating(list.__delitem__)
+    __iadd__ = _invalidating(list.__iadd__)
 
-        return mutate
 
-    append = _changed(list.append)
-    extend = _changed(list.extend)
-    insert = _changed(list.insert)
-    pop = _changed(list.pop)
-    remove = _changed(list.remove)
-    clear = _changed(list.clear)
-    sort = _changed(list.sort)
-    reverse = _changed(list.reverse)
-    __setitem__ = _changed(list.__setitem__)
-    __delitem__ = _changed(list.__delitem__)
-    __iadd__ = _changed(list.__iadd__)
-    del _changed
+class _TrackedDict(dict):
+    """A dict attribute of a layer: mutating it invalidates the cached walks."""
+
+    __setitem__ = _invalidating(dict.__setitem__)
+    __delitem__ = _invalidating(dict.__delitem__)
+    pop = _invalidating(dict.pop)
+    popitem = _invalidating(dict.popitem)
+    clear = _invalidating(dict.clear)
+    update = _invalidating(dict.update)
+    setdefault = _invalidating(dict.setdefault)
 
 
 # ----------------------------------------------------------------------------- shapes
@@ -410,15 +424,21 @@ class Layer(Module):
     def __setattr__(self, name, value):
         tracked = isinstance(value, (Layer, _core.Variable, list, tuple, dict))
         if tracked and "_own_trainable" not in self.__dict__:
-            raise RuntimeError(
-                f"{type(self).__name__}: you must call `super().__init__()` in the `__init__()` "
-                f"method of your Layer subclass before assigning layers or variables"
-            )
+            if isinstance(value, (Layer, _core.Variable)):
+                raise RuntimeError(
+                    f"{type(self).__name__}: you must call `super().__init__()` in the "
+                    f"`__init__()` method of your Layer subclass before assigning layers or "
+                    f"variables"
+                )
+            object.__setattr__(self, name, value)  # plain settings before super().__init__()
+            return
         if tracked and name not in _ENGINE_ATTRS:
             if isinstance(value, _core.Variable):
                 self._track_variable(value, name)
             elif type(value) is list:
                 value = _TrackedList(value)
+            elif type(value) is dict:
+                value = _TrackedDict(value)
             if isinstance(value, (list, tuple)):
                 for i, item in enumerate(value):
                     if isinstance(item, _core.Variable):
@@ -728,11 +748,22 @@ class Layer(Module):
         result = []
         for layer in layers:
             result.extend(layer._losses)
-        regularized = [pair for layer in layers for pair in layer._regularizers]
-        if regularized:
-            trainable = {id(v) for v in self.trainable_weights}
-            result.extend(reg(v) for v, reg in regularized if id(v) in trainable)
+        result.extend(regularizer(v) for v, regularizer in self._regularized_weights())
         return result
+
+    def _regularized_weights(self):
+        """(weight, regularizer) for the trainable weights that have a regularizer."""
+
+        def collect():
+            trainable = {id(v) for v in self._weights_of_kind("trainable")}
+            return [
+                (variable, regularizer)
+                for layer in self._flatten_layers()
+                for variable, regularizer in layer._regularizers
+                if id(variable) in trainable
+            ]
+
+        return self._cached_walk("regularized", collect)
 
     def _clear_losses(self):
         if not _PENDING_LOSSES:
