@@ -327,6 +327,16 @@ def test_evaluate_return_forms_and_batch_methods():
     )
 
 
+def test_python_lists_are_arrays():
+    model = linear_model(inputs=2, units=1)
+    model.compile(optimizer="sgd", loss="mse")
+    kernel, bias = model.get_weights()
+    x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    np.testing.assert_allclose(model.predict(x, verbose=0), np.array(x) @ kernel + bias, rtol=1e-6)
+    history = model.fit(x, [[1.0], [2.0], [3.0]], epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2
+
+
 def test_predict_multiple_outputs():
     inputs = keras.Input(shape=(3,))
     model = keras.Model(inputs, [Linear(2)(inputs), Linear(1)(inputs)])

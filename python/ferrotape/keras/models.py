@@ -337,9 +337,20 @@ def _make_batches(x, y, sample_weight, batch_size, shuffle, who, class_weight=No
                 f"yield (x, y, sample_weight) from the dataset instead"
             )
         return _IterableBatches(x, who)
+    x, y, sample_weight = (_numbers_as_array(v) for v in (x, y, sample_weight))
     if class_weight is not None and y is not None:
         sample_weight = _class_sample_weights(y, class_weight, sample_weight, who)
     return _ArrayBatches(x, y, sample_weight, batch_size, shuffle, who)
+
+
+def _numbers_as_array(value):
+    """A (nested) list of plain numbers is one array; lists holding arrays are structures
+    (several inputs or outputs)."""
+    if isinstance(value, list) and not any(
+        isinstance(leaf, (np.ndarray, _core.Tensor, _core.Variable)) for leaf in nest.flatten(value)
+    ):
+        return np.asarray(value)
+    return value
 
 
 def _class_sample_weights(y, class_weight, sample_weight, who):
@@ -1213,6 +1224,15 @@ class Functional(Model):
     @property
     def outputs(self):
         return nest.flatten(self._outputs_struct)
+
+    @property
+    def input(self):
+        """The model's input KerasTensor(s), as given to ``Model(inputs, ...)``."""
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        return self._outputs_struct
 
     @property
     def input_shape(self):
