@@ -1,0 +1,364 @@
+"""The ``ferrotape`` command: ``ferrotape train`` end to end, its files, options and errors.
+
+One run goes through ``python -m ferrotape`` in a subprocess; the others call ``cli.main`` in
+this process on a tiny IDX data set written here (so a debug build stays quick).
+"""
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import safetensors.numpy
+
+import ferrotape as ft
+from ferrotape import cli
+from ferrotape.keras.datasets import fashion_mnist
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+EPOCH_LINE = re.compile(
+    r"^Epoch (\d+)/(\d+) - loss: (\S+) - accuracy: (\S+) - val_loss: (\S+) - "
+    r"val_accuracy: (\S+) - (\S+)s - (\d+) images/s$",
+    re.MULTILINE,
+)
+HISTORY_KEYS = {"loss", "accuracy", "val_loss", "val_accuracy", "seconds", "images_per_second"}
+
+
+def write_idx(path, array):
+    """Writes ``array`` (uint8) as a gzip-compressed IDX file."""
+    header = bytes([0, 0, 0x08, array.ndim]) + b"".join(
+        int(n).to_bytes(4, "big") for n in array.shape
+    )
+    path.write_bytes(gzip.compress(header + array.astype(np.uint8).tobytes()))
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tmp_path_factory):
+    """A directory with the four Fashion-MNIST IDX files: 192 training and 64 test images
+    taken from the shipped subset."""
+    directory = tmp_path_factory.mktemp("idx")
+    (x_train, y_train), (x_test, y_test) = fashion_mnist.load_data(subset="small")
+    for name, array in zip(
+        fashion_mnist.FILES, (x_train[:192], y_train[:192], x_test[:64], y_test[:64]), strict=True
+    ):
+        write_idx(directory / name, array)
+    return directory
+
+
+def run_main(capsys, *argv):
+    """``cli.main(argv)`` in this process: (exit status, stdout, stderr)."""
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def run_train(capsys, options, data, out):
+    """``ferrotape train OPTIONS --data DATA --out OUT`` in this process."""
+    return run_main(capsys, "train", *options.split(), "--data", data, "--out", out)
+
+
+@pytest.fixture
+def no_plot(monkeypatch):
+    """Skips drawing the PNG (a few tenths of a second) in tests that do not look at it."""
+    monkeypatch.setattr(cli, "plot_history", lambda history, path: None)
+
+
+def epoch_lines(stdout):
+    return [
+        {
+            "epoch": int(m[0]),
+            "epochs": int(m[1]),
+            "loss": float(m[2]),
+            "accuracy": float(m[3]),
+            "val_loss": float(m[4]),
+            "val_accuracy": float(m[5]),
+        }
+        for m in EPOCH_LINE.findall(stdout)
+    ]
+
+
+def test_file_names_match_the_docs():
+    assert cli.WEIGHTS_FILE in cli.__doc__
+    assert cli.HISTORY_FILE in cli.__doc__
+    assert cli.CURVES_FILE in cli.__doc__
+
+
+# ----------------------------------------------------------------------------- python -m
+@pytest.fixture(scope="module")
+def module_run(tmp_path_factory):
+    """``python -m ferrotape train --limit 256 --epochs 1`` on the shipped subset (the CNN)."""
+    out = tmp_path_factory.mktemp("run") / "results"
+    completed = subprocess.run(
+        [sys.executable, "-m", "ferrotape", "train", "--limit", "256", "--epochs", "1"]
+        + ["--seed", "3", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return completed, out
+
+
+def test_python_m_ferrotape_train_prints_the_epoch_and_the_results(module_run):
+    completed, out = module_run
+    assert completed.returncode == 0, completed.stderr
+    stdout = completed.stdout
+    assert "Training the CNN on 256 Fashion-MNIST images (1000 test images) for 1 epoch," in stdout
+    (line,) = epoch_lines(stdout)
+    assert (line["epoch"], line["epochs"]) == (1, 1)
+    assert 0 <= line["accuracy"] <= 1 and 0 <= line["val_accuracy"] <= 1
+    # The progress bar (standard error) ends the epoch with Keras's line.
+    assert re.search(
+        r"Epoch 1/1: 4/4 .* - loss: \S+ - accuracy: \S+ - \d+ samples/s", completed.stderr
+    )
+    test_accuracy = float(re.search(r"^Test accuracy: (\S+)$", stdout, re.MULTILINE)[1])
+    assert test_accuracy == line["val_accuracy"]
+    for label, name in (
+        ("Weights", cli.WEIGHTS_FILE),
+        ("History", cli.HISTORY_FILE),
+        ("Training curves", cli.CURVES_FILE),
+    ):
+        assert f"{label}: {out / name}\n" in stdout
+    assert "Traceback" not in completed.stderr
+
+
+def test_python_m_ferrotape_train_writes_weights_history_and_png(module_run):
+    completed, out = module_run
+    assert completed.returncode == 0, completed.stderr
+    stored = safetensors.numpy.load_file(str(out / cli.WEIGHTS_FILE))
+    model = cli.build_model("cnn")
+    model.build((None, 28, 28, 1))
+    # Every weight, trainable or not (BatchNormalization's moving statistics too), in order.
+    assert len(stored) == len(model.weights) == 6 * 2 + 7 * 4 + 2 * 2  # convs, BatchNorms, Denses
+    assert [stored[k].shape for k in sorted(stored)] == [tuple(w.shape) for w in model.weights]
+    model.load_weights(out / cli.WEIGHTS_FILE)
+    for key, weight in zip(sorted(stored), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(weight, stored[key])
+    history = json.loads((out / cli.HISTORY_FILE).read_text())
+    assert set(history) == HISTORY_KEYS
+    assert all(len(values) == 1 for values in history.values())
+    (line,) = epoch_lines(completed.stdout)
+    assert round(history["loss"][0], 4) == line["loss"]
+    assert round(history["val_accuracy"][0], 4) == line["val_accuracy"]
+    assert (out / cli.CURVES_FILE).read_bytes()[:8] == PNG_SIGNATURE
+
+
+# ----------------------------------------------------------------------------- in process
+def mlp_reference(weights, x, y):
+    """The MLP's test loss (Keras's clipped cross-entropy) and accuracy, in numpy."""
+    kernel_1, bias_1, kernel_2, bias_2 = weights
+    hidden = np.maximum(x @ kernel_1 + bias_1, 0)
+    logits = hidden @ kernel_2 + bias_2
+    probabilities = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    clipped = np.clip(probabilities, 1e-7, 1 - 1e-7)
+    loss = -np.sum(y * np.log(clipped), axis=1).mean()
+    accuracy = np.mean(probabilities.argmax(axis=1) == y.argmax(axis=1))
+    return loss, accuracy
+
+
+def test_mlp_history_matches_a_numpy_evaluation_of_the_saved_weights(tiny_data, tmp_path, capsys):
+    status, stdout, _ = run_train(
+        capsys, "--model mlp --epochs 3 --seed 0 --batch-size 32", tiny_data, tmp_path
+    )
+    assert status == 0
+    assert "Training the MLP on 192 Fashion-MNIST images (64 test images) for 3 epochs" in stdout
+    lines = epoch_lines(stdout)
+    assert [line["epoch"] for line in lines] == [1, 2, 3]
+    history = json.loads((tmp_path / cli.HISTORY_FILE).read_text())
+    assert history["loss"][-1] < history["loss"][0]  # it learns
+    stored = safetensors.numpy.load_file(str(tmp_path / cli.WEIGHTS_FILE))
+    weights = [stored[k] for k in sorted(stored)]
+    assert [w.shape for w in weights] == [(784, 128), (128,), (128, 10), (10,)]
+    (x_test, y_test) = cli.prepare(*fashion_mnist.load_data(subset="small")[1], "mlp")
+    loss, accuracy = mlp_reference(weights, x_test[:64], y_test[:64])
+    np.testing.assert_allclose(history["val_loss"][-1], loss, rtol=1e-4)
+    assert history["val_accuracy"][-1] == pytest.approx(accuracy)
+    assert f"Test accuracy: {accuracy:.4f}" in stdout
+
+
+def test_fit_trains_the_cnn_and_its_weights_reload_into_a_fresh_model(tiny_data, tmp_path, capsys):
+    status, stdout, stderr = run_train(
+        capsys, "--fit --limit 64 --batch-size 32 --epochs 2 --seed 1", tiny_data, tmp_path
+    )
+    assert status == 0
+    assert "with a model.fit" in stdout
+    lines = epoch_lines(stdout)
+    assert [line["epoch"] for line in lines] == [1, 2]
+    assert "Epoch 2/2: 2/2 " in stderr  # fit's progress bar
+    history = json.loads((tmp_path / cli.HISTORY_FILE).read_text())
+    assert set(history) == HISTORY_KEYS and len(history["loss"]) == 2
+    assert round(history["val_accuracy"][1], 4) == lines[1]["val_accuracy"]
+    # The reloaded model scores exactly what the run reported on the test images.
+    model = cli.build_model("cnn")
+    model.build((None, 28, 28, 1))
+    model.load_weights(tmp_path / cli.WEIGHTS_FILE)
+    x_test, y_test = cli.prepare(*fashion_mnist.load_data(subset="small")[1], "cnn")
+    loss, accuracy = cli.evaluate(model, x_test[:64], y_test[:64])
+    assert accuracy == history["val_accuracy"][-1]
+    np.testing.assert_allclose(loss, history["val_loss"][-1], rtol=1e-5)
+
+
+def test_the_same_seed_gives_the_same_weights(tiny_data, tmp_path, capsys, no_plot):
+    results = []
+    for run, seed in (("a", 5), ("b", 5), ("c", 6)):
+        status, _, _ = run_train(
+            capsys, f"--model mlp --limit 100 --epochs 1 --seed {seed}", tiny_data, tmp_path / run
+        )
+        assert status == 0
+        results.append(safetensors.numpy.load_file(str(tmp_path / run / cli.WEIGHTS_FILE)))
+    # Keys hold layer names, which count up within a process: compare by position.
+    a, b, c = ([stored[key] for key in sorted(stored)] for stored in results)
+    for weight_a, weight_b in zip(a, b, strict=True):
+        np.testing.assert_array_equal(weight_a, weight_b)
+    assert any(not np.array_equal(a_i, c_i) for a_i, c_i in zip(a, c, strict=True))
+
+
+def test_limit_takes_the_first_images(tiny_data, tmp_path, capsys, no_plot):
+    status, stdout, stderr = run_train(
+        capsys, "--model mlp --limit 40 --batch-size 16 --epochs 1", tiny_data, tmp_path
+    )
+    assert status == 0
+    assert "on 40 Fashion-MNIST images" in stdout
+    assert "Epoch 1/1: 3/3 " in stderr  # 40 images in batches of 16: 3 steps
+
+
+def test_quiet_prints_only_the_results(tiny_data, tmp_path, capsys, no_plot):
+    status, stdout, stderr = run_train(
+        capsys, "--model mlp --epochs 2 --quiet", tiny_data, tmp_path
+    )
+    assert status == 0
+    assert stderr == ""
+    assert [line.split(":")[0] for line in stdout.splitlines()] == [
+        "Test accuracy",
+        "Weights",
+        "History",
+        "Training curves",
+    ]
+
+
+def test_threads_sets_rayon_num_threads(tiny_data, tmp_path, capsys, no_plot, monkeypatch):
+    monkeypatch.setenv("RAYON_NUM_THREADS", "7")
+    status, _, _ = run_train(
+        capsys, "--model mlp --limit 16 --epochs 1 --threads 3 --quiet", tiny_data, tmp_path
+    )
+    assert status == 0
+    assert os.environ["RAYON_NUM_THREADS"] == "3"
+
+
+def test_without_matplotlib_the_png_is_skipped_with_a_note(
+    tiny_data, tmp_path, capsys, monkeypatch
+):
+    # A None entry in sys.modules makes the import raise ImportError.
+    monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
+    status, stdout, _ = run_train(capsys, "--model mlp --limit 16 --epochs 1", tiny_data, tmp_path)
+    assert status == 0
+    assert "Training curves: skipped (matplotlib is not installed)\n" in stdout
+    assert not (tmp_path / cli.CURVES_FILE).exists()
+    assert (tmp_path / cli.WEIGHTS_FILE).exists() and (tmp_path / cli.HISTORY_FILE).exists()
+
+
+def test_uncompressed_idx_files_are_read_too(tiny_data, tmp_path, capsys, no_plot):
+    for name in fashion_mnist.FILES:
+        (tmp_path / name.removesuffix(".gz")).write_bytes(
+            gzip.decompress((tiny_data / name).read_bytes())
+        )
+    status, stdout, _ = run_train(
+        capsys, "--model mlp --epochs 1 --quiet", tmp_path, tmp_path / "out"
+    )
+    assert status == 0
+    assert (tmp_path / "out" / cli.WEIGHTS_FILE).exists()
+
+
+# ----------------------------------------------------------------------------- errors and help
+def test_a_missing_data_directory_is_one_line_and_exit_2(tmp_path):
+    missing = tmp_path / "nowhere"
+    completed = subprocess.run(
+        [sys.executable, "-m", "ferrotape", "train", "--data", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert completed.stderr == f"ferrotape train: error: --data {missing}: no such directory\n"
+
+
+def test_missing_or_corrupt_idx_files_are_reported(tiny_data, tmp_path, capsys):
+    status, _, stderr = run_main(capsys, "train", "--data", tmp_path)
+    assert status == 2
+    assert stderr.startswith("ferrotape train: error: --data ")
+    assert "train-images-idx3-ubyte.gz is missing" in stderr and len(stderr.splitlines()) == 1
+    for name in fashion_mnist.FILES:
+        (tmp_path / name).write_bytes((tiny_data / name).read_bytes())
+    (tmp_path / fashion_mnist.FILES[2]).write_bytes(b"\x00\x00\x08\x03 truncated")
+    status, _, stderr = run_main(capsys, "train", "--data", tmp_path)
+    assert status == 2
+    assert stderr.startswith("ferrotape train: error: ")
+    assert fashion_mnist.FILES[2] in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", "--epochs", "0"], "argument --epochs: expected a positive integer, got '0'"),
+        (["train", "--batch-size", "x"], "argument --batch-size: expected a positive integer"),
+        (["train", "--learning-rate", "-1"], "argument --learning-rate: expected a positive"),
+        (["train", "--model", "resnet"], "argument --model: invalid choice: 'resnet'"),
+        (["train", "--data", "d", "--full"], "argument --full: not allowed with argument --data"),
+        (["train", "--bogus"], "unrecognized arguments: --bogus"),
+        ([], "the following arguments are required: COMMAND"),
+        (["bench"], "argument COMMAND: invalid choice: 'bench'"),
+    ],
+)
+def test_bad_flags_are_argparse_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2
+    stderr = capsys.readouterr().err
+    assert stderr.startswith("usage: ferrotape")
+    assert message in stderr
+
+
+def test_help_and_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--help"])
+    assert exit_info.value.code == 0
+    top = capsys.readouterr().out
+    assert top.startswith("usage: ferrotape [-h] [--version] COMMAND ...")
+    assert "train" in top
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["train", "--help"])
+    assert exit_info.value.code == 0
+    train_help = capsys.readouterr().out
+    for option in (
+        "--model",
+        "--fit",
+        "--epochs",
+        "--batch-size",
+        "--learning-rate",
+        "--seed",
+        "--data",
+        "--full",
+        "--limit",
+        "--threads",
+        "--out",
+        "--quiet",
+    ):
+        assert option in train_help
+    assert "RAYON_NUM_THREADS" in train_help
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"ferrotape {ft.__version__}\n"
+
+
+def test_the_console_script_points_at_main():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["ferrotape"] == "ferrotape.cli:main"
