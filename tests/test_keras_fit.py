@@ -380,6 +380,8 @@ def test_fit_errors_are_clear():
         model.fit(x, y, validation_split=1.5, verbose=0)
     with pytest.raises(ValueError, match="batch_size"):
         model.fit(x, y, batch_size=0, verbose=0)
+    with pytest.raises(ValueError, match="metrics by keyword"):
+        model.compile("sgd", "mse", ["mae"])  # Keras 3: the third argument is loss_weights
     no_loss = linear_model()
     no_loss.compile(optimizer="sgd")
     with pytest.raises(ValueError, match="No loss to compute"):

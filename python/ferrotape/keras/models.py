@@ -170,6 +170,15 @@ class _CompiledLoss:
             self.fns = [losses.get(v) for v in loss]
         else:
             self.fns = losses.get(loss)
+        weights = list(loss_weights.values()) if isinstance(loss_weights, dict) else loss_weights
+        if not isinstance(weights, (list, tuple)):
+            weights = [weights]
+        if not all(w is None or isinstance(w, (int, float, np.number)) for w in weights):
+            raise ValueError(
+                f"compile: loss_weights must be numbers (one per output), received "
+                f"{loss_weights!r}. compile's third positional argument is loss_weights, as in "
+                f"Keras 3: pass metrics by keyword (metrics=[...])."
+            )
         self.loss_weights = loss_weights
         fns = (
             self.fns.values()
