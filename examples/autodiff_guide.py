@@ -1,12 +1,18 @@
-"""TensorFlow's "Advanced automatic differentiation" guide: seed tutorial 004.
+"""TensorFlow's "Advanced automatic differentiation" guide: seed tutorial 004, end to end.
 
-Keras layers are replaced by `tf.Variable`s (a dense layer is `activation(x @ kernel + bias)`),
-and the matplotlib plots and the SavedModel section are left out. The lines the seed lost in
-copying (`t.reset()`, the `@tf.custom_gradient` decorator, some `watch()` calls) are restored from
-TensorFlow's guide, as DESIGN.md section 6 describes.
+The guide's code runs with `import ferrotape as tf`, Keras layers included (`tf.keras.layers.Dense`
+and `BatchNormalization`). Departures, each commented: the lines the seed lost in copying
+(`t.reset()`, the `@tf.custom_gradient` decorator, some `watch()` calls, the plotting calls) are
+restored from TensorFlow's guide, as DESIGN.md section 6 describes; values the notebook shows by
+evaluating an expression are printed; the SavedModel section is left out (ferrotape has no
+SavedModel); the random seed is set; the matplotlib figures are saved as PNG files when
+`--plot-dir` is given (and skipped otherwise).
 
-    python examples/autodiff_guide.py
+    python examples/autodiff_guide.py [--plot-dir DIR]
 """
+
+import argparse
+from pathlib import Path
 
 import ferrotape as tf
 
@@ -15,18 +21,48 @@ def section(title):
     print(f"\n=== {title} ===")
 
 
-class Dense(tf.Module):
-    """A stand-in for `tf.keras.layers.Dense` built from two Variables."""
+class Figures:
+    """The guide's matplotlib figures, each saved as DIR/NAME.png; does nothing without a DIR."""
 
-    def __init__(self, n_in, units, activation=None):
-        super().__init__()
-        self.kernel = tf.Variable(tf.random.normal([n_in, units], stddev=0.5))
-        self.bias = tf.Variable(tf.zeros([units]))
-        self.activation = activation
+    def __init__(self, directory):
+        self.directory = None if directory is None else Path(directory)
+        self.plt = None
+        if self.directory is not None:
+            import matplotlib
 
-    def __call__(self, x):
-        y = tf.matmul(x, self.kernel) + self.bias
-        return y if self.activation is None else self.activation(y)
+            matplotlib.use("Agg")  # no display: the figures go to files
+            import matplotlib.pyplot as plt
+
+            plt.rcParams["figure.figsize"] = (8, 6)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.plt = plt
+
+    def save(self, name):
+        if self.plt is not None:
+            path = self.directory / f"{name}.png"
+            self.plt.savefig(path)
+            self.plt.close()
+            print(f"saved {path}")
+
+
+FIGURES = Figures(None)  # replaced in main() when --plot-dir is given
+
+
+def imshow_zero_center(image, **kwargs):
+    lim = tf.reduce_max(abs(image))
+    FIGURES.plt.imshow(image, vmin=-lim, vmax=lim, cmap="seismic", **kwargs)
+
+
+def plot_as_patches(j):
+    # Reorder axes so the diagonals will each form a contiguous patch.
+    j = tf.transpose(j, [1, 0, 3, 2])
+    # Pad in between each patch.
+    lim = tf.reduce_max(abs(j))
+    j = tf.pad(j, [[0, 0], [1, 1], [0, 0], [1, 1]], constant_values=-lim)
+    # Reshape to form a single image.
+    s = j.shape
+    j = tf.reshape(j, [s[0] * s[1], s[2] * s[3]])
+    imshow_zero_center(j, extent=[-0.5, s[2] - 0.5, s[0] - 0.5, -0.5])
 
 
 def controlling_recording():
@@ -50,7 +86,7 @@ def controlling_recording():
         y_sq = y * y
         if reset:
             # Throw out all the tape recorded so far.
-            t.reset()
+            t.reset()  # lost from the seed, restored from TensorFlow's guide
         z = x * x + y_sq
     grad = t.gradient(z, {"x": x, "y": y})
     print("dz/dx:", grad["x"])  # 2*x => 4
@@ -68,7 +104,7 @@ def controlling_recording():
 
 
 # Establish an identity operation, but clip during the gradient pass.
-@tf.custom_gradient
+@tf.custom_gradient  # lost from the seed, restored from TensorFlow's guide
 def clip_gradients(y):
     def backward(dy):
         return tf.clip_by_norm(dy, 0.5)
@@ -89,6 +125,7 @@ def multiple_tapes():
     x0 = tf.constant(0.0)
     x1 = tf.constant(0.0)
     with tf.GradientTape() as tape0, tf.GradientTape() as tape1:
+        # These two watch() calls were lost from the seed; restored from TensorFlow's guide.
         tape0.watch(x0)
         tape1.watch(x1)
         y0 = tf.math.sin(x0)
@@ -114,12 +151,12 @@ def higher_order():
 
     section("Input gradient regularization")
     x = tf.random.normal([7, 5])
-    layer = Dense(5, 10, activation=tf.nn.relu)
+    layer = tf.keras.layers.Dense(10, activation=tf.nn.relu)
     with tf.GradientTape() as t2:
         # The inner tape only takes the gradient with respect to the input,
         # not the variables.
         with tf.GradientTape(watch_accessed_variables=False) as t1:
-            t1.watch(x)
+            t1.watch(x)  # lost from the seed, restored from TensorFlow's guide
             y = layer(x)
             out = tf.reduce_sum(layer(x) ** 2)
         # 1. Calculate the input gradient.
@@ -128,7 +165,7 @@ def higher_order():
         g1_mag = tf.norm(g1)
     # 3. Calculate the gradient of the magnitude with respect to the model.
     dg1_mag = t2.gradient(g1_mag, layer.trainable_variables)
-    print([tuple(var.shape) for var in dg1_mag])
+    print([var.shape for var in dg1_mag])
 
 
 def jacobians():
@@ -138,20 +175,29 @@ def jacobians():
     with tf.GradientTape() as tape:
         y = tf.nn.sigmoid(x + delta)
     dy_dx = tape.jacobian(y, delta)
-    print("y.shape:", tuple(y.shape), "dy_dx.shape:", tuple(dy_dx.shape))
+    print("y.shape:", y.shape, "dy_dx.shape:", dy_dx.shape)
     print("max dy/dx:", tf.reduce_max(dy_dx).numpy())  # sigmoid'(0) => 0.25
+    if FIGURES.plt is not None:
+        plt = FIGURES.plt
+        # The guide passes the tensors `y` and `dy_dx`; matplotlib copies its data with
+        # copy.copy, which ferrotape's Tensor does not support yet, so pass numpy arrays.
+        plt.plot(x.numpy(), y.numpy(), label="y")
+        plt.plot(x.numpy(), dy_dx.numpy(), label="dy/dx")
+        plt.legend()
+        _ = plt.xlabel("x")
+        FIGURES.save("jacobian_scalar_source")
 
     section("Jacobian with respect to a tensor source")
     x = tf.random.normal([7, 5])
-    layer = Dense(5, 10, activation=tf.nn.relu)
+    layer = tf.keras.layers.Dense(10, activation=tf.nn.relu)
     with tf.GradientTape(persistent=True) as tape:
         y = layer(x)
-    print("y.shape:", tuple(y.shape))
-    print("layer.kernel.shape:", tuple(layer.kernel.shape))
+    print("y.shape:", y.shape)
+    print("layer.kernel.shape:", layer.kernel.shape)
     j = tape.jacobian(y, layer.kernel)
-    print("j.shape:", tuple(j.shape))
+    print("j.shape:", j.shape)
     g = tape.gradient(y, layer.kernel)
-    print("g.shape:", tuple(g.shape))
+    print("g.shape:", g.shape)
     j_sum = tf.reduce_sum(j, axis=[0, 1])
     delta = tf.reduce_max(abs(g - j_sum)).numpy()
     assert delta < 1e-3
@@ -161,8 +207,8 @@ def jacobians():
 def hessian():
     section("Hessian and a Newton step")
     x = tf.random.normal([7, 5])
-    layer1 = Dense(5, 8, activation=tf.nn.relu)
-    layer2 = Dense(8, 6, activation=tf.nn.relu)
+    layer1 = tf.keras.layers.Dense(8, activation=tf.nn.relu)
+    layer2 = tf.keras.layers.Dense(6, activation=tf.nn.relu)
     with tf.GradientTape() as t2:
         with tf.GradientTape() as t1:
             x = layer1(x)
@@ -170,21 +216,28 @@ def hessian():
             loss = tf.reduce_mean(x**2)
         g = t1.gradient(loss, layer1.kernel)
     h = t2.jacobian(g, layer1.kernel)
-    print(f"layer.kernel.shape: {tuple(layer1.kernel.shape)}")
-    print(f"h.shape: {tuple(h.shape)}")
+    print(f"layer.kernel.shape: {layer1.kernel.shape}")
+    print(f"h.shape: {h.shape}")
 
     n_params = tf.reduce_prod(layer1.kernel.shape)
     g_vec = tf.reshape(g, [n_params, 1])
     h_mat = tf.reshape(h, [n_params, n_params])
-    # The Hessian matrix should be symmetric.
+    # The Hessian matrix should be symmetric (the guide shows it as an image).
     print("max |h - h^T|:", tf.reduce_max(abs(h_mat - tf.transpose(h_mat))).numpy())
+    if FIGURES.plt is not None:
+        imshow_zero_center(h_mat)  # restored from TensorFlow's guide
+        FIGURES.save("hessian")
 
     eps = 1e-3
     eye_eps = tf.eye(h_mat.shape[0]) * eps
     # X(k+1) = X(k) - (∇²f(X(k)))^-1 @ ∇f(X(k))
+    # h_mat = ∇²f(X(k))
+    # g_vec = ∇f(X(k))
     update = tf.linalg.solve(h_mat + eye_eps, g_vec)
+    # Not in the guide: check that `update` solves the system.
     residual = tf.reduce_max(abs(tf.matmul(h_mat + eye_eps, update) - g_vec)).numpy()
     print("max |(H + eps I) update - g|:", residual)
+
     # Reshape the update and apply it to the variable.
     _ = layer1.kernel.assign_sub(tf.reshape(update, layer1.kernel.shape))
 
@@ -192,28 +245,80 @@ def hessian():
 def batch_jacobian():
     section("Batch Jacobian")
     x = tf.random.normal([7, 5])
-    layer1 = Dense(5, 8, activation=tf.nn.tanh)
-    layer2 = Dense(8, 6, activation=tf.nn.elu)
+    layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
+    layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
     with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-        tape.watch(x)
+        tape.watch(x)  # lost from the seed, restored from TensorFlow's guide
         y = layer1(x)
         y = layer2(y)
-    print("y.shape:", tuple(y.shape))
+    print("y.shape:", y.shape)
     j = tape.jacobian(y, x)
-    print("j.shape:", tuple(j.shape))
+    print("j.shape:", j.shape)
+    # Not in the guide: the guide shows that every (batch, batch) slice is diagonal.
+    print("max off-diagonal |j|:", max_off_diagonal(j).numpy())
+    if FIGURES.plt is not None:
+        plt = FIGURES.plt
+        imshow_zero_center(j[:, 0, :, 0])
+        _ = plt.title("A (batch, batch) slice")
+        FIGURES.save("batch_slice")
+        plot_as_patches(j)  # restored from TensorFlow's guide
+        _ = plt.title("All (batch, batch) slices are diagonal")
+        FIGURES.save("batch_slices_diagonal")
     j_sum = tf.reduce_sum(j, axis=2)
-    print("j_sum.shape:", tuple(j_sum.shape))
+    print("j_sum.shape:", j_sum.shape)
     j_select = tf.einsum("bxby->bxy", j)
-    print("j_select.shape:", tuple(j_select.shape))
+    print("j_select.shape:", j_select.shape)
     jb = tape.batch_jacobian(y, x)
-    print("jb.shape:", tuple(jb.shape))
+    print("jb.shape:", jb.shape)
     error = tf.reduce_max(abs(jb - j_sum))
     assert error < 1e-3
     print("error:", error.numpy())
 
+    section("Batch Jacobian through BatchNormalization")
+    x = tf.random.normal([7, 5])
+    layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
+    bn = tf.keras.layers.BatchNormalization()
+    layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
+    with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(x)  # lost from the seed, restored from TensorFlow's guide
+        y = layer1(x)
+        y = bn(y, training=True)
+        y = layer2(y)
+    j = tape.jacobian(y, x)
+    print(f"j.shape: {j.shape}")
+    if FIGURES.plt is not None:
+        plt = FIGURES.plt
+        plot_as_patches(j)  # restored from TensorFlow's guide
+        _ = plt.title("These slices are not diagonal")
+        _ = plt.xlabel("Don't use `batch_jacobian`")
+        FIGURES.save("batch_norm_slices")
+    # In this case, batch_jacobian still runs and returns something with the expected shape,
+    # but its contents have an unclear meaning.
+    jb = tape.batch_jacobian(y, x)
+    print(f"jb.shape: {jb.shape}")
+    # Not in the guide: training-mode BatchNormalization mixes the batch, so the Jacobian has
+    # entries off the batch diagonal (zero without it, as in the section above).
+    print("max off-diagonal |j|:", max_off_diagonal(j).numpy())
 
-if __name__ == "__main__":
-    tf.random.set_seed(0)
+
+def max_off_diagonal(j):
+    """The largest |j[b, :, c, :]| with b != c: how much example c moves example b's output."""
+    batch = j.shape[0]
+    return tf.reduce_max(abs(j * tf.reshape(1.0 - tf.eye(batch), [batch, 1, batch, 1])))
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plot-dir", default=None, help="save the guide's figures here as PNG")
+    parser.add_argument("--seed", type=int, default=0, help="seed of ft.random")
+    return parser.parse_args(argv)
+
+
+def main(args):
+    global FIGURES
+    FIGURES = Figures(args.plot_dir)
+    # Not in the guide: reproducible random inputs and weights.
+    tf.random.set_seed(args.seed)
     controlling_recording()
     custom_gradients()
     multiple_tapes()
@@ -221,3 +326,7 @@ if __name__ == "__main__":
     jacobians()
     hessian()
     batch_jacobian()
+
+
+if __name__ == "__main__":
+    main(parse_args())
