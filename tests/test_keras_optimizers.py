@@ -702,3 +702,40 @@ def test_deprecation_warning_is_visible_to_scripts():
         warnings.simplefilter("always")
         optimizers.SGD(lr=0.1)
     assert record and record[0].filename == __file__
+
+
+class _OpByOp:
+    """Forces the op-by-op path (``_update_step``) instead of the native fused update."""
+
+    def _fused_update(self, grads, variables, slots, coefficients):
+        return False
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ft.keras.optimizers.Adam(0.01),
+        lambda: ft.keras.optimizers.AdamW(0.01, weight_decay=0.1),
+        lambda: ft.keras.optimizers.SGD(0.1),
+        lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9),
+        lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_native_updates_equal_the_op_by_op_rule_bit_for_bit(make, dtype):
+    rng = np.random.default_rng(3)
+    shapes = [(5, 4), (4,), (40000,)]  # the last one is split across threads
+    start = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(4)]
+    fused = make()
+    plain = make()
+    plain.__class__ = type("OpByOp" + type(plain).__name__, (_OpByOp, type(plain)), {})
+    results = []
+    for opt in (fused, plain):
+        variables = [ft.Variable(v) for v in start]
+        for step in grads:
+            opt.apply_gradients(zip(step, variables, strict=True))
+        results.append([v.numpy() for v in variables])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(results[0][0], start[0])

@@ -5,6 +5,7 @@
 //! derivative. [`tape::Tape::gradient`] walks the recorded entries backwards.
 
 pub mod ops;
+pub mod optim;
 pub mod tape;
 mod tensor;
 mod variable;

@@ -76,6 +76,21 @@ fn with_active_tapes(f: impl FnOnce(&[Arc<Tape>])) {
     });
 }
 
+/// Whether an op on these inputs would be recorded now: some active, unpaused tape tracks one
+/// of them. A backward pass that finds nothing would record its own ops may compute with a
+/// fused kernel instead of differentiable ops (the results are the same values; only an
+/// outer tape, for higher derivatives, needs the ops).
+pub fn would_record(inputs: &[&Tensor]) -> bool {
+    let mut recording = false;
+    with_active_tapes(|tapes| {
+        recording = tapes.iter().any(|tape| {
+            let st = tape.state.lock();
+            !st.paused && inputs.iter().any(|t| st.tracked.contains(&t.id()))
+        });
+    });
+    recording
+}
+
 /// Records an op on every active tape that tracks one of its inputs. `make_backward` runs only
 /// when some tape records, so ops pay for saving tensors only under a tape.
 pub fn record<F>(

@@ -120,6 +120,11 @@ impl Variable {
         Ok(())
     }
 
+    /// Write access to the value, for fused in-place updates (optimizer steps). Not recorded.
+    pub(crate) fn value_mut(&self) -> parking_lot::RwLockWriteGuard<'_, Array> {
+        self.0.value.write()
+    }
+
     /// Replaces the value (same shape and dtype). Not differentiable.
     pub fn assign(&self, value: &Array) -> Result<()> {
         self.check("AssignVariableOp", value)?;

@@ -85,6 +85,17 @@ impl BatchNormalization {
             ));
         }
         let x = autocast(x, self.moving_mean.dtype())?;
+        if training {
+            // One fused op: statistics, normalisation and (when nothing records it) the
+            // backward pass each take one or two passes over `x`.
+            let gamma = self.gamma.as_ref().map(Variable::read);
+            let beta = self.beta.as_ref().map(Variable::read);
+            let (y, mean, variance) =
+                ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, self.epsilon)?;
+            self.update_moving(&self.moving_mean, &mean)?;
+            self.update_moving(&self.moving_variance, &variance)?;
+            return Ok(y);
+        }
         let shape = parameter_shape(x.rank(), axis, d);
         let gamma = self
             .gamma
@@ -96,23 +107,8 @@ impl BatchNormalization {
             .as_ref()
             .map(|b| Self::read_shaped(b, &shape))
             .transpose()?;
-        let (mean, variance) = if training {
-            let axes: Vec<i64> = (0..x.rank())
-                .filter(|&i| i != axis)
-                .map(|i| i as i64)
-                .collect();
-            let mean = ops::reduce_mean(&x, Some(&axes), true)?;
-            let variance =
-                ops::reduce_mean(&ops::squared_difference(&x, &mean)?, Some(&axes), true)?;
-            self.update_moving(&self.moving_mean, &mean)?;
-            self.update_moving(&self.moving_variance, &variance)?;
-            (mean, variance)
-        } else {
-            (
-                Self::read_shaped(&self.moving_mean, &shape)?,
-                Self::read_shaped(&self.moving_variance, &shape)?,
-            )
-        };
+        let mean = Self::read_shaped(&self.moving_mean, &shape)?;
+        let variance = Self::read_shaped(&self.moving_variance, &shape)?;
         normalize(
             &x,
             &mean,

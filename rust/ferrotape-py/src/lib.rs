@@ -18,6 +18,7 @@ mod keras;
 mod linalg;
 mod math;
 mod nn;
+mod optimizers;
 mod random;
 mod tape;
 mod tensor;
@@ -49,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "linalg", linalg::register)?;
     submodule(m, "random", random::register)?;
     submodule(m, "keras", keras::register)?;
+    submodule(m, "optimizers", optimizers::register)?;
     Ok(())
 }

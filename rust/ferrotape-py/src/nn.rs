@@ -1,8 +1,8 @@
 //! `ft.nn`: activations, softmax and the cross-entropy losses.
 
 use ferrotape_autodiff::ops;
-use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
 use ferrotape_autodiff::Tensor;
+use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

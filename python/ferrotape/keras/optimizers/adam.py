@@ -83,6 +83,18 @@ class Adam(Optimizer):
         alpha = learning_rate * (1.0 - beta_2**local_step) ** 0.5 / (1.0 - beta_1**local_step)
         return alpha, 1.0 - beta_1, 1.0 - beta_2, float(self.epsilon)
 
+    def _fused_update(self, grads, variables, slots, coefficients):
+        if self.amsgrad or not self._natively_updatable(variables):
+            return False
+        ft._core.optimizers.adam_update(
+            variables,
+            grads,
+            [s[0] for s in slots],
+            [s[1] for s in slots],
+            *coefficients,
+        )
+        return True
+
     def _update_step(self, gradient, variable, slots, coefficients):
         alpha, one_minus_beta_1, one_minus_beta_2, epsilon = coefficients
         m, v = slots[0], slots[1]

@@ -29,6 +29,9 @@ import ferrotape as ft
 
 from . import schedules as _schedules
 
+# The dtypes whose updates run natively (ferrotape._core.optimizers); others use the ops.
+_NATIVE_DTYPES = (ft.float32, ft.float64)
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -464,9 +467,10 @@ class Optimizer:
                 self.update_step(gradient, variable, learning_rate)
         else:
             coefficients = self._step_coefficients(learning_rate, step + 1)
-            slots = self._slots
-            for gradient, variable, index in zip(grads, variables, indices, strict=True):
-                self._update_step(gradient, variable, slots[index], coefficients)
+            slots = [self._slots[index] for index in indices]
+            if not self._fused_update(grads, variables, slots, coefficients):
+                for gradient, variable, var_slots in zip(grads, variables, slots, strict=True):
+                    self._update_step(gradient, variable, var_slots, coefficients)
         if self.use_ema:
             self._update_moving_averages(step)
         self._iterations.assign_add(1)
@@ -533,6 +537,17 @@ class Optimizer:
         1); the base class passes the learning rate on."""
         del local_step
         return learning_rate
+
+    def _fused_update(self, grads, variables, slots, coefficients):
+        """Applies this step to every variable in one native call, if this optimizer has one
+        for these variables; returns whether it did. The native update computes exactly what
+        ``_update_step`` does, in the same order and precision."""
+        del grads, variables, slots, coefficients
+        return False
+
+    @staticmethod
+    def _natively_updatable(variables):
+        return all(v.dtype in _NATIVE_DTYPES for v in variables)
 
     def _update_step(self, gradient, variable, slots, coefficients):
         """One variable's update from its gradient, its slots and this step's coefficients."""

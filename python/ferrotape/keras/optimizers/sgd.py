@@ -1,5 +1,6 @@
 """Stochastic gradient descent, with optional (Nesterov) momentum."""
 
+from ... import _core
 from .base import Optimizer
 
 
@@ -75,6 +76,14 @@ class SGD(Optimizer):
 
     def _step_coefficients(self, learning_rate, local_step):
         return learning_rate, float(self.momentum), bool(self.nesterov)
+
+    def _fused_update(self, grads, variables, slots, coefficients):
+        if not self._natively_updatable(variables):
+            return False
+        learning_rate, momentum, nesterov = coefficients
+        velocities = [s[0] for s in slots] if slots and slots[0] else None
+        _core.optimizers.sgd_update(variables, grads, velocities, learning_rate, momentum, nesterov)
+        return True
 
     def _update_step(self, gradient, variable, slots, coefficients):
         learning_rate, momentum, nesterov = coefficients

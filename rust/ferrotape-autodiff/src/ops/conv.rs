@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ferrotape_core::kernels::{self, Conv2dParams, Window2d};
 use ferrotape_core::Result;
 
-use super::{reshape, take};
+use super::{reshape, take_add};
 use crate::tape::record;
 use crate::tensor::Tensor;
 
@@ -91,16 +91,22 @@ pub fn conv2d_backprop_filter(
     Ok(df)
 }
 
-/// The maximum of each window (padding ignored), taken as a gather of the argmax positions, so
-/// the gradient goes to the first maximum of each window and higher orders follow the gather.
+/// The maximum of each window (padding ignored). d/dx sends each gradient to the first maximum
+/// of its window: the adjoint of gathering those elements, so higher orders follow the gather.
 pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
-    let index = kernels::max_pool_argmax(x.value(), window)?;
-    let flat = reshape(x, &[x.len()])?;
-    let picked = take(&flat, 0, Arc::new(index.into_iter().map(Some).collect()), 0.0)?;
-    reshape(
-        &picked,
-        &[window.batch, window.out_h, window.out_w, window.channels],
-    )
+    let (values, index) = kernels::max_pool(x.value(), window)?;
+    let y = Tensor::new(values);
+    record("MaxPool", &[x], &[&y], || {
+        let shape: Vec<usize> = x.shape().to_vec();
+        let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
+        move |gs: &[Tensor], _: &[bool]| {
+            let g = &gs[0];
+            let flat = reshape(g, &[g.len()])?;
+            let dx = take_add(&flat, 0, index.clone(), shape.iter().product())?;
+            Ok(vec![Some(reshape(&dx, &shape)?)])
+        }
+    });
+    Ok(y)
 }
 
 /// The mean of each window's elements inside the image; d/dx = avg_pool2d_grad(g).

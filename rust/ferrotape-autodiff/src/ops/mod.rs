@@ -33,6 +33,7 @@ mod conv;
 mod linalg;
 mod math;
 mod nn;
+mod norm;
 mod reduce;
 mod shape;
 
@@ -41,6 +42,7 @@ pub use conv::*;
 pub use linalg::*;
 pub use math::*;
 pub use nn::*;
+pub use norm::*;
 pub use reduce::*;
 pub use shape::*;
 

@@ -608,42 +608,92 @@ fn check_output_gradient(op: &'static str, w: &Window2d, out_c: usize, dy: &Arra
     Ok(())
 }
 
-/// For each output element of a max pooling, the flat (row-major) index of the input element
-/// it takes: the first maximum of its window, padding ignored. NaN wins, as in TensorFlow.
-pub fn max_pool_argmax(x: &Array, w: &Window2d) -> Result<Vec<usize>> {
-    const OP: &str = "MaxPool";
-    let x = x.contiguous();
-    let values: Vec<f64> = match x.buffer() {
-        Buffer::F32(_) | Buffer::F64(_) | Buffer::F16(_) | Buffer::BF16(_) => {
-            cast(&x, DType::F64)?.to_vec::<f64>()
-        }
-        _ => return Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
-    };
+fn max_pool_image<T: GemmFloat>(
+    w: &Window2d,
+    x: &[T],
+    n: usize,
+    out: &mut [T],
+    index: &mut [usize],
+) {
     let c = w.channels;
-    let positions = w.out_positions();
-    let mut index = vec![usize::MAX; w.batch * positions * c];
-    let mut best = vec![f64::NEG_INFINITY; c];
-    for n in 0..w.batch {
-        let base = n * w.image_len();
-        let out_base = n * positions * c;
-        let mut current = usize::MAX;
-        w.for_each_tap(|out, _tap, pixel| {
-            if out != current {
-                current = out;
-                best.fill(f64::NEG_INFINITY);
-            }
-            for ch in 0..c {
-                let src = base + pixel * c + ch;
-                let v = values[src];
-                let slot = &mut index[out_base + out * c + ch];
-                if *slot == usize::MAX || v > best[ch] || (v.is_nan() && !best[ch].is_nan()) {
-                    best[ch] = v;
-                    *slot = src;
+    let base = n * w.image_len();
+    for oy in 0..w.out_h {
+        for ox in 0..w.out_w {
+            let o = (oy * w.out_w + ox) * c;
+            let (best, at) = (&mut out[o..o + c], &mut index[o..o + c]);
+            let mut first = true;
+            for ky in 0..w.k_h {
+                let Some(iy) = w.source(oy, ky, 0) else {
+                    continue;
+                };
+                for kx in 0..w.k_w {
+                    let Some(ix) = w.source(ox, kx, 1) else {
+                        continue;
+                    };
+                    let src = base + (iy * w.in_w + ix) * c;
+                    let window = &x[src..src + c];
+                    if first {
+                        best.copy_from_slice(window);
+                        at.iter_mut().enumerate().for_each(|(ch, a)| *a = src + ch);
+                        first = false;
+                        continue;
+                    }
+                    for ch in 0..c {
+                        let v = window[ch];
+                        // The first maximum wins ties; a NaN wins over numbers (TensorFlow).
+                        if v > best[ch] || (v.is_nan() && !best[ch].is_nan()) {
+                            best[ch] = v;
+                            at[ch] = src + ch;
+                        }
+                    }
                 }
             }
-        });
+        }
     }
-    Ok(index)
+}
+
+fn max_pool_typed<T: GemmFloat>(w: &Window2d, x: &[T]) -> (Vec<T>, Vec<usize>) {
+    let per_image = w.out_positions() * w.channels;
+    let mut out = vec![T::zero(); w.batch * per_image];
+    let mut index = vec![0usize; w.batch * per_image];
+    if per_image == 0 {
+        return (out, index);
+    }
+    let pairs = out.chunks_mut(per_image).zip(index.chunks_mut(per_image));
+    if x.len() >= super::PARALLEL_THRESHOLD {
+        out.par_chunks_mut(per_image)
+            .zip(index.par_chunks_mut(per_image))
+            .enumerate()
+            .for_each(|(n, (o, i))| max_pool_image(w, x, n, o, i));
+    } else {
+        for (n, (o, i)) in pairs.enumerate() {
+            max_pool_image(w, x, n, o, i);
+        }
+    }
+    (out, index)
+}
+
+/// Max pooling: the maximum of each window (padding ignored), and for each output element the
+/// flat row-major index of the input element it took (the first maximum of its window).
+pub fn max_pool(x: &Array, w: &Window2d) -> Result<(Array, Vec<usize>)> {
+    const OP: &str = "MaxPool";
+    let shape = [w.batch, w.out_h, w.out_w, w.channels];
+    let x = x.contiguous();
+    match x.buffer() {
+        Buffer::F32(_) => {
+            let (v, i) = max_pool_typed::<f32>(w, x.contiguous_slice().expect("contiguous"));
+            Ok((Array::from_vec(v, &shape)?, i))
+        }
+        Buffer::F64(_) => {
+            let (v, i) = max_pool_typed::<f64>(w, x.contiguous_slice().expect("contiguous"));
+            Ok((Array::from_vec(v, &shape)?, i))
+        }
+        Buffer::F16(_) | Buffer::BF16(_) => {
+            let (v, i) = max_pool(&cast(&x, DType::F32)?, w)?;
+            Ok((cast(&v, x.dtype())?, i))
+        }
+        _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
+    }
 }
 
 fn avg_pool_counts(w: &Window2d) -> Vec<f64> {
@@ -822,7 +872,9 @@ mod tests {
         )
         .unwrap();
         let w = Window2d::new("t", x.shape(), [2, 2], [2, 2], [1, 1], Padding::Same).unwrap();
-        assert_eq!(max_pool_argmax(&x, &w).unwrap(), vec![1, 5, 6, 8]);
+        let (values, index) = max_pool(&x, &w).unwrap();
+        assert_eq!(index, vec![1, 5, 6, 8]);
+        assert_eq!(values.to_vec::<f32>(), vec![3.0, 5.0, 4.0, 1.0]);
         let avg = avg_pool(&x, &w).unwrap().to_vec::<f32>();
         assert_eq!(avg, vec![1.5, 4.0, 4.0, 1.0]);
         // The gradient is the adjoint of the pooling.

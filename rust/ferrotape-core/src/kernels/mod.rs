@@ -8,13 +8,15 @@ mod elementwise;
 mod float;
 mod linalg;
 mod matmul;
+mod norm;
+mod optim;
 mod reduce;
 mod shape;
 
 pub use cast::cast;
 pub use conv::{
-    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input,
-    max_pool_argmax, Conv2dParams, Padding, Window2d,
+    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool,
+    Conv2dParams, Padding, Window2d,
 };
 pub use elementwise::{
     binary, compare, logical, logical_not, select, unary, update_in_place, BinaryOp, CompareOp,
@@ -23,6 +25,10 @@ pub use elementwise::{
 pub use float::FloatElem;
 pub use linalg::{det, inv, solve};
 pub use matmul::matmul;
+pub use norm::{
+    batch_norm_apply, batch_norm_backward, batch_norm_statistics, BatchNormGrads, FeatureLayout,
+};
+pub use optim::{adam_update, sgd_update, AdamStep, SgdStep};
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
     concat, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,

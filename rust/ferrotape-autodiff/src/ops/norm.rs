@@ -1,0 +1,128 @@
+//! Batch normalisation with batch statistics, as one op.
+//!
+//! The forward pass and, when nothing records the backward pass, the backward pass run fused
+//! kernels (`ferrotape_core::kernels::batch_norm_*`). Under an outer tape (a gradient of a
+//! gradient) the backward pass is instead written in differentiable ops, the exact same
+//! derivative, so higher orders keep working: [`crate::tape::would_record`] decides.
+
+use ferrotape_core::kernels;
+use ferrotape_core::{Array, DType, Result};
+
+use super::{add, mul, reduce_mean, reduce_sum, reshape, rsqrt, squared_difference, sub};
+use crate::tape::{record, would_record};
+use crate::tensor::Tensor;
+
+fn as_f64(t: &Tensor) -> Result<Vec<f64>> {
+    Ok(kernels::cast(t.value(), DType::F64)?.to_vec::<f64>())
+}
+
+/// Normalises `x` along every axis but `axis` with the batch's statistics, then scales by
+/// `gamma` and shifts by `beta` (each `[features]` or absent). Returns `y` and the batch mean
+/// and (biased) variance as untracked `[features]` tensors, for moving averages.
+pub fn fused_batch_norm(
+    x: &Tensor,
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let features = x.shape()[axis];
+    let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
+    let inv_std: Vec<f64> = variance
+        .iter()
+        .map(|v| 1.0 / (v + epsilon).sqrt())
+        .collect();
+    let gamma_values = match gamma {
+        Some(g) => as_f64(g)?,
+        None => vec![1.0; features],
+    };
+    let beta_values = match beta {
+        Some(b) => as_f64(b)?,
+        None => vec![0.0; features],
+    };
+    let scale: Vec<f64> = (0..features)
+        .map(|c| gamma_values[c] * inv_std[c])
+        .collect();
+    let shift: Vec<f64> = (0..features)
+        .map(|c| beta_values[c] - mean[c] * scale[c])
+        .collect();
+    let y = Tensor::new(kernels::batch_norm_apply(x.value(), axis, &scale, &shift)?);
+    let mut inputs = vec![x];
+    inputs.extend(gamma);
+    inputs.extend(beta);
+    record("FusedBatchNormV3", &inputs, &[&y], || {
+        let x = x.clone();
+        let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
+        let (mean, inv_std) = (mean.clone(), inv_std.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let mut watched = vec![g, &x];
+            watched.extend(gamma.as_ref());
+            let (dx, dgamma, dbeta) = if would_record(&watched) {
+                composed_backward(&x, g, gamma.as_ref(), axis, epsilon)?
+            } else {
+                let grads = kernels::batch_norm_backward(
+                    x.value(),
+                    g.value(),
+                    axis,
+                    &mean,
+                    &inv_std,
+                    &gamma_values,
+                )?;
+                (
+                    Tensor::new(grads.dx),
+                    Tensor::new(grads.dgamma),
+                    Tensor::new(grads.dbeta),
+                )
+            };
+            let mut out = vec![needs[0].then_some(dx)];
+            if gamma.is_some() {
+                out.push(needs[1].then_some(dgamma));
+            }
+            if has_beta {
+                out.push(needs[out.len()].then_some(dbeta));
+            }
+            Ok(out)
+        }
+    });
+    let stats = |v: Vec<f64>| -> Result<Tensor> {
+        Ok(Tensor::new(kernels::cast(
+            &Array::from_vec(v, &[features])?,
+            x.dtype(),
+        )?))
+    };
+    Ok((y, stats(mean)?, stats(variance)?))
+}
+
+/// The same derivative in differentiable ops: with x̂ = (x - mean)·rsqrt(var + ε),
+/// dβ = Σ g, dγ = Σ g·x̂, dx = γ·rsqrt(var + ε)·(g - mean(g) - x̂·mean(g·x̂)).
+fn composed_backward(
+    x: &Tensor,
+    g: &Tensor,
+    gamma: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let features = x.shape()[axis];
+    let axes: Vec<i64> = (0..x.rank())
+        .filter(|&i| i != axis)
+        .map(|i| i as i64)
+        .collect();
+    let param_shape: Vec<usize> = (0..x.rank())
+        .map(|i| if i == axis { features } else { 1 })
+        .collect();
+    let mean = reduce_mean(x, Some(&axes), true)?;
+    let variance = reduce_mean(&squared_difference(x, &mean)?, Some(&axes), true)?;
+    let inv_std = rsqrt(&add(&variance, &variance.scalar_like(epsilon))?)?;
+    let x_hat = mul(&sub(x, &mean)?, &inv_std)?;
+    let dbeta = reduce_sum(g, Some(&axes), false)?;
+    let dgamma = reduce_sum(&mul(g, &x_hat)?, Some(&axes), false)?;
+    let scale = match gamma {
+        Some(gm) => mul(&reshape(gm, &param_shape)?, &inv_std)?,
+        None => inv_std,
+    };
+    let centred = sub(g, &reduce_mean(g, Some(&axes), true)?)?;
+    let projection = mul(&x_hat, &reduce_mean(&mul(g, &x_hat)?, Some(&axes), true)?)?;
+    let dx = mul(&scale, &sub(&centred, &projection)?)?;
+    Ok((dx, dgamma, dbeta))
+}
