@@ -322,6 +322,7 @@ def main(argv=None):
     description = machine.describe(REPO)
     progress(f"machine: {machine.one_line(description)}; {args.threads} threads per framework")
     results = {
+        "command": [Path(sys.executable).name, "benches/compare.py", *(argv or sys.argv[1:])],
         "machine": description,
         "settings": report.settings(args),
         "frameworks": {},

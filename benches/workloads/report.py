@@ -84,19 +84,17 @@ def _to_display(workload, raw):
 
 
 def _statistics(workload, samples):
-    values = sorted(_to_display(workload, raw) for raw in samples)
-    if len(values) >= 2:
-        q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    else:
-        q1 = q3 = values[0]
-    return {
-        "median": statistics.median(values),
-        "min": values[0],
-        "max": values[-1],
-        "q1": q1,
-        "q3": q3,
-        "count": len(values),
-    }
+    """Median, extremes and quartiles of the raw samples, in the display unit (for a rate the
+    shortest time gives the maximum), so that the median shown is the median the ratios use."""
+    raw = sorted(samples)
+    quartiles = statistics.quantiles(raw, n=4, method="inclusive") if len(raw) >= 2 else raw * 3
+    q1, q3 = quartiles[0], quartiles[2]
+    low, q1, median, q3, high = (
+        _to_display(workload, value) for value in (raw[0], q1, statistics.median(raw), q3, raw[-1])
+    )
+    if low > high:  # a rate: the order of the times is reversed
+        low, q1, q3, high = high, q3, q1, low
+    return {"median": median, "min": low, "max": high, "q1": q1, "q3": q3, "count": len(raw)}
 
 
 def _judge(workload, rows):
@@ -146,7 +144,7 @@ def _agreement(rows):
 def workload_result(workload, rows, hellos):
     """A workload's JSON-ready result: rows with statistics and ratios, the aim, the skips."""
     order = {name: index for index, name in enumerate(catalog.FRAMEWORKS)}
-    rows = sorted(rows, key=lambda r: order[r["framework"]])
+    rows = sorted((dict(row) for row in rows), key=lambda r: order[r["framework"]])
     for row in rows:
         if row["samples"]:
             row["median_raw"] = statistics.median(row["samples"])
