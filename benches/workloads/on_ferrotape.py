@@ -4,16 +4,26 @@ The native thread pool reads RAYON_NUM_THREADS when the first op runs; compare.p
 worker's environment before this module is imported.
 """
 
+import filecmp
+import importlib.util
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
+# Under another interpreter (--python ferrotape=PATH), say what it lacks instead of failing
+# obscurely: the bindings are built against numpy 2's ABI, and ft.keras imports tqdm.
 if int(np.__version__.split(".")[0]) < 2:
-    # ferrotape's bindings are built against numpy 2's ABI; say so instead of failing obscurely.
     raise RuntimeError(
         f"ferrotape needs numpy>=2, but {sys.executable} has numpy {np.__version__}: "
         "run the ferrotape worker under another interpreter (--python ferrotape=PATH)"
+    )
+_MISSING = [name for name in ("tqdm", "safetensors") if importlib.util.find_spec(name) is None]
+if _MISSING:
+    raise RuntimeError(
+        f"ferrotape's dependencies {', '.join(_MISSING)} are missing from {sys.executable}: "
+        f"{sys.executable} -m pip install {' '.join(_MISSING)}"
     )
 
 import ferrotape  # noqa: E402
@@ -23,12 +33,29 @@ from . import tape_api  # noqa: E402
 FRAMEWORK = "ferrotape"
 
 
+def build_profile():
+    """ "release" or "debug" when the loaded extension is the repository's target/<profile>
+    library (the editable install's copy or hard link), else "unknown"."""
+    core = Path(ferrotape._core.__file__)
+    target = Path(ferrotape.__file__).resolve().parents[2] / "target"
+    for profile in ("release", "debug"):
+        built = target / profile / "lib_core.so"
+        try:
+            if built.exists() and filecmp.cmp(core, built, shallow=False):
+                return profile
+        except OSError:
+            continue
+    return "unknown"
+
+
 def setup(threads):
-    """Reports the version and the module's location (its pool size comes from the env)."""
+    """Reports the version, the module's location and the extension's build profile (the pool
+    size comes from the environment)."""
     return {
         "version": ferrotape.__version__,
         "details": {
             "module": os.path.dirname(ferrotape.__file__),
+            "build": build_profile(),
             "RAYON_NUM_THREADS": os.environ.get("RAYON_NUM_THREADS"),
         },
     }

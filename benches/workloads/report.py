@@ -256,6 +256,9 @@ def _header_lines(results):
     ]
     for framework, hello in results["frameworks"].items():
         lines.append("  " + framework_line(framework, hello))
+    build = (results["frameworks"].get("ferrotape", {}).get("details") or {}).get("build")
+    if build == "debug":
+        lines.append("  WARNING: ferrotape's extension is a debug build: its timings mean nothing")
     if "numpy" in results["frameworks"]:
         was = info.get("openblas_env") or {}
         values = ", ".join(f"{k}={v}" for k, v in was.items()) or "not set here"
