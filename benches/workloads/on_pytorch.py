@@ -7,6 +7,7 @@ fused log-softmax + NLL) for training and in `softmax` for inference.
 """
 
 import torch
+import torch.func  # jacrev, vmap, hessian (W6)
 import torch.nn.functional as F
 from torch import nn
 
