@@ -288,10 +288,41 @@ fn col2im<T: GemmFloat>(w: &Window2d, cols: &[T], image: &mut [T]) {
     });
 }
 
-/// Splits the batch across threads when there is at least one image per thread.
-fn split_by_image(w: &Window2d) -> bool {
+/// Patch-matrix elements per gemm call: enough rows for gemm to run at full speed on small
+/// images (a 28×28 image with one input channel has only 9 columns), few enough that the
+/// patches of one group of images stay in L2.
+const PATCH_ELEMENTS_PER_GEMM: usize = 256 * 1024;
+
+/// How many images share one im2col + gemm.
+fn images_per_group(w: &Window2d) -> usize {
+    let per_image = (w.out_positions() * w.patch_len()).max(1);
+    (PATCH_ELEMENTS_PER_GEMM / per_image).clamp(1, w.batch.max(1))
+}
+
+/// Splits the groups across threads when there is at least one group per thread.
+fn split_groups(w: &Window2d, group: usize) -> bool {
     let work = w.batch * w.out_positions() * w.patch_len();
-    w.batch >= rayon::current_num_threads() && work >= super::PARALLEL_THRESHOLD
+    w.batch.div_ceil(group) >= rayon::current_num_threads() && work >= super::PARALLEL_THRESHOLD
+}
+
+/// The patch matrix of images `first..first + count`, stacked (`count·positions × patch`).
+fn group_patches<'a, T: GemmFloat>(
+    w: &Window2d,
+    x: &'a [T],
+    first: usize,
+    count: usize,
+    cols: &'a mut Vec<T>,
+) -> &'a [T] {
+    let images = &x[first * w.image_len()..(first + count) * w.image_len()];
+    if w.is_pointwise() {
+        return images;
+    }
+    let per_image = w.out_positions() * w.patch_len();
+    cols.resize(count * per_image, T::zero());
+    for (k, dst) in cols.chunks_mut(per_image).enumerate() {
+        im2col(w, &images[k * w.image_len()..(k + 1) * w.image_len()], dst);
+    }
+    cols
 }
 
 fn conv2d_typed<T: GemmFloat>(w: &Window2d, x: &[T], filter: &[T], out_c: usize) -> Vec<T> {
@@ -300,36 +331,31 @@ fn conv2d_typed<T: GemmFloat>(w: &Window2d, x: &[T], filter: &[T], out_c: usize)
     if out.is_empty() {
         return out;
     }
-    let by_image = split_by_image(w);
-    let one_image = |cols: &mut Vec<T>, n: usize, dst: &mut [T]| {
-        let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
-        let lhs: &[T] = if w.is_pointwise() {
-            image
-        } else {
-            cols.resize(positions * patch, T::zero());
-            im2col(w, image, cols);
-            cols
-        };
+    let group = images_per_group(w);
+    let parallel_groups = split_groups(w, group);
+    let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        let count = dst.len() / (positions * out_c);
+        let lhs = group_patches(w, x, g * group, count, cols);
         gemm_strided(
-            positions,
+            count * positions,
             out_c,
             patch,
             dst,
             false,
             (lhs, patch as isize, 1),
             (filter, out_c as isize, 1),
-            !by_image,
+            !parallel_groups,
         );
     };
-    let chunk = positions * out_c;
-    if by_image {
+    let chunk = group * positions * out_c;
+    if parallel_groups {
         out.par_chunks_mut(chunk)
             .enumerate()
-            .for_each_init(Vec::new, |cols, (n, dst)| one_image(cols, n, dst));
+            .for_each_init(Vec::new, |cols, (g, dst)| one_group(cols, g, dst));
     } else {
         let mut cols = Vec::new();
-        for (n, dst) in out.chunks_mut(chunk).enumerate() {
-            one_image(&mut cols, n, dst);
+        for (g, dst) in out.chunks_mut(chunk).enumerate() {
+            one_group(&mut cols, g, dst);
         }
     }
     out
@@ -346,46 +372,47 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     if dx.is_empty() || positions == 0 {
         return dx;
     }
-    let by_image = split_by_image(w);
-    let one_image = |cols: &mut Vec<T>, n: usize, dst: &mut [T]| {
-        let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
-        // Patch gradients: dy (positions × out_c) · filterᵀ (out_c × patch), the transpose
-        // read in place through its strides.
-        let rhs = (filter, 1, out_c as isize);
-        if w.is_pointwise() {
-            gemm_strided(
-                positions,
-                patch,
-                out_c,
-                dst,
-                false,
-                (dy_image, out_c as isize, 1),
-                rhs,
-                !by_image,
-            );
-            return;
-        }
-        cols.resize(positions * patch, T::zero());
+    let group = images_per_group(w);
+    let parallel_groups = split_groups(w, group);
+    let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        let count = dst.len() / w.image_len();
+        let first = g * group;
+        let dy_group = &dy[first * positions * out_c..(first + count) * positions * out_c];
+        // Patch gradients: dy (rows × out_c) · filterᵀ (out_c × patch), the transpose read in
+        // place through its strides; a pointwise filter's patches are the image itself.
+        let rows = count * positions;
+        let target: &mut [T] = if w.is_pointwise() {
+            dst
+        } else {
+            cols.resize(rows * patch, T::zero());
+            cols
+        };
         gemm_strided(
-            positions,
+            rows,
             patch,
             out_c,
-            cols,
+            target,
             false,
-            (dy_image, out_c as isize, 1),
-            rhs,
-            !by_image,
+            (dy_group, out_c as isize, 1),
+            (filter, 1, out_c as isize),
+            !parallel_groups,
         );
-        col2im(w, cols, dst);
+        if !w.is_pointwise() {
+            let per_image = positions * patch;
+            for (k, image) in dst.chunks_mut(w.image_len()).enumerate() {
+                col2im(w, &cols[k * per_image..(k + 1) * per_image], image);
+            }
+        }
     };
-    if by_image {
-        dx.par_chunks_mut(w.image_len())
+    let chunk = group * w.image_len();
+    if parallel_groups {
+        dx.par_chunks_mut(chunk)
             .enumerate()
-            .for_each_init(Vec::new, |cols, (n, dst)| one_image(cols, n, dst));
+            .for_each_init(Vec::new, |cols, (g, dst)| one_group(cols, g, dst));
     } else {
         let mut cols = Vec::new();
-        for (n, dst) in dx.chunks_mut(w.image_len()).enumerate() {
-            one_image(&mut cols, n, dst);
+        for (g, dst) in dx.chunks_mut(chunk).enumerate() {
+            one_group(&mut cols, g, dst);
         }
     }
     dx
@@ -402,40 +429,37 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     if w.batch == 0 || positions == 0 || filter_len == 0 {
         return vec![T::zero(); filter_len];
     }
-    // Adds patchesᵀ (patch × positions) · dy (positions × out_c) of images `range` to `acc`.
+    let group = images_per_group(w);
+    let groups = w.batch.div_ceil(group);
+    // Adds patchesᵀ (patch × rows) · dy (rows × out_c) of groups `range` to `acc`.
     let accumulate = |range: std::ops::Range<usize>, acc: &mut Vec<T>, parallel: bool| {
         let mut cols = Vec::new();
-        for n in range {
-            let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
-            let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
-            let patches: &[T] = if w.is_pointwise() {
-                image
-            } else {
-                cols.resize(positions * patch, T::zero());
-                im2col(w, image, &mut cols);
-                &cols
-            };
+        for g in range {
+            let first = g * group;
+            let count = group.min(w.batch - first);
+            let patches = group_patches(w, x, first, count, &mut cols);
+            let dy_group = &dy[first * positions * out_c..(first + count) * positions * out_c];
             gemm_strided(
                 patch,
                 out_c,
-                positions,
+                count * positions,
                 acc,
                 true,
                 (patches, 1, patch as isize),
-                (dy_image, out_c as isize, 1),
+                (dy_group, out_c as isize, 1),
                 parallel,
             );
         }
     };
-    if split_by_image(w) {
+    if split_groups(w, group) {
         let threads = rayon::current_num_threads();
-        let per_thread = w.batch.div_ceil(threads);
+        let per_thread = groups.div_ceil(threads);
         (0..threads)
             .into_par_iter()
             .map(|t| {
                 let mut acc = vec![T::zero(); filter_len];
                 accumulate(
-                    t * per_thread..((t + 1) * per_thread).min(w.batch),
+                    t * per_thread..((t + 1) * per_thread).min(groups),
                     &mut acc,
                     false,
                 );
@@ -448,7 +472,7 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
             .expect("at least one thread")
     } else {
         let mut acc = vec![T::zero(); filter_len];
-        accumulate(0..w.batch, &mut acc, true);
+        accumulate(0..groups, &mut acc, true);
         acc
     }
 }
@@ -822,6 +846,14 @@ mod tests {
             ([1, 6, 6, 2], [3, 3, 2, 2], [1, 1], [2, 2], Padding::Valid),
             ([2, 4, 4, 3], [1, 1, 3, 5], [1, 1], [1, 1], Padding::Valid),
             ([4, 8, 8, 2], [2, 2, 2, 2], [2, 1], [1, 1], Padding::Valid),
+            // Large enough for image groups to be split across threads.
+            (
+                [6, 32, 32, 16],
+                [3, 3, 16, 4],
+                [1, 1],
+                [1, 1],
+                Padding::Same,
+            ),
         ];
         for (xs, fs, stride, dilation, padding) in cases {
             let params = Conv2dParams {
@@ -850,8 +882,9 @@ mod tests {
                 .to_vec::<f64>();
             let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
             let lhs = dot(&want, &dy);
-            assert!((lhs - dot(&x, &dx)).abs() < 1e-9);
-            assert!((lhs - dot(&f, &df)).abs() < 1e-9);
+            let close = |b: f64| (lhs - b).abs() <= 1e-10 * lhs.abs().max(1.0);
+            assert!(close(dot(&x, &dx)), "{xs:?}: {lhs} vs {}", dot(&x, &dx));
+            assert!(close(dot(&f, &df)), "{xs:?}: {lhs} vs {}", dot(&f, &df));
         }
     }
 

@@ -24,6 +24,37 @@ fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync)
     out
 }
 
+/// `x`'s elements when its shape, less leading 1s, is a suffix of `shape` and it is
+/// contiguous: a block that broadcasting repeats over `shape`'s leading axes.
+fn trailing_block<'a, T: Element>(
+    x: &Array,
+    data: &'a [T],
+    shape: &[usize],
+) -> Option<(&'a [T], usize)> {
+    let dims = &x.shape()[x.shape().iter().take_while(|&&d| d == 1).count()..];
+    if dims.is_empty() || dims.len() > shape.len() || shape[shape.len() - dims.len()..] != *dims {
+        return None;
+    }
+    let _ = x.contiguous_slice::<T>()?;
+    let len = dims.iter().product();
+    Some((&data[x.offset()..x.offset() + len], len))
+}
+
+/// `g(element, block element)` over consecutive rows of `full` the length of `block`, in
+/// parallel for large inputs.
+fn rows<T: Element, U: Send>(full: &[T], block: &[T], g: impl Fn(T, T) -> U + Sync) -> Vec<U> {
+    let k = block.len();
+    if full.len() >= PARALLEL_THRESHOLD {
+        full.par_chunks(k)
+            .flat_map_iter(|row| row.iter().zip(block).map(|(&p, &q)| g(p, q)))
+            .collect()
+    } else {
+        full.chunks(k)
+            .flat_map(|row| row.iter().zip(block).map(|(&p, &q)| g(p, q)))
+            .collect()
+    }
+}
+
 /// Combines `a` and `b` (already known to broadcast to `shape`) element by element.
 fn zip<T: Element, U: Element>(
     a: &Array,
@@ -48,6 +79,18 @@ fn zip<T: Element, U: Element>(
     if a.len() == 1 && b.shape() == shape {
         let p = da[a.offset()];
         return map(b, db, |q| f(p, q));
+    }
+    // A full operand and a contiguous block repeated over the leading axes (a bias added to
+    // every row): row by row, without index arithmetic per element.
+    if a.shape() == shape {
+        if let (Some(x), Some((y, k))) = (a.contiguous_slice::<T>(), trailing_block(b, db, shape)) {
+            return rows(x, &y[..k], |p, q| f(p, q));
+        }
+    }
+    if b.shape() == shape {
+        if let (Some(y), Some((x, k))) = (b.contiguous_slice::<T>(), trailing_block(a, da, shape)) {
+            return rows(y, &x[..k], |q, p| f(p, q));
+        }
     }
     let (a, b) = (
         a.broadcast_to(shape).unwrap(),

@@ -8,7 +8,7 @@
 //! large. Rows are split across threads when the input is large; each thread keeps its own
 //! per-feature sums.
 
-use num_traits::Float;
+use num_traits::{AsPrimitive, Float};
 use rayon::prelude::*;
 
 use super::{cast, PARALLEL_THRESHOLD};
@@ -41,27 +41,43 @@ impl FeatureLayout {
     }
 }
 
-/// Per-feature sums of `f(feature, value)` over all rows, threads splitting the rows.
-fn feature_sums<T: Float + Send + Sync>(
+/// Two per-feature sums of `f(feature, flat index)` over all elements, threads splitting the
+/// rows. Channels-last inputs (`inner = 1`) walk each row once with the feature as the index.
+fn feature_sums(
     layout: FeatureLayout,
-    data: &[T],
-    f: impl Fn(usize, usize, T) -> f64 + Sync,
-) -> Vec<f64> {
+    f: impl Fn(usize, usize) -> (f64, f64) + Sync,
+) -> (Vec<f64>, Vec<f64>) {
+    let (features, inner) = (layout.features, layout.inner);
     let row = layout.row();
     let sum_rows = |rows: std::ops::Range<usize>| {
-        let mut acc = vec![0.0f64; layout.features];
+        let mut first = vec![0.0f64; features];
+        let mut second = vec![0.0f64; features];
         for o in rows {
             let base = o * row;
-            for (c, slot) in acc.iter_mut().enumerate() {
-                let start = base + c * layout.inner;
-                for (i, &v) in data[start..start + layout.inner].iter().enumerate() {
-                    *slot += f(c, start + i, v);
+            if inner == 1 {
+                for c in 0..features {
+                    let (a, b) = f(c, base + c);
+                    first[c] += a;
+                    second[c] += b;
+                }
+            } else {
+                for c in 0..features {
+                    let start = base + c * inner;
+                    let (mut a, mut b) = (0.0, 0.0);
+                    for i in start..start + inner {
+                        let (p, q) = f(c, i);
+                        a += p;
+                        b += q;
+                    }
+                    first[c] += a;
+                    second[c] += b;
                 }
             }
         }
-        acc
+        (first, second)
     };
-    if data.len() < PARALLEL_THRESHOLD || layout.outer < 2 {
+    let len = layout.outer * row;
+    if len < PARALLEL_THRESHOLD || layout.outer < 2 {
         return sum_rows(0..layout.outer);
     }
     let threads = rayon::current_num_threads().min(layout.outer);
@@ -69,32 +85,38 @@ fn feature_sums<T: Float + Send + Sync>(
     (0..threads)
         .into_par_iter()
         .map(|t| sum_rows(t * per..((t + 1) * per).min(layout.outer)))
-        .reduce_with(|mut a, b| {
-            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-            a
+        .reduce_with(|(mut a1, mut b1), (a2, b2)| {
+            a1.iter_mut().zip(&a2).for_each(|(x, y)| *x += y);
+            b1.iter_mut().zip(&b2).for_each(|(x, y)| *x += y);
+            (a1, b1)
         })
-        .unwrap_or_else(|| vec![0.0; layout.features])
+        .unwrap_or_else(|| (vec![0.0; features], vec![0.0; features]))
 }
 
-/// Writes `out[i] = f(feature of i, i)` for every element, threads splitting the rows.
+/// `out[i] = f(feature of i, i)` for every element, threads splitting the rows.
 fn map_features<T: Float + Send + Sync>(
     layout: FeatureLayout,
-    len: usize,
     f: impl Fn(usize, usize) -> T + Sync,
 ) -> Vec<T> {
-    let mut out = vec![T::zero(); len];
     let row = layout.row();
-    let fill = |o: usize, chunk: &mut [T]| {
-        for c in 0..layout.features {
-            for i in 0..layout.inner {
-                let k = c * layout.inner + i;
-                chunk[k] = f(c, o * row + k);
-            }
-        }
-    };
+    let len = layout.outer * row;
+    let mut out = vec![T::zero(); len];
     if row == 0 {
         return out;
     }
+    let inner = layout.inner;
+    let fill = |o: usize, chunk: &mut [T]| {
+        let base = o * row;
+        if inner == 1 {
+            for (c, slot) in chunk.iter_mut().enumerate() {
+                *slot = f(c, base + c);
+            }
+        } else {
+            for (k, slot) in chunk.iter_mut().enumerate() {
+                *slot = f(k / inner, base + k);
+            }
+        }
+    };
     if len < PARALLEL_THRESHOLD {
         out.chunks_mut(row)
             .enumerate()
@@ -107,23 +129,18 @@ fn map_features<T: Float + Send + Sync>(
     out
 }
 
-fn statistics_typed<T: Float + Send + Sync>(
+fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     layout: FeatureLayout,
     x: &[T],
 ) -> (Vec<f64>, Vec<f64>) {
     let n = layout.count().max(1) as f64;
-    let mean: Vec<f64> = feature_sums(layout, x, |_, _, v| v.to_f64().unwrap_or(f64::NAN))
-        .into_iter()
-        .map(|s| s / n)
-        .collect();
-    let variance = feature_sums(layout, x, |c, _, v| {
-        let d = v.to_f64().unwrap_or(f64::NAN) - mean[c];
-        d * d
-    })
-    .into_iter()
-    .map(|s| s / n)
-    .collect();
-    (mean, variance)
+    let (sums, _) = feature_sums(layout, |_, i| (x[i].as_(), 0.0));
+    let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
+    let (squares, _) = feature_sums(layout, |c, i| {
+        let d = x[i].as_() - mean[c];
+        (d * d, 0.0)
+    });
+    (mean, squares.into_iter().map(|s| s / n).collect())
 }
 
 fn normalize_typed<T: Float + Send + Sync>(
@@ -134,7 +151,7 @@ fn normalize_typed<T: Float + Send + Sync>(
 ) -> Vec<T> {
     let scale: Vec<T> = scale.iter().map(|&s| T::from(s).expect("float")).collect();
     let shift: Vec<T> = shift.iter().map(|&s| T::from(s).expect("float")).collect();
-    map_features(layout, x.len(), |c, i| x[i] * scale[c] + shift[c])
+    map_features(layout, |c, i| x[i] * scale[c] + shift[c])
 }
 
 /// What the backward pass of a batch normalisation returns.
@@ -146,7 +163,7 @@ pub struct BatchNormGrads {
     pub dbeta: Array,
 }
 
-fn backward_typed<T: Float + Send + Sync>(
+fn backward_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     layout: FeatureLayout,
     x: &[T],
     dy: &[T],
@@ -154,16 +171,21 @@ fn backward_typed<T: Float + Send + Sync>(
     inv_std: &[f64],
     gamma: &[f64],
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
-    let x_hat = |c: usize, i: usize| (x[i].to_f64().unwrap_or(f64::NAN) - mean[c]) * inv_std[c];
-    let g = |i: usize| dy[i].to_f64().unwrap_or(f64::NAN);
-    let dbeta = feature_sums(layout, dy, |_, _, v| v.to_f64().unwrap_or(f64::NAN));
-    let dgamma = feature_sums(layout, dy, |c, i, v| {
-        v.to_f64().unwrap_or(f64::NAN) * x_hat(c, i)
+    let x_hat = |c: usize, i: usize| (x[i].as_() - mean[c]) * inv_std[c];
+    // One pass for both per-feature sums: Σ dy and Σ dy·x̂.
+    let (dbeta, dgamma) = feature_sums(layout, |c, i| {
+        let g: f64 = dy[i].as_();
+        (g, g * x_hat(c, i))
     });
     let n = layout.count().max(1) as f64;
-    let dx = map_features(layout, x.len(), |c, i| {
-        let k = gamma[c] * inv_std[c];
-        T::from(k * (g(i) - dbeta[c] / n - x_hat(c, i) * dgamma[c] / n)).expect("float")
+    let mean_dy: Vec<f64> = dbeta.iter().map(|s| s / n).collect();
+    let mean_dy_xhat: Vec<f64> = dgamma.iter().map(|s| s / n).collect();
+    let factor: Vec<f64> = (0..layout.features)
+        .map(|c| gamma[c] * inv_std[c])
+        .collect();
+    let dx = map_features(layout, |c, i| {
+        let g: f64 = dy[i].as_();
+        T::from(factor[c] * (g - mean_dy[c] - x_hat(c, i) * mean_dy_xhat[c])).expect("float")
     });
     (dx, dgamma, dbeta)
 }

@@ -86,6 +86,23 @@ fn fold<T: Element>(
             return (out, out_shape);
         }
     }
+    // Fast path: contiguous input reduced over a prefix of its axes (a bias gradient summed
+    // over the batch and image axes): whole rows folded into the output.
+    if let Some(last_reduced) = axes.iter().rposition(|&r| r) {
+        if last_reduced + 1 < rank && axes[..=last_reduced].iter().all(|&r| r) {
+            if let Some(s) = a.contiguous_slice::<T>() {
+                let mut out = vec![init; n_out];
+                if n_out > 0 {
+                    for row in s.chunks(n_out) {
+                        for (o, &x) in out.iter_mut().zip(row) {
+                            *o = f(*o, x);
+                        }
+                    }
+                }
+                return (out, out_shape);
+            }
+        }
+    }
     let mut out = vec![init; n_out];
     for_each_offset(
         a.shape(),
