@@ -84,7 +84,7 @@ fn zip<T: Element, U: Element>(
     // every row): row by row, without index arithmetic per element.
     if a.shape() == shape {
         if let (Some(x), Some((y, k))) = (a.contiguous_slice::<T>(), trailing_block(b, db, shape)) {
-            return rows(x, &y[..k], |p, q| f(p, q));
+            return rows(x, &y[..k], &f);
         }
     }
     if b.shape() == shape {
