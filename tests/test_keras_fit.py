@@ -386,3 +386,49 @@ def test_fit_errors_are_clear():
     no_loss.compile(optimizer="sgd")
     with pytest.raises(ValueError, match="No loss to compute"):
         no_loss.fit(x, y, verbose=0)
+
+
+def test_fit_on_the_shipped_fashion_mnist_subset_reaches_a_stated_accuracy():
+    """Real data: Dense layers and a small CNN trained with compile/fit on the embedded
+    Fashion-MNIST subset, judged on its held-out test images."""
+    from ferrotape.keras import layers
+    from ferrotape.keras.datasets import fashion_mnist
+
+    ft.random.set_seed(1)
+    (x_train, y_train), (x_test, y_test) = fashion_mnist.load_data(subset="small")
+    x_train = x_train[:3000].astype("float32")[..., None] / 255.0
+    y_train = y_train[:3000]
+    x_test = x_test.astype("float32")[..., None] / 255.0
+
+    mlp = ft.keras.Sequential(
+        [
+            ft.keras.Input(shape=(28, 28, 1)),
+            layers.Flatten(),
+            layers.Dense(64, activation="relu"),
+            layers.Dense(10, activation="softmax"),
+        ]
+    )
+    mlp.compile(
+        optimizer=ft.keras.optimizers.Adam(1e-3),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    mlp.fit(x_train, y_train, batch_size=64, epochs=3, verbose=0)
+    _, accuracy = mlp.evaluate(x_test, y_test, verbose=0)
+    assert accuracy >= 0.72, accuracy
+
+    cnn = ft.keras.Sequential(
+        [
+            ft.keras.Input(shape=(28, 28, 1)),
+            layers.Conv2D(8, 3, padding="same", activation="relu"),
+            layers.MaxPooling2D(),
+            layers.Conv2D(16, 3, padding="same", activation="relu"),
+            layers.MaxPooling2D(),
+            layers.Flatten(),
+            layers.Dense(10, activation="softmax"),
+        ]
+    )
+    cnn.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    cnn.fit(x_train, y_train, batch_size=64, epochs=3, verbose=0)
+    _, accuracy = cnn.evaluate(x_test, y_test, verbose=0)
+    assert accuracy >= 0.7, accuracy
