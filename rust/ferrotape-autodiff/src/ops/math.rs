@@ -223,7 +223,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
             (cond.clone(), x.shape().into(), y.shape().into());
         move |gs: &[Tensor], needs: &[bool]| {
             let g = &gs[0];
-            let zero = zeros_like(g);
+            let zero = g.scalar_like(0.0);
             let gx = if needs[1] {
                 Some(unbroadcast(&where_(&cond, g, &zero)?, &sx)?)
             } else {
@@ -262,7 +262,7 @@ pub(crate) fn positive(x: &Tensor) -> Result<Tensor> {
     compare(CompareOp::Greater, x, &x.scalar_like(0.0))
 }
 
-/// `g` where `mask` holds, else 0.
+/// `g` where `mask` holds, else 0 (a broadcast scalar zero: no zero-filled copy of `g`).
 pub(crate) fn masked(mask: &Tensor, g: &Tensor) -> Result<Tensor> {
-    where_(mask, g, &zeros_like(g))
+    where_(mask, g, &g.scalar_like(0.0))
 }

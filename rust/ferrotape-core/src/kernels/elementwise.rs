@@ -36,7 +36,10 @@ fn trailing_block<'a, T: Element>(
         return None;
     }
     let _ = x.contiguous_slice::<T>()?;
-    let len = dims.iter().product();
+    let len: usize = dims.iter().product();
+    if len == 0 {
+        return None; // empty: nothing to repeat (and no row length to chunk by)
+    }
     Some((&data[x.offset()..x.offset() + len], len))
 }
 
@@ -448,6 +451,51 @@ pub fn logical_not(a: &Array) -> Result<Array> {
 }
 
 /// `where(cond, x, y)`: elements of `x` where `cond` is true, else of `y`, all broadcast.
+/// A `select` operand in the common layouts: the output's shape and contiguous, or a scalar.
+enum Operand<'a, T> {
+    Full(&'a [T]),
+    Scalar(T),
+}
+
+impl<'a, T: Element> Operand<'a, T> {
+    fn of(a: &'a Array, data: &'a [T], shape: &[usize]) -> Option<Operand<'a, T>> {
+        if a.shape() == shape {
+            return a.contiguous_slice::<T>().map(Operand::Full);
+        }
+        (a.len() == 1).then(|| Operand::Scalar(data[a.offset()]))
+    }
+
+    fn at(&self, i: usize) -> T {
+        match self {
+            Operand::Full(v) => v[i],
+            Operand::Scalar(v) => *v,
+        }
+    }
+}
+
+/// The common cases of `select` without index arithmetic: a contiguous condition in the
+/// output's shape, each branch contiguous too or a scalar (a gradient masked by a comparison).
+fn select_contiguous<T: Element>(
+    cond: &Array,
+    x: &Array,
+    xd: &[T],
+    y: &Array,
+    yd: &[T],
+    shape: &[usize],
+) -> Option<Vec<T>> {
+    if cond.shape() != shape {
+        return None;
+    }
+    let c = cond.contiguous_slice::<bool>()?;
+    let (xo, yo) = (Operand::of(x, xd, shape)?, Operand::of(y, yd, shape)?);
+    let pick = |i: usize| if c[i] { xo.at(i) } else { yo.at(i) };
+    Some(if c.len() >= PARALLEL_THRESHOLD {
+        (0..c.len()).into_par_iter().map(pick).collect()
+    } else {
+        (0..c.len()).map(pick).collect()
+    })
+}
+
 pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     const OP: &str = "SelectV2";
     let Buffer::Bool(c) = cond.buffer() else {
@@ -468,6 +516,9 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     );
     let buf = crate::with_buffer!(x.buffer(), xd => {
         let yd = Element::slice(y.buffer()).expect("dtypes checked equal");
+        if let Some(out) = select_contiguous(cond, x, xd, y, yd, &s) {
+            return Array::from_buffer(Element::into_buffer(out), &s);
+        }
         let mut out = Vec::with_capacity(crate::num_elements(&s));
         for_each_offset(
             &s,
