@@ -11,7 +11,7 @@ ruff format --check python tests examples benches scripts
 ruff check python tests examples benches scripts
 
 echo "== Rust tests"
-cargo test --workspace --exclude ferrotape-py --quiet
+cargo test --workspace --exclude ferrotape-py --exclude ferrotape-benches --quiet
 
 echo "== Python tests"
 status=0

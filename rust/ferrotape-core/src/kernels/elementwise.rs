@@ -48,8 +48,10 @@ fn trailing_block<'a, T: Element>(
 fn rows<T: Element, U: Send>(full: &[T], block: &[T], g: impl Fn(T, T) -> U + Sync) -> Vec<U> {
     let k = block.len();
     if full.len() >= PARALLEL_THRESHOLD {
-        full.par_chunks(k)
-            .flat_map_iter(|row| row.iter().zip(block).map(|(&p, &q)| g(p, q)))
+        // An indexed iterator collects straight into place (a flat_map would not).
+        full.par_iter()
+            .enumerate()
+            .map(|(i, &p)| g(p, block[i % k]))
             .collect()
     } else {
         full.chunks(k)

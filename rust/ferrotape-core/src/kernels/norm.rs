@@ -129,11 +129,105 @@ fn map_features<T: Float + Send + Sync>(
     out
 }
 
+/// Rows per task when channels-last rows are split across threads.
+const ROWS_PER_TASK: usize = 2048;
+
+/// Channels-last (`inner = 1`): two per-feature sums accumulated row by row by `add(row, s1,
+/// s2)`, over contiguous feature slices that vectorise; threads split the rows.
+fn row_sums(
+    layout: FeatureLayout,
+    add: impl Fn(usize, &mut [f64], &mut [f64]) + Sync,
+) -> (Vec<f64>, Vec<f64>) {
+    let c = layout.features;
+    let sum_rows = |rows: std::ops::Range<usize>| {
+        let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
+        for o in rows {
+            add(o, &mut s1, &mut s2);
+        }
+        (s1, s2)
+    };
+    if layout.outer * c < PARALLEL_THRESHOLD {
+        return sum_rows(0..layout.outer);
+    }
+    (0..layout.outer.div_ceil(ROWS_PER_TASK))
+        .into_par_iter()
+        .map(|t| sum_rows(t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(layout.outer)))
+        .reduce_with(|(mut a1, mut b1), (a2, b2)| {
+            a1.iter_mut().zip(&a2).for_each(|(x, y)| *x += y);
+            b1.iter_mut().zip(&b2).for_each(|(x, y)| *x += y);
+            (a1, b1)
+        })
+        .unwrap_or_else(|| (vec![0.0; c], vec![0.0; c]))
+}
+
+/// Channels-last: `out = x·a + dy·b + c` per feature (`dy` optional), rows split across
+/// threads. Both the normalisation and the input gradient have this form.
+fn row_affine<T: Float + Send + Sync>(
+    features: usize,
+    x: &[T],
+    dy: Option<&[T]>,
+    a: &[T],
+    b: &[T],
+    c: &[T],
+) -> Vec<T> {
+    let mut out = vec![T::zero(); x.len()];
+    if features == 0 {
+        return out;
+    }
+    let task = |(k, chunk): (usize, &mut [T])| {
+        let start = k * ROWS_PER_TASK * features;
+        for (r, row) in chunk.chunks_mut(features).enumerate() {
+            let at = start + r * features;
+            let xs = &x[at..at + features];
+            match dy {
+                Some(dy) => {
+                    let gs = &dy[at..at + features];
+                    for j in 0..features {
+                        row[j] = xs[j] * a[j] + gs[j] * b[j] + c[j];
+                    }
+                }
+                None => {
+                    for j in 0..features {
+                        row[j] = xs[j] * a[j] + c[j];
+                    }
+                }
+            }
+        }
+    };
+    let chunk = ROWS_PER_TASK * features;
+    if x.len() < PARALLEL_THRESHOLD {
+        out.chunks_mut(chunk).enumerate().for_each(task);
+    } else {
+        out.par_chunks_mut(chunk).enumerate().for_each(task);
+    }
+    out
+}
+
+fn to_t<T: Float>(v: &[f64]) -> Vec<T> {
+    v.iter().map(|&x| T::from(x).expect("a float")).collect()
+}
+
 fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     layout: FeatureLayout,
     x: &[T],
 ) -> (Vec<f64>, Vec<f64>) {
     let n = layout.count().max(1) as f64;
+    if layout.inner == 1 {
+        let c = layout.features;
+        let (sums, _) = row_sums(layout, |o, s, _| {
+            for (acc, &v) in s.iter_mut().zip(&x[o * c..o * c + c]) {
+                *acc += v.as_();
+            }
+        });
+        let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
+        let (squares, _) = row_sums(layout, |o, s, _| {
+            for ((acc, &v), m) in s.iter_mut().zip(&x[o * c..o * c + c]).zip(&mean) {
+                let d = v.as_() - m;
+                *acc += d * d;
+            }
+        });
+        return (mean, squares.into_iter().map(|s| s / n).collect());
+    }
     let (sums, _) = feature_sums(layout, |_, i| (x[i].as_(), 0.0));
     let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
     let (squares, _) = feature_sums(layout, |c, i| {
@@ -149,8 +243,12 @@ fn normalize_typed<T: Float + Send + Sync>(
     scale: &[f64],
     shift: &[f64],
 ) -> Vec<T> {
-    let scale: Vec<T> = scale.iter().map(|&s| T::from(s).expect("float")).collect();
-    let shift: Vec<T> = shift.iter().map(|&s| T::from(s).expect("float")).collect();
+    let scale: Vec<T> = to_t(scale);
+    let shift: Vec<T> = to_t(shift);
+    if layout.inner == 1 {
+        let zero = vec![T::zero(); layout.features];
+        return row_affine(layout.features, x, None, &scale, &zero, &shift);
+    }
     map_features(layout, |c, i| x[i] * scale[c] + shift[c])
 }
 
@@ -171,6 +269,27 @@ fn backward_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     inv_std: &[f64],
     gamma: &[f64],
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    if layout.inner == 1 {
+        let c = layout.features;
+        let (dbeta, dgamma) = row_sums(layout, |o, s1, s2| {
+            let (xs, gs) = (&x[o * c..o * c + c], &dy[o * c..o * c + c]);
+            for j in 0..c {
+                let g: f64 = gs[j].as_();
+                s1[j] += g;
+                s2[j] += g * (xs[j].as_() - mean[j]) * inv_std[j];
+            }
+        });
+        // dx = k·(g - mean(g) - x̂·mean(g·x̂)) = g·k + x·b + c per feature, with
+        // k = γ·inv_std, b = -k·inv_std·mean(g·x̂), c = -k·mean(g) - b·mean.
+        let n = layout.count().max(1) as f64;
+        let k: Vec<f64> = (0..c).map(|j| gamma[j] * inv_std[j]).collect();
+        let b: Vec<f64> = (0..c).map(|j| -k[j] * inv_std[j] * dgamma[j] / n).collect();
+        let shift: Vec<f64> = (0..c)
+            .map(|j| -k[j] * dbeta[j] / n - b[j] * mean[j])
+            .collect();
+        let dx = row_affine(c, x, Some(dy), &to_t(&b), &to_t(&k), &to_t(&shift));
+        return (dx, dgamma, dbeta);
+    }
     let x_hat = |c: usize, i: usize| (x[i].as_() - mean[c]) * inv_std[c];
     // One pass for both per-feature sums: Σ dy and Σ dy·x̂.
     let (dbeta, dgamma) = feature_sums(layout, |c, i| {
@@ -349,5 +468,48 @@ mod tests {
             .iter()
             .all(|v| (v - 4.0).abs() < 1e-6));
         assert!(g.dbeta.to_vec::<f64>().iter().all(|v| v.abs() < 1e-9));
+    }
+
+    #[test]
+    fn the_channels_last_path_agrees_with_the_general_one() {
+        // 40000 rows × 3 features, large enough for the threaded paths, against the same data
+        // laid out features-first ([3, 40000], features on axis 0: the general path).
+        let (rows, c) = (40_000usize, 3usize);
+        let v: Vec<f32> = (0..rows * c)
+            .map(|i| ((i * 37) % 101) as f32 * 0.01 - 0.4)
+            .collect();
+        let last = Array::from_vec(v.clone(), &[rows, c]).unwrap();
+        let first = last.transpose(&[1, 0]).unwrap().contiguous();
+        let (m1, v1) = batch_norm_statistics(&last, 1).unwrap();
+        let (m2, v2) = batch_norm_statistics(&first, 0).unwrap();
+        for j in 0..c {
+            assert!((m1[j] - m2[j]).abs() < 1e-9 && (v1[j] - v2[j]).abs() < 1e-9);
+        }
+        let inv: Vec<f64> = v1.iter().map(|x| 1.0 / (x + 1e-3).sqrt()).collect();
+        let gamma = [0.5, -1.0, 2.0];
+        let y1 = batch_norm_apply(&last, 1, &inv, &gamma).unwrap();
+        let y2 = batch_norm_apply(&first, 0, &inv, &gamma).unwrap();
+        let y2 = y2.transpose(&[1, 0]).unwrap().contiguous();
+        assert_eq!(y1.to_vec::<f32>(), y2.to_vec::<f32>());
+        let g1 = batch_norm_backward(&last, &y1, 1, &m1, &inv, &gamma).unwrap();
+        let dy_first = y1.transpose(&[1, 0]).unwrap().contiguous();
+        let g2 = batch_norm_backward(&first, &dy_first, 0, &m1, &inv, &gamma).unwrap();
+        let dx2 = g2
+            .dx
+            .transpose(&[1, 0])
+            .unwrap()
+            .contiguous()
+            .to_vec::<f32>();
+        for (a, b) in g1.dx.to_vec::<f32>().iter().zip(&dx2) {
+            assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        for (a, b) in g1
+            .dgamma
+            .to_vec::<f32>()
+            .iter()
+            .zip(g2.dgamma.to_vec::<f32>())
+        {
+            assert!((a - b).abs() <= 1e-3 * (1.0 + b.abs()));
+        }
     }
 }

@@ -1,0 +1,99 @@
+//! Criterion benchmarks of the kernels on the training path, at the shapes of issue 3's
+//! workloads (W5's matrix products; the seed CNN's layers at batch 64). Run with
+//! `cargo bench -p ferrotape-benches` (add `-- conv2d` to filter); pin the thread count with
+//! `RAYON_NUM_THREADS` to compare runs.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ferrotape_core::kernels::{self, BinaryOp, Conv2dParams, Padding, ReduceOp, UnaryOp, Window2d};
+use ferrotape_core::Array;
+
+fn filled(shape: &[usize]) -> Array {
+    let n: usize = shape.iter().product();
+    let values: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 / 1013.0 - 0.5)
+        .collect();
+    Array::from_vec(values, shape).expect("sizes agree")
+}
+
+fn matmul(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sgemm");
+    group.sample_size(10);
+    for n in [1024usize, 2048] {
+        let (a, b) = (filled(&[n, n]), filled(&[n, n]));
+        group.throughput(Throughput::Elements((2 * n * n * n) as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |bench, _| {
+            bench.iter(|| kernels::matmul(&a, &b, false, false).unwrap())
+        });
+    }
+    group.finish();
+}
+
+/// The seed CNN's convolutions at batch 64: (height, in channels, out channels).
+const CNN_CONVS: [(usize, usize, usize); 4] =
+    [(28, 1, 16), (14, 16, 32), (14, 32, 32), (7, 64, 64)];
+
+fn conv2d(c: &mut Criterion) {
+    let params = Conv2dParams {
+        stride: [1, 1],
+        dilation: [1, 1],
+        padding: Padding::Same,
+    };
+    let mut group = c.benchmark_group("conv2d");
+    group.sample_size(20);
+    for (size, cin, cout) in CNN_CONVS {
+        let x = filled(&[64, size, size, cin]);
+        let f = filled(&[3, 3, cin, cout]);
+        let dy = filled(&[64, size, size, cout]);
+        let id = format!("{size}x{size}x{cin}->{cout}");
+        group.bench_function(BenchmarkId::new("forward", &id), |b| {
+            b.iter(|| kernels::conv2d(&x, &f, &params).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("backprop_input", &id), |b| {
+            b.iter(|| kernels::conv2d_backprop_input(x.shape(), &f, &dy, &params).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("backprop_filter", &id), |b| {
+            b.iter(|| kernels::conv2d_backprop_filter(&x, f.shape(), &dy, &params).unwrap())
+        });
+    }
+    group.finish();
+}
+
+fn pooling_and_normalization(c: &mut Criterion) {
+    let x = filled(&[64, 28, 28, 16]);
+    let window = Window2d::new("bench", x.shape(), [2, 2], [2, 2], [1, 1], Padding::Valid).unwrap();
+    let mut group = c.benchmark_group("cnn_layers_64x28x28x16");
+    group.bench_function("max_pool", |b| {
+        b.iter(|| kernels::max_pool(&x, &window).unwrap())
+    });
+    group.bench_function("avg_pool", |b| {
+        b.iter(|| kernels::avg_pool(&x, &window).unwrap())
+    });
+    let (mean, variance) = kernels::batch_norm_statistics(&x, 3).unwrap();
+    let inv_std: Vec<f64> = variance.iter().map(|v| 1.0 / (v + 1e-3).sqrt()).collect();
+    let shift: Vec<f64> = mean.iter().zip(&inv_std).map(|(m, s)| -m * s).collect();
+    group.bench_function("batch_norm_forward", |b| {
+        b.iter(|| {
+            let (mean, _) = kernels::batch_norm_statistics(&x, 3).unwrap();
+            let _ = mean;
+            kernels::batch_norm_apply(&x, 3, &inv_std, &shift).unwrap()
+        })
+    });
+    group.bench_function("batch_norm_backward", |b| {
+        b.iter(|| kernels::batch_norm_backward(&x, &x, 3, &mean, &inv_std, &[1.0; 16]).unwrap())
+    });
+    let bias = filled(&[16]);
+    group.bench_function("relu", |b| {
+        b.iter(|| kernels::unary(UnaryOp::Relu, &x).unwrap())
+    });
+    group.bench_function("bias_add", |b| {
+        b.iter(|| kernels::binary(BinaryOp::Add, &x, &bias).unwrap())
+    });
+    let mask = [true, true, true, false];
+    group.bench_function("bias_gradient_sum", |b| {
+        b.iter(|| kernels::reduce(ReduceOp::Sum, &x, &mask, false).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, matmul, conv2d, pooling_and_normalization);
+criterion_main!(benches);
