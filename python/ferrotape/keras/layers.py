@@ -450,7 +450,32 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
     _reduce = staticmethod(_core.reduce_max)
 
 
-class BatchNormalization(Layer):
+class _Normalization(Layer):
+    """What BatchNormalization and LayerNormalization share: the optional scale ``gamma`` and
+    offset ``beta``, created in that order (Keras's)."""
+
+    def _add_scale_and_offset(self, shape):
+        self.gamma = None
+        self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+                name="gamma",
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+                name="beta",
+            )
+
+
+class BatchNormalization(_Normalization):
     """Normalises each feature along ``axis``: with the batch's mean and (biased) variance when
     ``training=True``, updating the moving averages as ``moving * momentum + batch * (1 -
     momentum)``; with the moving averages otherwise (Keras 3: calls without ``training`` run in
@@ -507,24 +532,7 @@ class BatchNormalization(Layer):
             )
         features = _known_dim(self, input_shape, self.axis, f"axis {self.axis}")
         shape = (features,)
-        self.gamma = None
-        self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                shape=shape,
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-                name="gamma",
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                shape=shape,
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-                name="beta",
-            )
+        self._add_scale_and_offset(shape)
         self.moving_mean = self.add_weight(
             shape=shape,
             initializer=self.moving_mean_initializer,
@@ -562,7 +570,7 @@ class BatchNormalization(Layer):
         }
 
 
-class LayerNormalization(Layer):
+class LayerNormalization(_Normalization):
     """Normalises each sample over ``axis`` (the last by default) with its own statistics,
     then scales by ``gamma`` and shifts by ``beta``."""
 
@@ -607,24 +615,7 @@ class LayerNormalization(Layer):
             _known_dim(self, input_shape, a, f"axis {a}")
             for a in sorted(a % rank for a in self.axis)
         )
-        self.gamma = None
-        self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                shape=shape,
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-                name="gamma",
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                shape=shape,
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-                name="beta",
-            )
+        self._add_scale_and_offset(shape)
         self._core = _core.keras.LayerNormalization(
             self.gamma, self.beta, [int(a) for a in self.axis], self.epsilon
         )
