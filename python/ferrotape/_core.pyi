@@ -162,6 +162,47 @@ def is_nan(x: Any, name: Any = ...) -> Any: ...
 def is_tensor(x: Any) -> Any:
     """Is this object a ferrotape tensor or variable?"""
 
+class keras:  # submodule ferrotape._core.keras
+    @staticmethod
+    def BatchNormalization(
+        gamma: Any,
+        beta: Any,
+        moving_mean: Any,
+        moving_variance: Any,
+        axis: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Any: ...
+    @staticmethod
+    def Conv2D(
+        kernel: Any,
+        bias: Any,
+        strides: Any,
+        dilation_rate: Any,
+        padding: Any,
+        activation: Any = ...,
+    ) -> Any: ...
+    @staticmethod
+    def Dense(kernel: Any, bias: Any = ..., activation: Any = ...) -> Any: ...
+    @staticmethod
+    def DepthwiseConv2D(
+        kernel: Any,
+        bias: Any,
+        strides: Any,
+        dilation_rate: Any,
+        padding: Any,
+        activation: Any = ...,
+    ) -> Any: ...
+    @staticmethod
+    def Dropout(rate: Any, seed: Any, noise_shape: Any = ...) -> Any: ...
+    @staticmethod
+    def Embedding(embeddings: Any) -> Any: ...
+    @staticmethod
+    def LayerNormalization(gamma: Any, beta: Any, axes: Any, epsilon: Any) -> Any: ...
+    @staticmethod
+    def activation(name: Any, inputs: Any) -> Any:
+        """Applies a named activation (the names `Activation` layers and `activation=` accept)."""
+
 def less(x: Any, y: Any, name: Any = ...) -> Any: ...
 def less_equal(x: Any, y: Any, name: Any = ...) -> Any: ...
 
@@ -207,6 +248,20 @@ def negative(x: Any, name: Any = ...) -> Any: ...
 
 class nn:  # submodule ferrotape._core.nn
     @staticmethod
+    def avg_pool_nhwc(input: Any, window: Any, stride: Any, padding: Any) -> Any: ...
+    @staticmethod
+    def conv2d_backprop_filter_nhwc(
+        input: Any, filter_sizes: Any, out_backprop: Any, stride: Any, dilation: Any, padding: Any
+    ) -> Any: ...
+    @staticmethod
+    def conv2d_backprop_input_nhwc(
+        input_sizes: Any, filters: Any, out_backprop: Any, stride: Any, dilation: Any, padding: Any
+    ) -> Any:
+        """The input gradient of conv2d (also `tf.nn.conv2d_transpose`)."""
+    @staticmethod
+    def conv2d_nhwc(input: Any, filters: Any, stride: Any, dilation: Any, padding: Any) -> Any:
+        """NHWC input, HWIO filter; the Python wrapper normalises TensorFlow's stride forms."""
+    @staticmethod
     def elu(features: Any, name: Any = ...) -> Any: ...
     @staticmethod
     def gelu(features: Any, approximate: Any = ..., name: Any = ...) -> Any: ...
@@ -214,6 +269,8 @@ class nn:  # submodule ferrotape._core.nn
     def leaky_relu(features: Any, alpha: Any = ..., name: Any = ...) -> Any: ...
     @staticmethod
     def log_softmax(logits: Any, axis: Any = ..., name: Any = ...) -> Any: ...
+    @staticmethod
+    def max_pool_nhwc(input: Any, window: Any, stride: Any, padding: Any) -> Any: ...
     @staticmethod
     def relu(features: Any, name: Any = ...) -> Any: ...
     @staticmethod
@@ -252,6 +309,31 @@ def one_hot(
 ) -> Any: ...
 def ones(shape: Any, dtype: Any = ..., name: Any = ...) -> Any: ...
 def ones_like(input: Any, dtype: Any = ..., name: Any = ...) -> Any: ...
+
+class optimizers:  # submodule ferrotape._core.optimizers
+    @staticmethod
+    def adam_update(
+        variables_: Any,
+        grads: Any,
+        first_moments: Any,
+        second_moments: Any,
+        alpha: Any,
+        one_minus_beta_1: Any,
+        one_minus_beta_2: Any,
+        epsilon: Any,
+    ) -> Any:
+        """Adam on every variable: `alpha` already holds the bias corrections of this step."""
+    @staticmethod
+    def sgd_update(
+        variables_: Any,
+        grads: Any,
+        velocities: Any,
+        learning_rate: Any,
+        momentum: Any,
+        nesterov: Any,
+    ) -> Any:
+        """SGD on every variable; `velocities` is None without momentum."""
+
 def pad(
     tensor: Any, paddings: Any, mode: Any = ..., constant_values: Any = ..., name: Any = ...
 ) -> Any: ...
