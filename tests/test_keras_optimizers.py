@@ -719,6 +719,9 @@ class _OpByOp:
         lambda: ft.keras.optimizers.SGD(0.1),
         lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9),
         lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+        lambda: ft.keras.optimizers.RMSprop(0.01),
+        lambda: ft.keras.optimizers.RMSprop(0.01, momentum=0.9),
+        lambda: ft.keras.optimizers.Adagrad(0.1),
     ],
 )
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -312,6 +312,11 @@ def ones_like(input: Any, dtype: Any = ..., name: Any = ...) -> Any: ...
 
 class optimizers:  # submodule ferrotape._core.optimizers
     @staticmethod
+    def adagrad_update(
+        variables_: Any, grads: Any, accumulators: Any, learning_rate: Any, epsilon: Any
+    ) -> Any:
+        """Adagrad on every variable."""
+    @staticmethod
     def adam_update(
         variables_: Any,
         grads: Any,
@@ -323,6 +328,19 @@ class optimizers:  # submodule ferrotape._core.optimizers
         epsilon: Any,
     ) -> Any:
         """Adam on every variable: `alpha` already holds the bias corrections of this step."""
+    @staticmethod
+    def rmsprop_update(
+        variables_: Any,
+        grads: Any,
+        velocities: Any,
+        momenta: Any,
+        learning_rate: Any,
+        rho: Any,
+        one_minus_rho: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Any:
+        """Uncentred RMSprop on every variable; `momenta` is None without momentum."""
     @staticmethod
     def sgd_update(
         variables_: Any,

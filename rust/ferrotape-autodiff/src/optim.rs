@@ -1,8 +1,8 @@
 //! Optimizer steps applied to variables in place, one fused kernel per variable
-//! (`ferrotape_core::kernels::{adam_update, sgd_update}`). Not recorded on any tape, like
+//! (`ferrotape_core::kernels::*_update`). Not recorded on any tape, like
 //! TensorFlow's `ResourceApply*` ops.
 
-use ferrotape_core::kernels::{self, AdamStep, SgdStep};
+use ferrotape_core::kernels::{self, AdagradStep, AdamStep, RmsPropStep, SgdStep};
 use ferrotape_core::{Error, Result};
 
 use crate::tensor::Tensor;
@@ -48,4 +48,36 @@ pub fn sgd_update(
         Some(vel) => kernels::sgd_update(&mut p, Some(&mut vel.value_mut()), grad.value(), step),
         None => kernels::sgd_update(&mut p, None, grad.value(), step),
     }
+}
+
+/// One (uncentred) RMSprop step, with the momentum slot when momentum is used.
+pub fn rmsprop_update(
+    param: &Variable,
+    velocity: &Variable,
+    momentum: Option<&Variable>,
+    grad: &Tensor,
+    step: RmsPropStep,
+) -> Result<()> {
+    let mut all = vec![param, velocity];
+    all.extend(momentum);
+    distinct("ResourceApplyRMSProp", &all)?;
+    let (mut p, mut v) = (param.value_mut(), velocity.value_mut());
+    match momentum {
+        Some(m) => {
+            kernels::rmsprop_update(&mut p, &mut v, Some(&mut m.value_mut()), grad.value(), step)
+        }
+        None => kernels::rmsprop_update(&mut p, &mut v, None, grad.value(), step),
+    }
+}
+
+/// One Adagrad step.
+pub fn adagrad_update(
+    param: &Variable,
+    accumulator: &Variable,
+    grad: &Tensor,
+    step: AdagradStep,
+) -> Result<()> {
+    distinct("ResourceApplyAdagrad", &[param, accumulator])?;
+    let (mut p, mut a) = (param.value_mut(), accumulator.value_mut());
+    kernels::adagrad_update(&mut p, &mut a, grad.value(), step)
 }

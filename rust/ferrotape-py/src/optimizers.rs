@@ -1,7 +1,7 @@
 //! `ferrotape._core.optimizers`: one call per training step applies an optimizer's update to
 //! every variable (fused per variable in Rust), instead of several Python-level ops each.
 
-use ferrotape_autodiff::core::kernels::{AdamStep, SgdStep};
+use ferrotape_autodiff::core::kernels::{AdagradStep, AdamStep, RmsPropStep, SgdStep};
 use ferrotape_autodiff::{optim, Tensor, Variable};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -115,8 +115,81 @@ fn sgd_update(
     .raise()
 }
 
+/// Uncentred RMSprop on every variable; `momenta` is None without momentum.
+#[pyfunction]
+#[pyo3(signature = (variables_, grads, velocities, momenta, learning_rate, rho, one_minus_rho, momentum, epsilon))]
+#[allow(clippy::too_many_arguments)]
+fn rmsprop_update(
+    py: Python<'_>,
+    variables_: Vec<Bound<'_, PyAny>>,
+    grads: Vec<Bound<'_, PyAny>>,
+    velocities: Vec<Bound<'_, PyAny>>,
+    momenta: Option<Vec<Bound<'_, PyAny>>>,
+    learning_rate: f64,
+    rho: f64,
+    one_minus_rho: f64,
+    momentum: f64,
+    epsilon: f64,
+) -> PyResult<()> {
+    const OP: &str = "RMSprop";
+    let params = variables(OP, &variables_)?;
+    let grads = gradients(OP, &grads, &params)?;
+    let vs = variables(OP, &velocities)?;
+    same_length(OP, "velocities", vs.len(), params.len())?;
+    let ms = momenta.map(|m| variables(OP, &m)).transpose()?;
+    if let Some(m) = &ms {
+        same_length(OP, "momenta", m.len(), params.len())?;
+    }
+    let step = RmsPropStep {
+        learning_rate,
+        rho,
+        one_minus_rho,
+        momentum,
+        epsilon,
+    };
+    let work = grads.iter().map(Tensor::len).sum();
+    compute(py, work, || {
+        for (i, ((p, g), v)) in params.iter().zip(&grads).zip(&vs).enumerate() {
+            optim::rmsprop_update(p, v, ms.as_ref().map(|m| &m[i]), g, step)?;
+        }
+        Ok(())
+    })
+    .raise()
+}
+
+/// Adagrad on every variable.
+#[pyfunction]
+fn adagrad_update(
+    py: Python<'_>,
+    variables_: Vec<Bound<'_, PyAny>>,
+    grads: Vec<Bound<'_, PyAny>>,
+    accumulators: Vec<Bound<'_, PyAny>>,
+    learning_rate: f64,
+    epsilon: f64,
+) -> PyResult<()> {
+    const OP: &str = "Adagrad";
+    let params = variables(OP, &variables_)?;
+    let grads = gradients(OP, &grads, &params)?;
+    let accs = variables(OP, &accumulators)?;
+    same_length(OP, "accumulators", accs.len(), params.len())?;
+    let step = AdagradStep {
+        learning_rate,
+        epsilon,
+    };
+    let work = grads.iter().map(Tensor::len).sum();
+    compute(py, work, || {
+        for ((p, g), a) in params.iter().zip(&grads).zip(&accs) {
+            optim::adagrad_update(p, a, g, step)?;
+        }
+        Ok(())
+    })
+    .raise()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(adam_update, m)?)?;
     m.add_function(wrap_pyfunction!(sgd_update, m)?)?;
+    m.add_function(wrap_pyfunction!(rmsprop_update, m)?)?;
+    m.add_function(wrap_pyfunction!(adagrad_update, m)?)?;
     Ok(())
 }

@@ -68,6 +68,12 @@ class Adagrad(Optimizer):
     def _step_coefficients(self, learning_rate, local_step):
         return learning_rate, float(self.epsilon)
 
+    def _fused_update(self, grads, variables, slots, coefficients):
+        if not self._natively_updatable(variables):
+            return False
+        ft._core.optimizers.adagrad_update(variables, grads, [s[0] for s in slots], *coefficients)
+        return True
+
     def _update_step(self, gradient, variable, slots, coefficients):
         learning_rate, epsilon = coefficients
         (accumulator,) = slots

@@ -85,6 +85,15 @@ class RMSprop(Optimizer):
         rho = float(self.rho)
         return learning_rate, rho, 1.0 - rho, float(self.momentum), float(self.epsilon)
 
+    def _fused_update(self, grads, variables, slots, coefficients):
+        if self.centered or not self._natively_updatable(variables):
+            return False
+        momenta = [s[1] for s in slots] if self.momentum > 0 else None
+        ft._core.optimizers.rmsprop_update(
+            variables, grads, [s[0] for s in slots], momenta, *coefficients
+        )
+        return True
+
     def _update_step(self, gradient, variable, slots, coefficients):
         learning_rate, rho, one_minus_rho, momentum, epsilon = coefficients
         velocity, momentum_slot, average_gradient = slots

@@ -1,4 +1,4 @@
-//! Optimizer updates, applied in place to a parameter and its slots in one pass.
+//! Optimizer updates (Adam, SGD, RMSprop, Adagrad), applied in place to a parameter and its slots in one pass.
 //!
 //! Keras's rules written as separate ops read and write every parameter-sized array several
 //! times per step (Adam: eight full-size temporaries per variable). Here each element of the
@@ -27,6 +27,23 @@ pub struct SgdStep {
     pub learning_rate: f64,
     pub momentum: f64,
     pub nesterov: bool,
+}
+
+/// RMSprop's per-step scalars (the uncentred form).
+#[derive(Clone, Copy, Debug)]
+pub struct RmsPropStep {
+    pub learning_rate: f64,
+    pub rho: f64,
+    pub one_minus_rho: f64,
+    pub momentum: f64,
+    pub epsilon: f64,
+}
+
+/// Adagrad's per-step scalars.
+#[derive(Clone, Copy, Debug)]
+pub struct AdagradStep {
+    pub learning_rate: f64,
+    pub epsilon: f64,
 }
 
 /// Makes `a` uniquely owned and contiguous (copying if a tensor still shares its buffer).
@@ -188,6 +205,154 @@ pub fn sgd_update(
             grad.contiguous_slice().expect("contiguous"),
             step,
         ),
+        _ => return Err(Error::unsupported(OP, grad.dtype(), "float32 or float64")),
+    }
+    Ok(())
+}
+
+fn rmsprop_typed<T: Float + Send + Sync>(
+    p: &mut [T],
+    v: &mut [T],
+    momentum: Option<&mut [T]>,
+    g: &[T],
+    s: RmsPropStep,
+) {
+    let (lr, rho, omr) = (
+        coefficient::<T>(s.learning_rate),
+        coefficient::<T>(s.rho),
+        coefficient::<T>(s.one_minus_rho),
+    );
+    let (mom, eps) = (coefficient::<T>(s.momentum), coefficient::<T>(s.epsilon));
+    let increment = |v: &mut T, g: T| {
+        *v = *v * rho + g * g * omr;
+        g * lr / (*v + eps).sqrt()
+    };
+    let parallel = p.len() >= PARALLEL_THRESHOLD;
+    match momentum {
+        Some(m) => {
+            let update = |(((p, v), m), &g): (((&mut T, &mut T), &mut T), &T)| {
+                *m = *m * mom + increment(v, g);
+                *p = *p - *m;
+            };
+            if parallel {
+                p.par_iter_mut()
+                    .zip(v.par_iter_mut())
+                    .zip(m.par_iter_mut())
+                    .zip(g.par_iter())
+                    .for_each(update);
+            } else {
+                p.iter_mut()
+                    .zip(v.iter_mut())
+                    .zip(m.iter_mut())
+                    .zip(g.iter())
+                    .for_each(update);
+            }
+        }
+        None => {
+            let update = |((p, v), &g): ((&mut T, &mut T), &T)| *p = *p - increment(v, g);
+            if parallel {
+                p.par_iter_mut()
+                    .zip(v.par_iter_mut())
+                    .zip(g.par_iter())
+                    .for_each(update);
+            } else {
+                p.iter_mut()
+                    .zip(v.iter_mut())
+                    .zip(g.iter())
+                    .for_each(update);
+            }
+        }
+    }
+}
+
+fn adagrad_typed<T: Float + Send + Sync>(p: &mut [T], acc: &mut [T], g: &[T], s: AdagradStep) {
+    let (lr, eps) = (
+        coefficient::<T>(s.learning_rate),
+        coefficient::<T>(s.epsilon),
+    );
+    let update = |((p, a), &g): ((&mut T, &mut T), &T)| {
+        *a = *a + g * g;
+        *p = *p - g * lr / (*a + eps).sqrt();
+    };
+    if p.len() >= PARALLEL_THRESHOLD {
+        p.par_iter_mut()
+            .zip(acc.par_iter_mut())
+            .zip(g.par_iter())
+            .for_each(update);
+    } else {
+        p.iter_mut()
+            .zip(acc.iter_mut())
+            .zip(g.iter())
+            .for_each(update);
+    }
+}
+
+/// One (uncentred) RMSprop step, with the momentum slot when momentum is used.
+pub fn rmsprop_update(
+    param: &mut Array,
+    velocity: &mut Array,
+    momentum: Option<&mut Array>,
+    grad: &Array,
+    step: RmsPropStep,
+) -> Result<()> {
+    const OP: &str = "ResourceApplyRMSProp";
+    match &momentum {
+        Some(m) => check(OP, param, &[velocity, m, grad])?,
+        None => check(OP, param, &[velocity, grad])?,
+    }
+    let grad = grad.contiguous();
+    let momentum = momentum.map(unique);
+    match (unique(param), unique(velocity), momentum, grad.buffer()) {
+        (Buffer::F32(p), Buffer::F32(v), None, Buffer::F32(_)) => rmsprop_typed(
+            p,
+            v,
+            None,
+            grad.contiguous_slice().expect("contiguous"),
+            step,
+        ),
+        (Buffer::F64(p), Buffer::F64(v), None, Buffer::F64(_)) => rmsprop_typed(
+            p,
+            v,
+            None,
+            grad.contiguous_slice().expect("contiguous"),
+            step,
+        ),
+        (Buffer::F32(p), Buffer::F32(v), Some(Buffer::F32(m)), Buffer::F32(_)) => rmsprop_typed(
+            p,
+            v,
+            Some(m),
+            grad.contiguous_slice().expect("contiguous"),
+            step,
+        ),
+        (Buffer::F64(p), Buffer::F64(v), Some(Buffer::F64(m)), Buffer::F64(_)) => rmsprop_typed(
+            p,
+            v,
+            Some(m),
+            grad.contiguous_slice().expect("contiguous"),
+            step,
+        ),
+        _ => return Err(Error::unsupported(OP, grad.dtype(), "float32 or float64")),
+    }
+    Ok(())
+}
+
+/// One Adagrad step.
+pub fn adagrad_update(
+    param: &mut Array,
+    accumulator: &mut Array,
+    grad: &Array,
+    step: AdagradStep,
+) -> Result<()> {
+    const OP: &str = "ResourceApplyAdagrad";
+    check(OP, param, &[accumulator, grad])?;
+    let grad = grad.contiguous();
+    match (unique(param), unique(accumulator), grad.buffer()) {
+        (Buffer::F32(p), Buffer::F32(a), Buffer::F32(_)) => {
+            adagrad_typed(p, a, grad.contiguous_slice().expect("contiguous"), step)
+        }
+        (Buffer::F64(p), Buffer::F64(a), Buffer::F64(_)) => {
+            adagrad_typed(p, a, grad.contiguous_slice().expect("contiguous"), step)
+        }
         _ => return Err(Error::unsupported(OP, grad.dtype(), "float32 or float64")),
     }
     Ok(())
