@@ -103,7 +103,38 @@ def _known_dim(layer, input_shape, axis, what):
     return int(dim)
 
 
-class Dense(Layer):
+class _KernelLayer(Layer):
+    """What Dense and the convolutions share: a ``kernel`` and an optional ``bias`` (created in
+    that order, Keras's), and a call that runs the Rust core then any activation it cannot
+    apply itself."""
+
+    def _add_kernel_and_bias(self, kernel_shape, units):
+        """Creates the weights; returns the activation name the core applies."""
+        self.kernel = self.add_weight(
+            shape=kernel_shape,
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        core_activation, self._after = _split_activation(self.activation)
+        return core_activation
+
+    def call(self, inputs):
+        outputs = self._core(inputs)
+        return outputs if self._after is None else self._after(outputs)
+
+
+class Dense(_KernelLayer):
     """``activation(inputs @ kernel + bias)`` on the last axis of ``inputs``."""
 
     def __init__(
@@ -135,28 +166,8 @@ class Dense(Layer):
 
     def build(self, input_shape):
         features = _known_dim(self, input_shape, -1, "last dimension")
-        self.kernel = self.add_weight(
-            shape=(features, self.units),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-            name="kernel",
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                shape=(self.units,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-                name="bias",
-            )
-        core_activation, self._after = _split_activation(self.activation)
+        core_activation = self._add_kernel_and_bias((features, self.units), self.units)
         self._core = _core.keras.Dense(self.kernel, self.bias, core_activation)
-
-    def call(self, inputs):
-        outputs = self._core(inputs)
-        return outputs if self._after is None else self._after(outputs)
 
     def get_config(self):
         return {
@@ -167,9 +178,8 @@ class Dense(Layer):
         }
 
 
-class _Conv2DBase(Layer):
+class _Conv2DBase(_KernelLayer):
     _core_class = None
-    _kernel_name = "kernel"
 
     def __init__(
         self,
@@ -220,23 +230,9 @@ class _Conv2DBase(Layer):
     def build(self, input_shape):
         _expect_rank(self, input_shape, 4)
         channels = _known_dim(self, input_shape, -1, "channel dimension")
-        self.kernel = self.add_weight(
-            shape=self._kernel_shape(channels),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-            name="kernel",
+        core_activation = self._add_kernel_and_bias(
+            self._kernel_shape(channels), self._output_channels(channels)
         )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                shape=(self._output_channels(channels),),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-                name="bias",
-            )
-        core_activation, self._after = _split_activation(self.activation)
         self._core = self._core_class(
             self.kernel,
             self.bias,
@@ -245,10 +241,6 @@ class _Conv2DBase(Layer):
             self.padding,
             core_activation,
         )
-
-    def call(self, inputs):
-        outputs = self._core(inputs)
-        return outputs if self._after is None else self._after(outputs)
 
     def get_config(self):
         return {
