@@ -46,14 +46,17 @@ def check_input_gradient(layer, x, training=None, rtol=1e-5, atol=1e-7):
     np.testing.assert_allclose(tape.gradient(y, xt).numpy(), fd_grad(loss, x), rtol, atol)
 
 
-def check_weight_gradients(layer, x, training=None, rtol=1e-5, atol=1e-7):
-    """d/dweights of sum(layer(x) * w) against finite differences for every trainable weight."""
+def check_weight_gradients(layer, x, training=None, rtol=1e-5, atol=1e-7, weights=None):
+    """d/dweights of sum(layer(x) * w) against finite differences for every trainable weight
+    (or for `weights`, which the tape then watches)."""
     kwargs = {} if training is None else {"training": training}
+    weights = layer.trainable_weights if weights is None else weights
     w = rand(*layer(x, **kwargs).shape)
     with ft.GradientTape() as tape:
+        tape.watch(weights)
         y = ft.reduce_sum(layer(x, **kwargs) * w)
-    grads = tape.gradient(y, layer.trainable_weights)
-    for var, grad in zip(layer.trainable_weights, grads, strict=True):
+    grads = tape.gradient(y, weights)
+    for var, grad in zip(weights, grads, strict=True):
         saved = var.numpy()
 
         def loss(value, var=var):
@@ -164,9 +167,27 @@ def test_conv2d_matches_numpy(kernel_size, strides, padding):
     np.testing.assert_allclose(y, conv_ref(x, kernel, strides, padding) + bias, rtol=1e-10)
 
 
-def test_conv2d_gradients_first_and_second_order():
+@pytest.mark.parametrize("channels", [1, 3, 9])
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_conv2d_direct_and_gemm_paths_match_numpy_with_gradients(channels, use_bias):
+    """Up to 32 patch elements (channels × window) convolve directly, longer patches by im2col
+    and gemm; the bias is added inside the same op. Both paths, with and without the bias."""
+    layer = layers.Conv2D(3, 3, padding="same", use_bias=use_bias, dtype="float64")
+    x = rand(2, 5, 4, channels)
+    layer(x)
+    if use_bias:
+        layer.bias.assign(rand(3))  # a zero bias would hide one added in the wrong place
+    bias = layer.bias.numpy() if use_bias else 0.0
+    expected = conv_ref(x, layer.kernel.numpy(), (1, 1), "same") + bias
+    np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-10)
+    check_input_gradient(layer, x)
+    check_weight_gradients(layer, x)
+
+
+@pytest.mark.parametrize("channels", [2, 4])
+def test_conv2d_gradients_first_and_second_order(channels):
     layer = layers.Conv2D(2, 3, padding="same", activation="tanh", dtype="float64")
-    x = rand(2, 4, 4, 2)
+    x = rand(2, 4, 4, channels)
     check_input_gradient(layer, x)
     check_weight_gradients(layer, x)
     # Second order: the gradient of <d loss/dx, v> with respect to x, against differences of
@@ -284,6 +305,47 @@ def test_batch_normalization_gradients_in_training():
     layer.beta.assign(rand(3))
     check_input_gradient(layer, x, training=True)
     check_weight_gradients(layer, x, training=True)
+
+
+def test_batch_normalization_inference_uses_the_moving_statistics_with_gradients():
+    """training=False is one fused op: values from the moving statistics, and gradients for x,
+    gamma, beta and (when watched) the moving statistics, first and second order."""
+    layer = layers.BatchNormalization(epsilon=1e-3, dtype="float64")
+    x = rand(3, 2, 2, 2)
+    layer(x)
+    gamma, beta, mean, variance = rand(2), rand(2), rand(2), rand(2) ** 2 + 0.5
+    for var, value in zip(
+        (layer.gamma, layer.beta, layer.moving_mean, layer.moving_variance),
+        (gamma, beta, mean, variance),
+        strict=True,
+    ):
+        var.assign(value)
+    expected = (x - mean) / np.sqrt(variance + 1e-3) * gamma + beta
+    np.testing.assert_allclose(layer(x, training=False).numpy(), expected, rtol=1e-12)
+    check_input_gradient(layer, x, training=False)
+    check_weight_gradients(layer, x, training=False)
+    check_weight_gradients(
+        layer, x, training=False, weights=[layer.moving_mean, layer.moving_variance]
+    )
+    # Second order in x and gamma: the Hessian-vector product of sum((y·w)²) against
+    # differences of the first gradient.
+    w, v = rand(*x.shape), rand(2)
+
+    def first(gv):
+        layer.gamma.assign(gv)
+        with ft.GradientTape() as tape:
+            y = ft.reduce_sum(ft.square(layer(x, training=False) * w))
+        return tape.gradient(y, layer.gamma).numpy()
+
+    with ft.GradientTape() as outer:
+        with ft.GradientTape() as inner:
+            y = ft.reduce_sum(ft.square(layer(x, training=False) * w))
+        gv = ft.reduce_sum(inner.gradient(y, layer.gamma) * v)
+    hv = outer.gradient(gv, layer.gamma).numpy()
+    np.testing.assert_allclose(
+        hv, fd_grad(lambda g: float(np.sum(first(g) * v)), gamma), rtol=1e-5, atol=1e-7
+    )
+    layer.gamma.assign(gamma)
 
 
 def test_frozen_batch_normalization_runs_in_inference_mode():

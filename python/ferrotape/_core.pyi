@@ -427,11 +427,17 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Any = ...) -> Any: 
 def select(condition: Any, x: Any, y: Any) -> Any:
     """`condition ? x : y` with broadcasting (the one-argument form is in Python)."""
 
+def set_simd_level(cap: Any, /) -> Any:
+    """Caps the SIMD level (None lifts this cap) and returns the level now in force."""
+
 def shape(input: Any, out_type: Any = ..., name: Any = ...) -> Any:
     """The shape of a tensor as an int32 (or `out_type`) tensor."""
 
 def sigmoid(x: Any, name: Any = ...) -> Any: ...
 def sign(x: Any, name: Any = ...) -> Any: ...
+def simd_level() -> Any:
+    """The instruction-set level ferrotape's own loops run at, one of baseline, avx2 or avx512"""
+
 def sin(x: Any, name: Any = ...) -> Any: ...
 def sinh(x: Any, name: Any = ...) -> Any: ...
 def size(input: Any, out_type: Any = ..., name: Any = ...) -> Any: ...

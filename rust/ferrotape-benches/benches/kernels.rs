@@ -46,7 +46,7 @@ fn conv2d(c: &mut Criterion) {
         let dy = filled(&[64, size, size, cout]);
         let id = format!("{size}x{size}x{cin}->{cout}");
         group.bench_function(BenchmarkId::new("forward", &id), |b| {
-            b.iter(|| kernels::conv2d(&x, &f, &params).unwrap())
+            b.iter(|| kernels::conv2d(&x, &f, None, &params).unwrap())
         });
         group.bench_function(BenchmarkId::new("backprop_input", &id), |b| {
             b.iter(|| kernels::conv2d_backprop_input(x.shape(), &f, &dy, &params).unwrap())

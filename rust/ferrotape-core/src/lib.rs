@@ -8,6 +8,7 @@ mod dtype;
 mod error;
 pub mod kernels;
 pub mod random;
+pub mod simd;
 
 pub use array::{
     broadcast_shapes, for_each_offset, num_elements, row_major_strides, Array, Shape, Strides,

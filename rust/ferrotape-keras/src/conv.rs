@@ -32,11 +32,8 @@ impl Conv2D {
         let kernel = self.kernel.read();
         check_image("Conv2D", x, kernel.shape()[2])?;
         let x = autocast(x, kernel.dtype())?;
-        let y = ops::conv2d(&x, &kernel, self.params)?;
-        let y = match &self.bias {
-            Some(b) => ops::add(&y, &b.read())?,
-            None => y,
-        };
+        let bias = self.bias.as_ref().map(Variable::read);
+        let y = ops::conv2d(&x, &kernel, bias.as_ref(), self.params)?;
         self.activation.apply(&y)
     }
 }
@@ -66,7 +63,7 @@ impl DepthwiseConv2D {
             .map(|c| {
                 let xc = ops::slice(&x, &[0, 0, 0, c], &[n, h, w, 1])?;
                 let fc = ops::slice(&kernel, &[0, 0, c, 0], &[kh, kw, 1, multiplier])?;
-                ops::conv2d(&xc, &fc, self.params)
+                ops::conv2d(&xc, &fc, None, self.params)
             })
             .collect::<Result<Vec<_>>>()?;
         let y = ops::concat(&per_channel, -1)?;

@@ -7,11 +7,6 @@ use ferrotape_autodiff::{Error, Result, Tensor, Variable};
 
 use crate::autocast;
 
-/// The shape that lines a `[d]` parameter up with `axis` of a rank-`rank` input.
-fn parameter_shape(rank: usize, axis: usize, d: usize) -> Vec<usize> {
-    (0..rank).map(|i| if i == axis { d } else { 1 }).collect()
-}
-
 fn normalized_axis(op: &'static str, axis: i64, rank: usize) -> Result<usize> {
     ops::norm_axis(op, axis, rank).map_err(|_| {
         Error::invalid(
@@ -57,10 +52,6 @@ pub struct BatchNormalization {
 }
 
 impl BatchNormalization {
-    fn read_shaped(v: &Variable, shape: &[usize]) -> Result<Tensor> {
-        ops::reshape(&v.read(), shape)
-    }
-
     fn update_moving(&self, moving: &Variable, batch: &Tensor) -> Result<()> {
         let current = moving.snapshot();
         let batch = batch.value().reshape(current.shape())?;
@@ -96,25 +87,15 @@ impl BatchNormalization {
             self.update_moving(&self.moving_variance, &variance)?;
             return Ok(y);
         }
-        let shape = parameter_shape(x.rank(), axis, d);
-        let gamma = self
-            .gamma
-            .as_ref()
-            .map(|g| Self::read_shaped(g, &shape))
-            .transpose()?;
-        let beta = self
-            .beta
-            .as_ref()
-            .map(|b| Self::read_shaped(b, &shape))
-            .transpose()?;
-        let mean = Self::read_shaped(&self.moving_mean, &shape)?;
-        let variance = Self::read_shaped(&self.moving_variance, &shape)?;
-        normalize(
+        let gamma = self.gamma.as_ref().map(Variable::read);
+        let beta = self.beta.as_ref().map(Variable::read);
+        ops::batch_norm_inference(
             &x,
-            &mean,
-            &variance,
+            &self.moving_mean.read(),
+            &self.moving_variance.read(),
             gamma.as_ref(),
             beta.as_ref(),
+            axis,
             self.epsilon,
         )
     }

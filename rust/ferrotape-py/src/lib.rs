@@ -38,8 +38,35 @@ fn submodule<'py>(
     modules.set_item(format!("ferrotape._core.{name}"), m)
 }
 
+/// The instruction-set level ferrotape's own loops run at, one of baseline, avx2 or avx512
+/// (the CPU's widest, capped by `FERROTAPE_SIMD` or `set_simd_level`).
+#[pyfunction]
+fn simd_level() -> &'static str {
+    ferrotape_core::simd::level().name()
+}
+
+/// Caps the SIMD level (None lifts this cap) and returns the level now in force.
+/// A cap never raises the level past what the CPU has.
+#[pyfunction]
+#[pyo3(signature = (cap, /))]
+fn set_simd_level(cap: Option<&str>) -> PyResult<&'static str> {
+    use ferrotape_core::simd::{set_max_level, SimdLevel};
+    let cap = cap
+        .map(|name| {
+            SimdLevel::parse(name).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "set_simd_level: expected \"baseline\", \"avx2\", \"avx512\" or None, received {name:?}"
+                ))
+            })
+        })
+        .transpose()?;
+    Ok(set_max_level(cap).name())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(set_simd_level, m)?)?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;

@@ -189,7 +189,7 @@ fn conv2d_nhwc(
     let (x, f) = binary_operands(input, filters)?;
     let params = conv_params(stride, dilation, padding)?;
     let work = x.len() * f.shape().iter().take(2).product::<usize>().max(1);
-    wrap(compute(py, work, || ops::conv2d(&x, &f, params)))
+    wrap(compute(py, work, || ops::conv2d(&x, &f, None, params)))
 }
 
 /// The input gradient of conv2d (also `tf.nn.conv2d_transpose`).

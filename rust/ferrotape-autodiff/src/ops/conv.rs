@@ -11,15 +11,29 @@ use std::sync::Arc;
 use ferrotape_core::kernels::{self, Conv2dParams, Window2d};
 use ferrotape_core::Result;
 
-use super::{reshape, take_add};
+use super::{reduce_sum, reshape, take_add};
 use crate::tape::record;
 use crate::tensor::Tensor;
 
-/// NHWC `x` convolved with HWIO `filter`.
-/// d/dx = conv2d_backprop_input(dy), d/dfilter = conv2d_backprop_filter(x, dy).
-pub fn conv2d(x: &Tensor, filter: &Tensor, params: Conv2dParams) -> Result<Tensor> {
-    let y = Tensor::new(kernels::conv2d(x.value(), filter.value(), &params)?);
-    record("Conv2D", &[x, filter], &[&y], || {
+/// NHWC `x` convolved with HWIO `filter`, plus `bias` (`[out_channels]`) when given: one op,
+/// so the bias costs no pass of its own over the output.
+/// d/dx = conv2d_backprop_input(dy), d/dfilter = conv2d_backprop_filter(x, dy),
+/// d/dbias = dy summed over batch, rows and columns.
+pub fn conv2d(
+    x: &Tensor,
+    filter: &Tensor,
+    bias: Option<&Tensor>,
+    params: Conv2dParams,
+) -> Result<Tensor> {
+    let y = Tensor::new(kernels::conv2d(
+        x.value(),
+        filter.value(),
+        bias.map(Tensor::value),
+        &params,
+    )?);
+    let mut inputs = vec![x, filter];
+    inputs.extend(bias);
+    record("Conv2D", &inputs, &[&y], || {
         let (x, filter) = (x.clone(), filter.clone());
         move |gs: &[Tensor], needs: &[bool]| {
             let g = &gs[0];
@@ -29,7 +43,15 @@ pub fn conv2d(x: &Tensor, filter: &Tensor, params: Conv2dParams) -> Result<Tenso
             let df = needs[1]
                 .then(|| conv2d_backprop_filter(&x, filter.shape(), g, params))
                 .transpose()?;
-            Ok(vec![dx, df])
+            let mut grads = vec![dx, df];
+            if let Some(&needs_bias) = needs.get(2) {
+                grads.push(
+                    needs_bias
+                        .then(|| reduce_sum(g, Some(&[0, 1, 2]), false))
+                        .transpose()?,
+                );
+            }
+            Ok(grads)
         }
     });
     Ok(y)
@@ -56,7 +78,9 @@ pub fn conv2d_backprop_input(
             let df = needs[0]
                 .then(|| conv2d_backprop_filter(g, filter.shape(), &dy, params))
                 .transpose()?;
-            let ddy = needs[1].then(|| conv2d(g, &filter, params)).transpose()?;
+            let ddy = needs[1]
+                .then(|| conv2d(g, &filter, None, params))
+                .transpose()?;
             Ok(vec![df, ddy])
         }
     });
@@ -84,7 +108,7 @@ pub fn conv2d_backprop_filter(
             let dx = needs[0]
                 .then(|| conv2d_backprop_input(x.shape(), g, &dy, params))
                 .transpose()?;
-            let ddy = needs[1].then(|| conv2d(&x, g, params)).transpose()?;
+            let ddy = needs[1].then(|| conv2d(&x, g, None, params)).transpose()?;
             Ok(vec![dx, ddy])
         }
     });
@@ -94,10 +118,15 @@ pub fn conv2d_backprop_filter(
 /// The maximum of each window (padding ignored). d/dx sends each gradient to the first maximum
 /// of its window: the adjoint of gathering those elements, so higher orders follow the gather.
 pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
-    let (values, index) = kernels::max_pool(x.value(), window)?;
-    let y = Tensor::new(values);
+    let y = Tensor::new(kernels::max_pool(x.value(), window)?);
+    // The argmax is found only when a tape records the op (a second, cheap pass), so
+    // inference pays for the maxima alone.
     record("MaxPool", &[x], &[&y], || {
         let shape: Vec<usize> = x.shape().to_vec();
+        // Cannot fail: `y` is max_pool's own output for this `x` and window, and max_pool
+        // has already accepted the dtype.
+        let index = kernels::max_pool_argmax(x.value(), y.value(), window)
+            .expect("the argmax of max_pool's own output");
         let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
         move |gs: &[Tensor], _: &[bool]| {
             let g = &gs[0];

@@ -16,8 +16,16 @@ use crate::tensor::Tensor;
 /// max(x, 0); d/dx = 1 where x > 0, else 0 (0 at the kink, as TensorFlow).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Relu, x)?;
-    record("Relu", &[x], &[&y], grad!(|g; y| masked(&positive(y)?, g)?));
+    record("Relu", &[x], &[&y], grad!(|g; y| relu_grad(g, y)?));
     Ok(y)
+}
+
+/// `g` where `y > 0`, else 0 (relu's backward, one fused pass). Linear in `g`:
+/// d/dg = relu_grad(gg, y); `y` only selects, so it has no gradient.
+fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let dx = Tensor::new(kernels::relu_grad(g.value(), y.value())?);
+    record("ReluGrad", &[g], &[&dx], grad!(|gg; y| relu_grad(gg, y)?));
+    Ok(dx)
 }
 
 /// min(max(x, 0), 6); d/dx = 1 on (0, 6), else 0.

@@ -126,3 +126,93 @@ fn composed_backward(
     let dx = mul(&scale, &sub(&centred, &projection)?)?;
     Ok((dx, dgamma, dbeta))
 }
+
+/// Batch normalisation with given statistics (Keras's inference mode), as one op:
+/// `y = x·scale + shift` per feature of `axis`, with `scale = γ·rsqrt(var + ε)` and
+/// `shift = β - mean·scale`, in one pass over `x` (TensorFlow's `batch_normalization` takes
+/// two). `mean` and `variance` are `[features]`; each input is differentiable, the backward
+/// pass written in ops so that higher orders work.
+pub fn batch_norm_inference(
+    x: &Tensor,
+    mean: &Tensor,
+    variance: &Tensor,
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<Tensor> {
+    let features = x.shape()[axis];
+    let mean_values = as_f64(mean)?;
+    let variance_values = as_f64(variance)?;
+    let gamma_values = match gamma {
+        Some(g) => as_f64(g)?,
+        None => vec![1.0; features],
+    };
+    let beta_values = match beta {
+        Some(b) => as_f64(b)?,
+        None => vec![0.0; features],
+    };
+    let scale: Vec<f64> = (0..features)
+        .map(|c| gamma_values[c] / (variance_values[c] + epsilon).sqrt())
+        .collect();
+    let shift: Vec<f64> = (0..features)
+        .map(|c| beta_values[c] - mean_values[c] * scale[c])
+        .collect();
+    let y = Tensor::new(kernels::batch_norm_apply(x.value(), axis, &scale, &shift)?);
+    let mut inputs = vec![x, mean, variance];
+    inputs.extend(gamma);
+    inputs.extend(beta);
+    record("FusedBatchNormV3", &inputs, &[&y], || {
+        let (x, mean, variance) = (x.clone(), mean.clone(), variance.clone());
+        let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let g = &gs[0];
+            let axes: Vec<i64> = (0..x.rank())
+                .filter(|&i| i != axis)
+                .map(|i| i as i64)
+                .collect();
+            let param_shape: Vec<usize> = (0..x.rank())
+                .map(|i| if i == axis { features } else { 1 })
+                .collect();
+            let inv_std = rsqrt(&add(&variance, &variance.scalar_like(epsilon))?)?;
+            let scale = match &gamma {
+                Some(gm) => mul(gm, &inv_std)?,
+                None => inv_std.clone(),
+            };
+            let at_axis = |t: &Tensor| reshape(t, &param_shape);
+            let dx = needs[0].then(|| mul(g, &at_axis(&scale)?)).transpose()?;
+            let dbeta = reduce_sum(g, Some(&axes), false)?;
+            let dmean = needs[1]
+                .then(|| mul(&dbeta, &scale).and_then(|d| super::neg(&d)))
+                .transpose()?;
+            // Σ g·(x - mean), shared by dγ (times inv_std) and dvar (times -γ·inv_std³/2).
+            let needs_gamma = gamma.is_some() && needs[3];
+            let g_centred = (needs[2] || needs_gamma)
+                .then(|| reduce_sum(&mul(g, &sub(&x, &at_axis(&mean)?)?)?, Some(&axes), false))
+                .transpose()?;
+            let dvariance = match (&g_centred, needs[2]) {
+                (Some(s), true) => {
+                    let cubed = mul(&inv_std, &mul(&inv_std, &inv_std)?)?;
+                    let d = mul(s, &mul(&cubed, &cubed.scalar_like(-0.5))?)?;
+                    Some(match &gamma {
+                        Some(gm) => mul(&d, gm)?,
+                        None => d,
+                    })
+                }
+                _ => None,
+            };
+            let mut out = vec![dx, dmean, dvariance];
+            if gamma.is_some() {
+                out.push(match (&g_centred, needs_gamma) {
+                    (Some(s), true) => Some(mul(s, &inv_std)?),
+                    _ => None,
+                });
+            }
+            if has_beta {
+                out.push(needs[out.len()].then_some(dbeta));
+            }
+            Ok(out)
+        }
+    });
+    Ok(y)
+}

@@ -19,7 +19,7 @@ use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::cast;
-use crate::{Array, Buffer, DType, Element, Error, Result};
+use crate::{simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
 /// TensorFlow); `valid` uses only positions where the whole window fits.
@@ -169,6 +169,7 @@ impl Window2d {
     }
 
     /// The input row (or column) under window tap `k` at output position `o`, if inside.
+    #[inline(always)]
     fn source(&self, o: usize, k: usize, axis: usize) -> Option<usize> {
         let (pad, size) = if axis == 0 {
             (self.pad_top, self.in_h)
@@ -185,15 +186,21 @@ impl Window2d {
         for oy in 0..self.out_h {
             for ox in 0..self.out_w {
                 let out = oy * self.out_w + ox;
-                for ky in 0..self.k_h {
-                    let Some(iy) = self.source(oy, ky, 0) else {
-                        continue;
-                    };
-                    for kx in 0..self.k_w {
-                        if let Some(ix) = self.source(ox, kx, 1) {
-                            f(out, ky * self.k_w + kx, iy * self.in_w + ix);
-                        }
-                    }
+                self.taps_at(oy, ox, |tap, pixel| f(out, tap, pixel));
+            }
+        }
+    }
+
+    /// Calls `f(tap, input_pixel)` for the taps of output position (`oy`, `ox`) inside the image.
+    #[inline(always)]
+    fn taps_at(&self, oy: usize, ox: usize, mut f: impl FnMut(usize, usize)) {
+        for ky in 0..self.k_h {
+            let Some(iy) = self.source(oy, ky, 0) else {
+                continue;
+            };
+            for kx in 0..self.k_w {
+                if let Some(ix) = self.source(ox, kx, 1) {
+                    f(ky * self.k_w + kx, iy * self.in_w + ix);
                 }
             }
         }
@@ -325,10 +332,137 @@ fn group_patches<'a, T: GemmFloat>(
     cols
 }
 
-fn conv2d_typed<T: GemmFloat>(w: &Window2d, x: &[T], filter: &[T], out_c: usize) -> Vec<T> {
+/// Patches at most this long (input channels × window taps) convolve directly: the gemm's
+/// inner dimension would be too short to pay for the patch matrix (the first layer of an image
+/// model: one or three channels under a 3×3 window). Measured in `benches/`: at 28×28×1 → 16
+/// the direct loop is several times faster than im2col + gemm.
+const DIRECT_PATCH_MAX: usize = 32;
+
+fn is_direct(w: &Window2d) -> bool {
+    w.patch_len() <= DIRECT_PATCH_MAX
+}
+
+/// `dst += a·src`, element by element (vectorises: both rows are contiguous).
+#[inline(always)]
+fn axpy<T: GemmFloat>(dst: &mut [T], a: T, src: &[T]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = *d + a * s;
+    }
+}
+
+/// Output channels the direct loops keep in registers at a time (two AVX2 vectors of f32).
+const CHANNEL_BLOCK: usize = 16;
+
+/// Adds one image's convolution onto `out` (`positions × out_c`, already holding the bias or
+/// zeros). For each output pixel and each block of 16 output channels, the sums over the
+/// window stay in a fixed-size accumulator (registers) and are stored once.
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
+fn conv2d_direct_image<T: GemmFloat>(
+    w: &Window2d,
+    image: &[T],
+    filter: &[T],
+    out_c: usize,
+    out: &mut [T],
+) {
+    let c = w.channels;
+    for oy in 0..w.out_h {
+        for ox in 0..w.out_w {
+            let pixel_out = &mut out[(oy * w.out_w + ox) * out_c..][..out_c];
+            let mut blocks = pixel_out.chunks_exact_mut(CHANNEL_BLOCK);
+            for (b, dst) in (&mut blocks).enumerate() {
+                let first = b * CHANNEL_BLOCK;
+                let mut acc: [T; CHANNEL_BLOCK] = (&*dst).try_into().expect("block length");
+                // Plain loops, not `taps_at`'s callback: the accumulator must stay in registers
+                // across the taps, which a call per tap (not always inlined) prevents.
+                for ky in 0..w.k_h {
+                    let Some(iy) = w.source(oy, ky, 0) else {
+                        continue;
+                    };
+                    for kx in 0..w.k_w {
+                        let Some(ix) = w.source(ox, kx, 1) else {
+                            continue;
+                        };
+                        let (tap, pixel) = (ky * w.k_w + kx, iy * w.in_w + ix);
+                        for ci in 0..c {
+                            let v = image[pixel * c + ci];
+                            let row = (tap * c + ci) * out_c + first;
+                            let f: &[T; CHANNEL_BLOCK] =
+                                filter[row..row + CHANNEL_BLOCK].try_into().expect("block");
+                            for j in 0..CHANNEL_BLOCK {
+                                acc[j] = acc[j] + v * f[j];
+                            }
+                        }
+                    }
+                }
+                dst.copy_from_slice(&acc);
+            }
+            let rest = blocks.into_remainder();
+            if !rest.is_empty() {
+                let first = out_c - rest.len();
+                w.taps_at(oy, ox, |tap, pixel| {
+                    for ci in 0..c {
+                        let row = (tap * c + ci) * out_c + first;
+                        axpy(rest, image[pixel * c + ci], &filter[row..row + rest.len()]);
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// Adds one image's filter gradient onto `acc` (HWIO): each window tap scales the output
+/// gradient's pixel row into the filter row of that tap and channel.
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
+fn conv2d_direct_filter_image<T: GemmFloat>(
+    w: &Window2d,
+    image: &[T],
+    dy: &[T],
+    out_c: usize,
+    acc: &mut [T],
+) {
+    let c = w.channels;
+    w.for_each_tap(|o, tap, pixel| {
+        let g = &dy[o * out_c..(o + 1) * out_c];
+        for ci in 0..c {
+            let row = (tap * c + ci) * out_c;
+            axpy(&mut acc[row..row + out_c], image[pixel * c + ci], g);
+        }
+    });
+}
+
+fn conv2d_typed<T: GemmFloat>(
+    w: &Window2d,
+    x: &[T],
+    filter: &[T],
+    bias: Option<&[T]>,
+    out_c: usize,
+) -> Vec<T> {
     let (positions, patch) = (w.out_positions(), w.patch_len());
-    let mut out = vec![T::zero(); w.batch * positions * out_c];
+    // The bias is written first and the products added onto it: no second pass over the
+    // output, as a separate bias add would take.
+    let mut out = match bias {
+        Some(b) => b.repeat(w.batch * positions),
+        None => vec![T::zero(); w.batch * positions * out_c],
+    };
     if out.is_empty() {
+        return out;
+    }
+    if is_direct(w) {
+        let per_image = positions * out_c;
+        let image = |n: usize| &x[n * w.image_len()..(n + 1) * w.image_len()];
+        if out.len() * patch >= super::PARALLEL_THRESHOLD {
+            out.par_chunks_mut(per_image)
+                .enumerate()
+                .for_each(|(n, dst)| {
+                    simd::dispatch(|| conv2d_direct_image(w, image(n), filter, out_c, dst))
+                });
+        } else {
+            simd::dispatch(|| {
+                for (n, dst) in out.chunks_mut(per_image).enumerate() {
+                    conv2d_direct_image(w, image(n), filter, out_c, dst);
+                }
+            });
+        }
         return out;
     }
     let group = images_per_group(w);
@@ -341,7 +475,7 @@ fn conv2d_typed<T: GemmFloat>(w: &Window2d, x: &[T], filter: &[T], out_c: usize)
             out_c,
             patch,
             dst,
-            false,
+            bias.is_some(),
             (lhs, patch as isize, 1),
             (filter, out_c as isize, 1),
             !parallel_groups,
@@ -437,6 +571,16 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
         for g in range {
             let first = g * group;
             let count = group.min(w.batch - first);
+            if is_direct(w) {
+                simd::dispatch(|| {
+                    for n in first..first + count {
+                        let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
+                        let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
+                        conv2d_direct_filter_image(w, image, dy_image, out_c, acc);
+                    }
+                });
+                continue;
+            }
             let patches = group_patches(w, x, first, count, &mut cols);
             let dy_group = &dy[first * positions * out_c..(first + count) * positions * out_c];
             gemm_strided(
@@ -563,18 +707,52 @@ fn float_kernel(
     Array::from_buffer(buffer, out_shape)
 }
 
-/// NHWC `x` convolved with HWIO `filter` (cross-correlation, as every framework's conv2d).
-pub fn conv2d(x: &Array, filter: &Array, params: &Conv2dParams) -> Result<Array> {
+/// NHWC `x` convolved with HWIO `filter` (cross-correlation, as every framework's conv2d),
+/// plus `bias` (`[out_channels]`) on every output pixel when given.
+pub fn conv2d(
+    x: &Array,
+    filter: &Array,
+    bias: Option<&Array>,
+    params: &Conv2dParams,
+) -> Result<Array> {
     const OP: &str = "Conv2D";
     let w = params.window(OP, x.shape(), filter.shape())?;
     let out_c = filter.shape()[3];
     let shape = [w.batch, w.out_h, w.out_w, out_c];
+    let Some(bias) = bias else {
+        return float_kernel(
+            OP,
+            [x, filter],
+            &shape,
+            |x, f| conv2d_typed(&w, x, f, None, out_c),
+            |x, f| conv2d_typed(&w, x, f, None, out_c),
+        );
+    };
+    if bias.shape() != [out_c] {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "expected a bias of shape [{out_c}] (the filter's output channels), received {:?}",
+                bias.shape()
+            ),
+        ));
+    }
+    if bias.dtype() != x.dtype() {
+        return Err(Error::mismatch(OP, x.dtype(), bias.dtype()));
+    }
+    // The bias travels with the filter: both are small, and one stacked operand keeps the
+    // dtype dispatch of `float_kernel`.
+    let filter_len = filter.len();
+    let stacked = super::concat(
+        &[filter.contiguous().reshape(&[filter_len])?, bias.clone()],
+        0,
+    )?;
     float_kernel(
         OP,
-        [x, filter],
+        [x, &stacked],
         &shape,
-        |x, f| conv2d_typed(&w, x, f, out_c),
-        |x, f| conv2d_typed(&w, x, f, out_c),
+        |x, fb| conv2d_typed(&w, x, &fb[..filter_len], Some(&fb[filter_len..]), out_c),
+        |x, fb| conv2d_typed(&w, x, &fb[..filter_len], Some(&fb[filter_len..]), out_c),
     )
 }
 
@@ -632,19 +810,21 @@ fn check_output_gradient(op: &'static str, w: &Window2d, out_c: usize, dy: &Arra
     Ok(())
 }
 
-fn max_pool_image<T: GemmFloat>(
-    w: &Window2d,
-    x: &[T],
-    n: usize,
-    out: &mut [T],
-    index: &mut [usize],
-) {
+/// Whether `v` replaces `best` as a window's maximum: larger, or a NaN over a number (NaN
+/// propagates, as in TensorFlow); ties keep the first. Branch-free, so the channel loop
+/// vectorises.
+#[inline(always)]
+fn beats<T: GemmFloat>(v: T, best: T) -> bool {
+    (v > best) | (v.is_nan() & !best.is_nan())
+}
+
+/// One image's window maxima (`out`: `positions × channels`).
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
+fn max_pool_image<T: GemmFloat>(w: &Window2d, image: &[T], out: &mut [T]) {
     let c = w.channels;
-    let base = n * w.image_len();
     for oy in 0..w.out_h {
         for ox in 0..w.out_w {
-            let o = (oy * w.out_w + ox) * c;
-            let (best, at) = (&mut out[o..o + c], &mut index[o..o + c]);
+            let best = &mut out[(oy * w.out_w + ox) * c..][..c];
             let mut first = true;
             for ky in 0..w.k_h {
                 let Some(iy) = w.source(oy, ky, 0) else {
@@ -654,21 +834,15 @@ fn max_pool_image<T: GemmFloat>(
                     let Some(ix) = w.source(ox, kx, 1) else {
                         continue;
                     };
-                    let src = base + (iy * w.in_w + ix) * c;
-                    let window = &x[src..src + c];
+                    let pixel = iy * w.in_w + ix;
+                    let window = &image[pixel * c..(pixel + 1) * c];
                     if first {
                         best.copy_from_slice(window);
-                        at.iter_mut().enumerate().for_each(|(ch, a)| *a = src + ch);
                         first = false;
                         continue;
                     }
-                    for ch in 0..c {
-                        let v = window[ch];
-                        // The first maximum wins ties; a NaN wins over numbers (TensorFlow).
-                        if v > best[ch] || (v.is_nan() && !best[ch].is_nan()) {
-                            best[ch] = v;
-                            at[ch] = src + ch;
-                        }
+                    for (b, &v) in best.iter_mut().zip(window) {
+                        *b = if beats(v, *b) { v } else { *b };
                     }
                 }
             }
@@ -676,45 +850,129 @@ fn max_pool_image<T: GemmFloat>(
     }
 }
 
-fn max_pool_typed<T: GemmFloat>(w: &Window2d, x: &[T]) -> (Vec<T>, Vec<usize>) {
-    let per_image = w.out_positions() * w.channels;
-    let mut out = vec![T::zero(); w.batch * per_image];
-    let mut index = vec![0usize; w.batch * per_image];
-    if per_image == 0 {
-        return (out, index);
-    }
-    let pairs = out.chunks_mut(per_image).zip(index.chunks_mut(per_image));
-    if x.len() >= super::PARALLEL_THRESHOLD {
-        out.par_chunks_mut(per_image)
-            .zip(index.par_chunks_mut(per_image))
-            .enumerate()
-            .for_each(|(n, (o, i))| max_pool_image(w, x, n, o, i));
-    } else {
-        for (n, (o, i)) in pairs.enumerate() {
-            max_pool_image(w, x, n, o, i);
+/// For each of one image's outputs, the flat index (offset by `base`) of the first element of
+/// its window equal to the maximum `y` found (NaN matching NaN): the argmax, recomputed only
+/// when a tape needs it.
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
+fn max_pool_argmax_image<T: GemmFloat>(
+    w: &Window2d,
+    image: &[T],
+    y: &[T],
+    base: usize,
+    index: &mut [usize],
+) {
+    let c = w.channels;
+    let mut found = vec![false; c];
+    for oy in 0..w.out_h {
+        for ox in 0..w.out_w {
+            let o = (oy * w.out_w + ox) * c;
+            let (best, at) = (&y[o..o + c], &mut index[o..o + c]);
+            found.fill(false);
+            w.taps_at(oy, ox, |_, pixel| {
+                let window = &image[pixel * c..(pixel + 1) * c];
+                for ch in 0..c {
+                    let (v, b) = (window[ch], best[ch]);
+                    if !found[ch] && (v == b || (v.is_nan() && b.is_nan())) {
+                        found[ch] = true;
+                        at[ch] = base + pixel * c + ch;
+                    }
+                }
+            });
         }
     }
-    (out, index)
 }
 
-/// Max pooling: the maximum of each window (padding ignored), and for each output element the
-/// flat row-major index of the input element it took (the first maximum of its window).
-pub fn max_pool(x: &Array, w: &Window2d) -> Result<(Array, Vec<usize>)> {
+/// Runs `f(image, output chunk, n)` over the batch's images, in parallel for large inputs.
+fn per_image<T: GemmFloat, U: Send>(
+    w: &Window2d,
+    x: &[T],
+    out: &mut [U],
+    f: impl Fn(&[T], &mut [U], usize) + Sync,
+) {
+    let per_image = w.out_positions() * w.channels;
+    if per_image == 0 {
+        return;
+    }
+    let image = |n: usize| &x[n * w.image_len()..(n + 1) * w.image_len()];
+    if x.len() >= super::PARALLEL_THRESHOLD {
+        out.par_chunks_mut(per_image)
+            .enumerate()
+            .for_each(|(n, o)| simd::dispatch(|| f(image(n), o, n)));
+    } else {
+        simd::dispatch(|| {
+            for (n, o) in out.chunks_mut(per_image).enumerate() {
+                f(image(n), o, n);
+            }
+        });
+    }
+}
+
+fn max_pool_typed<T: GemmFloat>(w: &Window2d, x: &[T]) -> Vec<T> {
+    let mut out = vec![T::zero(); w.batch * w.out_positions() * w.channels];
+    per_image(w, x, &mut out, |image, o, _| max_pool_image(w, image, o));
+    out
+}
+
+fn max_pool_argmax_typed<T: GemmFloat>(w: &Window2d, x: &[T], y: &[T]) -> Vec<usize> {
+    let per_image_out = w.out_positions() * w.channels;
+    let mut index = vec![0usize; w.batch * per_image_out];
+    per_image(w, x, &mut index, |image, at, n| {
+        let y = &y[n * per_image_out..(n + 1) * per_image_out];
+        max_pool_argmax_image(w, image, y, n * w.image_len(), at)
+    });
+    index
+}
+
+/// Max pooling: the maximum of each window (padding ignored).
+pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
     const OP: &str = "MaxPool";
     let shape = [w.batch, w.out_h, w.out_w, w.channels];
     let x = x.contiguous();
     match x.buffer() {
-        Buffer::F32(_) => {
-            let (v, i) = max_pool_typed::<f32>(w, x.contiguous_slice().expect("contiguous"));
-            Ok((Array::from_vec(v, &shape)?, i))
-        }
-        Buffer::F64(_) => {
-            let (v, i) = max_pool_typed::<f64>(w, x.contiguous_slice().expect("contiguous"));
-            Ok((Array::from_vec(v, &shape)?, i))
-        }
+        Buffer::F32(_) => Array::from_vec(
+            max_pool_typed::<f32>(w, x.contiguous_slice().expect("contiguous")),
+            &shape,
+        ),
+        Buffer::F64(_) => Array::from_vec(
+            max_pool_typed::<f64>(w, x.contiguous_slice().expect("contiguous")),
+            &shape,
+        ),
+        Buffer::F16(_) | Buffer::BF16(_) => cast(&max_pool(&cast(&x, DType::F32)?, w)?, x.dtype()),
+        _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
+    }
+}
+
+/// For each element of `y = max_pool(x, w)`, the flat row-major index of the input element it
+/// took: the first maximum of its window (what the backward pass routes the gradient to).
+pub fn max_pool_argmax(x: &Array, y: &Array, w: &Window2d) -> Result<Vec<usize>> {
+    const OP: &str = "MaxPoolGrad";
+    if y.shape() != [w.batch, w.out_h, w.out_w, w.channels] || x.dtype() != y.dtype() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "expected the pooled output of shape {:?} and dtype {}, received {:?} {}",
+                [w.batch, w.out_h, w.out_w, w.channels],
+                x.dtype(),
+                y.shape(),
+                y.dtype()
+            ),
+        ));
+    }
+    let (x, y) = (x.contiguous(), y.contiguous());
+    match x.buffer() {
+        Buffer::F32(_) => Ok(max_pool_argmax_typed::<f32>(
+            w,
+            x.contiguous_slice().expect("contiguous"),
+            y.contiguous_slice().expect("contiguous"),
+        )),
+        Buffer::F64(_) => Ok(max_pool_argmax_typed::<f64>(
+            w,
+            x.contiguous_slice().expect("contiguous"),
+            y.contiguous_slice().expect("contiguous"),
+        )),
+        // Half values widen to f32 exactly, so equality with the maximum is unchanged.
         Buffer::F16(_) | Buffer::BF16(_) => {
-            let (v, i) = max_pool(&cast(&x, DType::F32)?, w)?;
-            Ok((cast(&v, x.dtype())?, i))
+            max_pool_argmax(&cast(&x, DType::F32)?, &cast(&y, DType::F32)?, w)
         }
         _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
     }
@@ -846,6 +1104,10 @@ mod tests {
             ([1, 6, 6, 2], [3, 3, 2, 2], [1, 1], [2, 2], Padding::Valid),
             ([2, 4, 4, 3], [1, 1, 3, 5], [1, 1], [1, 1], Padding::Valid),
             ([4, 8, 8, 2], [2, 2, 2, 2], [2, 1], [1, 1], Padding::Valid),
+            // One input channel (the direct path), large enough to split images across threads.
+            ([8, 28, 28, 1], [3, 3, 1, 16], [1, 1], [1, 1], Padding::Same),
+            ([3, 9, 7, 1], [3, 3, 1, 4], [1, 1], [2, 1], Padding::Valid),
+            ([2, 9, 7, 3], [3, 2, 3, 20], [2, 2], [1, 1], Padding::Same),
             // Large enough for image groups to be split across threads.
             (
                 [6, 32, 32, 16],
@@ -866,10 +1128,20 @@ mod tests {
             let xa = Array::from_vec(x.clone(), &xs).unwrap();
             let fa = Array::from_vec(f.clone(), &fs).unwrap();
             let w = params.window("test", &xs, &fs).unwrap();
-            let got = conv2d(&xa, &fa, &params).unwrap().to_vec::<f64>();
+            let got = conv2d(&xa, &fa, None, &params).unwrap().to_vec::<f64>();
             let want = conv_reference(&x, xs, &f, fs, &w);
             for (g, e) in got.iter().zip(&want) {
                 assert!((g - e).abs() < 1e-12, "{xs:?} {fs:?}: {g} vs {e}");
+            }
+            // The bias lands on every output pixel, in the same pass.
+            let bias = ramp(fs[3], 0.3);
+            let ba = Array::from_vec(bias.clone(), &[fs[3]]).unwrap();
+            let with_bias = conv2d(&xa, &fa, Some(&ba), &params)
+                .unwrap()
+                .to_vec::<f64>();
+            for (i, (g, e)) in with_bias.iter().zip(&want).enumerate() {
+                let e = e + bias[i % fs[3]];
+                assert!((g - e).abs() < 1e-12, "{xs:?} {fs:?} + bias: {g} vs {e}");
             }
             // The backward passes are the adjoints: <conv(x, f), dy> = <x, dx(dy)> = <f, df(dy)>.
             let dy = ramp(want.len(), 0.01);
@@ -905,9 +1177,16 @@ mod tests {
         )
         .unwrap();
         let w = Window2d::new("t", x.shape(), [2, 2], [2, 2], [1, 1], Padding::Same).unwrap();
-        let (values, index) = max_pool(&x, &w).unwrap();
+        let values = max_pool(&x, &w).unwrap();
+        let index = max_pool_argmax(&x, &values, &w).unwrap();
         assert_eq!(index, vec![1, 5, 6, 8]);
         assert_eq!(values.to_vec::<f32>(), vec![3.0, 5.0, 4.0, 1.0]);
+        // A NaN in a window wins, wherever it sits, and is where the gradient goes.
+        let with_nan = Array::from_vec(vec![1.0f32, 7.0, f32::NAN, 2.0], &[1, 2, 2, 1]).unwrap();
+        let w1 = Window2d::new("t", &[1, 2, 2, 1], [2, 2], [2, 2], [1, 1], Padding::Valid).unwrap();
+        let y = max_pool(&with_nan, &w1).unwrap();
+        assert!(y.to_vec::<f32>()[0].is_nan());
+        assert_eq!(max_pool_argmax(&with_nan, &y, &w1).unwrap(), vec![2]);
         let avg = avg_pool(&x, &w).unwrap().to_vec::<f32>();
         assert_eq!(avg, vec![1.5, 4.0, 4.0, 1.0]);
         // The gradient is the adjoint of the pooling.

@@ -3,19 +3,46 @@
 //! Ops are enums matched once per call; each arm instantiates a monomorphised loop, so the
 //! per-element cost is the arithmetic alone. Half-precision inputs compute in f32.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::{cast, FloatElem, PARALLEL_THRESHOLD};
-use crate::{broadcast_shapes, for_each_offset, Array, Buffer, DType, Element, Error, Result};
+use crate::{
+    broadcast_shapes, for_each_offset, simd, Array, Buffer, DType, Element, Error, Result,
+};
+
+/// Elements per task when a loop is split across threads, and per [`simd::dispatch`] call.
+const CHUNK: usize = 16 * 1024;
+
+/// A vector of `len` elements, written by `fill(start, chunk)` chunk by chunk: in parallel for
+/// large `len`, each chunk at the widest SIMD level in force. `fill` must write every element
+/// of the chunk it is given (the loops here zip the chunk with their inputs).
+fn filled<U: Send>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync) -> Vec<U> {
+    let mut out = Vec::with_capacity(len);
+    let spare = &mut out.spare_capacity_mut()[..len];
+    if len >= PARALLEL_THRESHOLD {
+        spare
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, chunk)| simd::dispatch(|| fill(i * CHUNK, chunk)));
+    } else {
+        simd::dispatch(|| fill(0, spare));
+    }
+    // SAFETY: every chunk of the first `len` slots was written by `fill` (its contract).
+    unsafe { out.set_len(len) };
+    out
+}
 
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
 fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
     if let Some(s) = a.contiguous_slice::<T>() {
-        if s.len() >= PARALLEL_THRESHOLD {
-            return s.par_iter().map(|&x| f(x)).collect();
-        }
-        return s.iter().map(|&x| f(x)).collect();
+        return filled(s.len(), |start, out| {
+            for (o, &x) in out.iter_mut().zip(&s[start..]) {
+                o.write(f(x));
+            }
+        });
     }
     let mut out = Vec::with_capacity(a.len());
     for_each_offset(a.shape(), [a.strides()], [a.offset()], |[i]| {
@@ -43,21 +70,29 @@ fn trailing_block<'a, T: Element>(
     Some((&data[x.offset()..x.offset() + len], len))
 }
 
-/// `g(element, block element)` over consecutive rows of `full` the length of `block`, in
-/// parallel for large inputs.
+/// `g(element, block element)` over consecutive rows of `full` the length of `block`.
 fn rows<T: Element, U: Send>(full: &[T], block: &[T], g: impl Fn(T, T) -> U + Sync) -> Vec<U> {
     let k = block.len();
-    if full.len() >= PARALLEL_THRESHOLD {
-        // An indexed iterator collects straight into place (a flat_map would not).
-        full.par_iter()
-            .enumerate()
-            .map(|(i, &p)| g(p, block[i % k]))
-            .collect()
-    } else {
-        full.chunks(k)
-            .flat_map(|row| row.iter().zip(block).map(|(&p, &q)| g(p, q)))
-            .collect()
-    }
+    filled(full.len(), |start, out| {
+        // Each chunk starts mid-row in general: the first (partial) row, then whole rows.
+        let mut done = 0;
+        let lead = ((k - start % k) % k).min(out.len());
+        for (o, (&p, &q)) in out[..lead]
+            .iter_mut()
+            .zip(full[start..].iter().zip(&block[start % k..]))
+        {
+            o.write(g(p, q));
+        }
+        done += lead;
+        for (o_row, p_row) in out[done..]
+            .chunks_mut(k)
+            .zip(full[start + done..].chunks(k))
+        {
+            for (o, (&p, &q)) in o_row.iter_mut().zip(p_row.iter().zip(block)) {
+                o.write(g(p, q));
+            }
+        }
+    })
 }
 
 /// Combines `a` and `b` (already known to broadcast to `shape`) element by element.
@@ -71,10 +106,11 @@ fn zip<T: Element, U: Element>(
 ) -> Vec<U> {
     if a.shape() == b.shape() {
         if let (Some(x), Some(y)) = (a.contiguous_slice::<T>(), b.contiguous_slice::<T>()) {
-            if x.len() >= PARALLEL_THRESHOLD {
-                return x.par_iter().zip(y).map(|(&p, &q)| f(p, q)).collect();
-            }
-            return x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect();
+            return filled(x.len(), |start, out| {
+                for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..])) {
+                    o.write(f(p, q));
+                }
+            });
         }
     }
     if b.len() == 1 && a.shape() == shape {
@@ -531,6 +567,41 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
         Element::into_buffer(out)
     });
     Array::from_buffer(buf, &s)
+}
+
+/// `g` where `y > 0`, else 0, in one pass: relu's backward (TensorFlow's `ReluGrad`), which
+/// would otherwise take a comparison, a bool tensor and a select. `y` is relu's output (or its
+/// input: both are positive at the same places); NaN counts as not positive.
+pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
+    const OP: &str = "ReluGrad";
+    if g.dtype() != y.dtype() {
+        return Err(Error::mismatch(OP, g.dtype(), y.dtype()));
+    }
+    let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
+    fn typed<T: FloatElem>(g: &Array, y: &Array, shape: &[usize]) -> Vec<T> {
+        let (gd, yd) = (
+            T::slice(g.buffer()).expect("dtype checked"),
+            T::slice(y.buffer()).expect("dtype checked"),
+        );
+        let zero = T::zero();
+        zip(
+            g,
+            gd,
+            y,
+            yd,
+            shape,
+            |gv, yv| if yv > zero { gv } else { zero },
+        )
+    }
+    let buffer = match g.buffer() {
+        Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)),
+        Buffer::F64(_) => Buffer::F64(typed::<f64>(g, y, &shape)),
+        Buffer::F16(_) | Buffer::BF16(_) => {
+            return half_via_f32(g, g.dtype(), |g32| relu_grad(g32, &cast(y, DType::F32)?));
+        }
+        _ => return Err(Error::unsupported(OP, g.dtype(), "a floating-point dtype")),
+    };
+    Array::from_buffer(buffer, &shape)
 }
 
 fn update_typed<T: Element + Copy>(dst: &mut [T], delta: &Array, f: impl Fn(T, T) -> T) {

@@ -16,11 +16,11 @@ mod shape;
 pub use cast::cast;
 pub use conv::{
     avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool,
-    Conv2dParams, Padding, Window2d,
+    max_pool_argmax, Conv2dParams, Padding, Window2d,
 };
 pub use elementwise::{
-    binary, compare, logical, logical_not, select, unary, update_in_place, BinaryOp, CompareOp,
-    LogicalOp, UnaryOp,
+    binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place, BinaryOp,
+    CompareOp, LogicalOp, UnaryOp,
 };
 pub use float::FloatElem;
 pub use linalg::{det, inv, solve};

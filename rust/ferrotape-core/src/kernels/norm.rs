@@ -12,7 +12,7 @@ use num_traits::{AsPrimitive, Float};
 use rayon::prelude::*;
 
 use super::{cast, PARALLEL_THRESHOLD};
-use crate::{Array, Buffer, DType, Error, Result};
+use crate::{simd, Array, Buffer, DType, Error, Result};
 
 /// The `[outer, features, inner]` view of a shape around `axis`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,13 +118,15 @@ fn map_features<T: Float + Send + Sync>(
         }
     };
     if len < PARALLEL_THRESHOLD {
-        out.chunks_mut(row)
-            .enumerate()
-            .for_each(|(o, ch)| fill(o, ch));
+        simd::dispatch(|| {
+            out.chunks_mut(row)
+                .enumerate()
+                .for_each(|(o, ch)| fill(o, ch))
+        });
     } else {
         out.par_chunks_mut(row)
             .enumerate()
-            .for_each(|(o, ch)| fill(o, ch));
+            .for_each(|(o, ch)| simd::dispatch(|| fill(o, ch)));
     }
     out
 }
@@ -141,9 +143,11 @@ fn row_sums(
     let c = layout.features;
     let sum_rows = |rows: std::ops::Range<usize>| {
         let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
-        for o in rows {
-            add(o, &mut s1, &mut s2);
-        }
+        simd::dispatch(|| {
+            for o in rows {
+                add(o, &mut s1, &mut s2);
+            }
+        });
         (s1, s2)
     };
     if layout.outer * c < PARALLEL_THRESHOLD {
@@ -196,9 +200,11 @@ fn row_affine<T: Float + Send + Sync>(
     };
     let chunk = ROWS_PER_TASK * features;
     if x.len() < PARALLEL_THRESHOLD {
-        out.chunks_mut(chunk).enumerate().for_each(task);
+        simd::dispatch(|| out.chunks_mut(chunk).enumerate().for_each(task));
     } else {
-        out.par_chunks_mut(chunk).enumerate().for_each(task);
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|item| simd::dispatch(|| task(item)));
     }
     out
 }
