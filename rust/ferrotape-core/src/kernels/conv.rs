@@ -267,32 +267,82 @@ fn gemm_strided<T: GemmFloat>(
     }
 }
 
+/// The taps `lo..hi` of one window row at output column `ox` that land inside the image, and
+/// the input column under tap `lo`; with dilation 1 those pixels sit side by side, so a
+/// window row's valid part is one contiguous run of `(hi - lo)·channels` elements.
+#[inline(always)]
+fn row_span(w: &Window2d, ox: usize) -> (usize, usize, usize) {
+    debug_assert_eq!(w.dilation[1], 1);
+    let first = (ox * w.stride[1]) as isize - w.pad_left as isize; // input column of tap 0
+    let lo = (-first).clamp(0, w.k_w as isize) as usize;
+    let hi = (w.in_w as isize - first).clamp(lo as isize, w.k_w as isize) as usize;
+    (lo, hi, (first + lo as isize).max(0) as usize)
+}
+
 /// Copies one image's patches into `cols` (`out_positions × patch_len`, zeros where the window
-/// hangs over the padding).
+/// hangs over the padding). Each window row is copied as one run where the dilation allows.
 fn im2col<T: GemmFloat>(w: &Window2d, image: &[T], cols: &mut [T]) {
     let c = w.channels;
-    let taps = w.k_h * w.k_w;
-    cols.fill(T::zero());
-    w.for_each_tap(|out, tap, pixel| {
-        let dst = (out * taps + tap) * c;
-        cols[dst..dst + c].copy_from_slice(&image[pixel * c..pixel * c + c]);
-    });
+    let row_len = w.k_w * c;
+    let zero = T::zero();
+    for oy in 0..w.out_h {
+        for ox in 0..w.out_w {
+            let patch = &mut cols[(oy * w.out_w + ox) * w.patch_len()..][..w.patch_len()];
+            for (ky, dst) in patch.chunks_exact_mut(row_len).enumerate() {
+                let Some(iy) = w.source(oy, ky, 0) else {
+                    dst.fill(zero);
+                    continue;
+                };
+                if w.dilation[1] == 1 {
+                    let (lo, hi, ix) = row_span(w, ox);
+                    dst[..lo * c].fill(zero);
+                    dst[hi * c..].fill(zero);
+                    let src = (iy * w.in_w + ix) * c;
+                    dst[lo * c..hi * c].copy_from_slice(&image[src..src + (hi - lo) * c]);
+                    continue;
+                }
+                for (kx, d) in dst.chunks_exact_mut(c).enumerate() {
+                    match w.source(ox, kx, 1) {
+                        Some(ix) => d.copy_from_slice(&image[(iy * w.in_w + ix) * c..][..c]),
+                        None => d.fill(zero),
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Adds the patch gradients in `cols` back onto one image's gradient (the adjoint of im2col).
 fn col2im<T: GemmFloat>(w: &Window2d, cols: &[T], image: &mut [T]) {
     let c = w.channels;
-    let taps = w.k_h * w.k_w;
+    let row_len = w.k_w * c;
     image.fill(T::zero());
-    w.for_each_tap(|out, tap, pixel| {
-        let src = (out * taps + tap) * c;
-        for (d, s) in image[pixel * c..pixel * c + c]
-            .iter_mut()
-            .zip(&cols[src..src + c])
-        {
-            *d = *d + *s;
+    let add = |dst: &mut [T], src: &[T]| {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = *d + s;
         }
-    });
+    };
+    for oy in 0..w.out_h {
+        for ox in 0..w.out_w {
+            let patch = &cols[(oy * w.out_w + ox) * w.patch_len()..][..w.patch_len()];
+            for (ky, src) in patch.chunks_exact(row_len).enumerate() {
+                let Some(iy) = w.source(oy, ky, 0) else {
+                    continue;
+                };
+                if w.dilation[1] == 1 {
+                    let (lo, hi, ix) = row_span(w, ox);
+                    let at = (iy * w.in_w + ix) * c;
+                    add(&mut image[at..at + (hi - lo) * c], &src[lo * c..hi * c]);
+                    continue;
+                }
+                for (kx, s) in src.chunks_exact(c).enumerate() {
+                    if let Some(ix) = w.source(ox, kx, 1) {
+                        add(&mut image[(iy * w.in_w + ix) * c..][..c], s);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Patch-matrix elements per gemm call: enough rows for gemm to run at full speed on small
@@ -454,14 +504,20 @@ fn conv2d_typed<T: GemmFloat>(
             out.par_chunks_mut(per_image)
                 .enumerate()
                 .for_each(|(n, dst)| {
-                    simd::dispatch(|| conv2d_direct_image(w, image(n), filter, out_c, dst))
+                    simd::dispatch(
+                        #[inline(always)]
+                        || conv2d_direct_image(w, image(n), filter, out_c, dst),
+                    )
                 });
         } else {
-            simd::dispatch(|| {
-                for (n, dst) in out.chunks_mut(per_image).enumerate() {
-                    conv2d_direct_image(w, image(n), filter, out_c, dst);
-                }
-            });
+            simd::dispatch(
+                #[inline(always)]
+                || {
+                    for (n, dst) in out.chunks_mut(per_image).enumerate() {
+                        conv2d_direct_image(w, image(n), filter, out_c, dst);
+                    }
+                },
+            );
         }
         return out;
     }
@@ -495,6 +551,51 @@ fn conv2d_typed<T: GemmFloat>(
     out
 }
 
+/// For stride 1, the input gradient is itself a convolution: `dy` (padded by
+/// `(k - 1)·dilation - pad` before) convolved with the filter flipped in space and with its
+/// channel axes swapped. That form's gemm has the long inner dimension `k_h·k_w·out_c` and
+/// writes each input-gradient element once, where im2col's adjoint writes a patch matrix
+/// `k_h·k_w` times the image's size and adds it back pixel by pixel.
+fn backprop_input_as_conv<T: GemmFloat>(
+    w: &Window2d,
+    filter: &[T],
+    dy: &[T],
+    out_c: usize,
+) -> Option<Vec<T>> {
+    let (dil_h, dil_w) = (w.dilation[0], w.dilation[1]);
+    let pad_top = ((w.k_h - 1) * dil_h).checked_sub(w.pad_top)?;
+    let pad_left = ((w.k_w - 1) * dil_w).checked_sub(w.pad_left)?;
+    if w.stride != [1, 1] || w.channels == 0 || out_c == 0 {
+        return None;
+    }
+    let flipped_window = Window2d {
+        batch: w.batch,
+        in_h: w.out_h,
+        in_w: w.out_w,
+        channels: out_c,
+        k_h: w.k_h,
+        k_w: w.k_w,
+        stride: [1, 1],
+        dilation: w.dilation,
+        pad_top,
+        pad_left,
+        out_h: w.in_h,
+        out_w: w.in_w,
+    };
+    // flipped[ky, kx, co, ci] = filter[k_h-1-ky, k_w-1-kx, ci, co]
+    let c = w.channels;
+    let mut flipped = Vec::with_capacity(filter.len());
+    for ky in 0..w.k_h {
+        for kx in 0..w.k_w {
+            let tap = (w.k_h - 1 - ky) * w.k_w + (w.k_w - 1 - kx);
+            for co in 0..out_c {
+                flipped.extend((0..c).map(|ci| filter[(tap * c + ci) * out_c + co]));
+            }
+        }
+    }
+    Some(conv2d_typed(&flipped_window, dy, &flipped, None, c))
+}
+
 fn conv2d_backprop_input_typed<T: GemmFloat>(
     w: &Window2d,
     filter: &[T],
@@ -502,10 +603,16 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     out_c: usize,
 ) -> Vec<T> {
     let (positions, patch) = (w.out_positions(), w.patch_len());
-    let mut dx = vec![T::zero(); w.batch * w.image_len()];
-    if dx.is_empty() || positions == 0 {
-        return dx;
+    let len = w.batch * w.image_len();
+    if len == 0 || positions == 0 {
+        return vec![T::zero(); len];
     }
+    if !w.is_pointwise() {
+        if let Some(dx) = backprop_input_as_conv(w, filter, dy, out_c) {
+            return dx;
+        }
+    }
+    let mut dx = vec![T::zero(); len];
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
     let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
@@ -572,13 +679,16 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
             let first = g * group;
             let count = group.min(w.batch - first);
             if is_direct(w) {
-                simd::dispatch(|| {
-                    for n in first..first + count {
-                        let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
-                        let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
-                        conv2d_direct_filter_image(w, image, dy_image, out_c, acc);
-                    }
-                });
+                simd::dispatch(
+                    #[inline(always)]
+                    || {
+                        for n in first..first + count {
+                            let image = &x[n * w.image_len()..(n + 1) * w.image_len()];
+                            let dy_image = &dy[n * positions * out_c..(n + 1) * positions * out_c];
+                            conv2d_direct_filter_image(w, image, dy_image, out_c, acc);
+                        }
+                    },
+                );
                 continue;
             }
             let patches = group_patches(w, x, first, count, &mut cols);
@@ -897,29 +1007,49 @@ fn per_image<T: GemmFloat, U: Send>(
     if x.len() >= super::PARALLEL_THRESHOLD {
         out.par_chunks_mut(per_image)
             .enumerate()
-            .for_each(|(n, o)| simd::dispatch(|| f(image(n), o, n)));
+            .for_each(|(n, o)| {
+                simd::dispatch(
+                    #[inline(always)]
+                    || f(image(n), o, n),
+                )
+            });
     } else {
-        simd::dispatch(|| {
-            for (n, o) in out.chunks_mut(per_image).enumerate() {
-                f(image(n), o, n);
-            }
-        });
+        simd::dispatch(
+            #[inline(always)]
+            || {
+                for (n, o) in out.chunks_mut(per_image).enumerate() {
+                    f(image(n), o, n);
+                }
+            },
+        );
     }
 }
 
 fn max_pool_typed<T: GemmFloat>(w: &Window2d, x: &[T]) -> Vec<T> {
     let mut out = vec![T::zero(); w.batch * w.out_positions() * w.channels];
-    per_image(w, x, &mut out, |image, o, _| max_pool_image(w, image, o));
+    per_image(
+        w,
+        x,
+        &mut out,
+        #[inline(always)]
+        |image, o, _| max_pool_image(w, image, o),
+    );
     out
 }
 
 fn max_pool_argmax_typed<T: GemmFloat>(w: &Window2d, x: &[T], y: &[T]) -> Vec<usize> {
     let per_image_out = w.out_positions() * w.channels;
     let mut index = vec![0usize; w.batch * per_image_out];
-    per_image(w, x, &mut index, |image, at, n| {
-        let y = &y[n * per_image_out..(n + 1) * per_image_out];
-        max_pool_argmax_image(w, image, y, n * w.image_len(), at)
-    });
+    per_image(
+        w,
+        x,
+        &mut index,
+        #[inline(always)]
+        |image, at, n| {
+            let y = &y[n * per_image_out..(n + 1) * per_image_out];
+            max_pool_argmax_image(w, image, y, n * w.image_len(), at)
+        },
+    );
     index
 }
 
@@ -1108,6 +1238,14 @@ mod tests {
             ([8, 28, 28, 1], [3, 3, 1, 16], [1, 1], [1, 1], Padding::Same),
             ([3, 9, 7, 1], [3, 3, 1, 4], [1, 1], [2, 1], Padding::Valid),
             ([2, 9, 7, 3], [3, 2, 3, 20], [2, 2], [1, 1], Padding::Same),
+            // Patches longer than 32 elements (im2col + gemm): strides, dilation, padding on
+            // both sides and windows wider than the image's padding.
+            ([2, 9, 7, 8], [3, 3, 8, 5], [2, 2], [1, 1], Padding::Same),
+            ([2, 9, 8, 6], [3, 2, 6, 3], [1, 1], [2, 2], Padding::Valid),
+            ([2, 9, 8, 6], [3, 3, 6, 3], [1, 1], [2, 2], Padding::Same),
+            ([2, 7, 7, 5], [2, 3, 5, 4], [2, 1], [1, 1], Padding::Valid),
+            ([1, 6, 5, 4], [5, 5, 4, 2], [1, 1], [1, 1], Padding::Same),
+            ([1, 3, 2, 4], [5, 5, 4, 2], [2, 2], [1, 1], Padding::Same),
             // Large enough for image groups to be split across threads.
             (
                 [6, 32, 32, 16],

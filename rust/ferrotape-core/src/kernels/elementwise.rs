@@ -26,9 +26,17 @@ fn filled<U: Send>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Syn
         spare
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(i, chunk)| simd::dispatch(|| fill(i * CHUNK, chunk)));
+            .for_each(|(i, chunk)| {
+                simd::dispatch(
+                    #[inline(always)]
+                    || fill(i * CHUNK, chunk),
+                )
+            });
     } else {
-        simd::dispatch(|| fill(0, spare));
+        simd::dispatch(
+            #[inline(always)]
+            || fill(0, spare),
+        );
     }
     // SAFETY: every chunk of the first `len` slots was written by `fill` (its contract).
     unsafe { out.set_len(len) };
@@ -38,11 +46,15 @@ fn filled<U: Send>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Syn
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
 fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
     if let Some(s) = a.contiguous_slice::<T>() {
-        return filled(s.len(), |start, out| {
-            for (o, &x) in out.iter_mut().zip(&s[start..]) {
-                o.write(f(x));
-            }
-        });
+        return filled(
+            s.len(),
+            #[inline(always)]
+            |start, out| {
+                for (o, &x) in out.iter_mut().zip(&s[start..]) {
+                    o.write(f(x));
+                }
+            },
+        );
     }
     let mut out = Vec::with_capacity(a.len());
     for_each_offset(a.shape(), [a.strides()], [a.offset()], |[i]| {
@@ -73,26 +85,30 @@ fn trailing_block<'a, T: Element>(
 /// `g(element, block element)` over consecutive rows of `full` the length of `block`.
 fn rows<T: Element, U: Send>(full: &[T], block: &[T], g: impl Fn(T, T) -> U + Sync) -> Vec<U> {
     let k = block.len();
-    filled(full.len(), |start, out| {
-        // Each chunk starts mid-row in general: the first (partial) row, then whole rows.
-        let mut done = 0;
-        let lead = ((k - start % k) % k).min(out.len());
-        for (o, (&p, &q)) in out[..lead]
-            .iter_mut()
-            .zip(full[start..].iter().zip(&block[start % k..]))
-        {
-            o.write(g(p, q));
-        }
-        done += lead;
-        for (o_row, p_row) in out[done..]
-            .chunks_mut(k)
-            .zip(full[start + done..].chunks(k))
-        {
-            for (o, (&p, &q)) in o_row.iter_mut().zip(p_row.iter().zip(block)) {
+    filled(
+        full.len(),
+        #[inline(always)]
+        |start, out| {
+            // Each chunk starts mid-row in general: the first (partial) row, then whole rows.
+            let mut done = 0;
+            let lead = ((k - start % k) % k).min(out.len());
+            for (o, (&p, &q)) in out[..lead]
+                .iter_mut()
+                .zip(full[start..].iter().zip(&block[start % k..]))
+            {
                 o.write(g(p, q));
             }
-        }
-    })
+            done += lead;
+            for (o_row, p_row) in out[done..]
+                .chunks_mut(k)
+                .zip(full[start + done..].chunks(k))
+            {
+                for (o, (&p, &q)) in o_row.iter_mut().zip(p_row.iter().zip(block)) {
+                    o.write(g(p, q));
+                }
+            }
+        },
+    )
 }
 
 /// Combines `a` and `b` (already known to broadcast to `shape`) element by element.
@@ -106,11 +122,15 @@ fn zip<T: Element, U: Element>(
 ) -> Vec<U> {
     if a.shape() == b.shape() {
         if let (Some(x), Some(y)) = (a.contiguous_slice::<T>(), b.contiguous_slice::<T>()) {
-            return filled(x.len(), |start, out| {
-                for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..])) {
-                    o.write(f(p, q));
-                }
-            });
+            return filled(
+                x.len(),
+                #[inline(always)]
+                |start, out| {
+                    for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..])) {
+                        o.write(f(p, q));
+                    }
+                },
+            );
         }
     }
     if b.len() == 1 && a.shape() == shape {

@@ -118,15 +118,21 @@ fn map_features<T: Float + Send + Sync>(
         }
     };
     if len < PARALLEL_THRESHOLD {
-        simd::dispatch(|| {
-            out.chunks_mut(row)
-                .enumerate()
-                .for_each(|(o, ch)| fill(o, ch))
-        });
+        simd::dispatch(
+            #[inline(always)]
+            || {
+                out.chunks_mut(row)
+                    .enumerate()
+                    .for_each(|(o, ch)| fill(o, ch))
+            },
+        );
     } else {
-        out.par_chunks_mut(row)
-            .enumerate()
-            .for_each(|(o, ch)| simd::dispatch(|| fill(o, ch)));
+        out.par_chunks_mut(row).enumerate().for_each(|(o, ch)| {
+            simd::dispatch(
+                #[inline(always)]
+                || fill(o, ch),
+            )
+        });
     }
     out
 }
@@ -143,11 +149,14 @@ fn row_sums(
     let c = layout.features;
     let sum_rows = |rows: std::ops::Range<usize>| {
         let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
-        simd::dispatch(|| {
-            for o in rows {
-                add(o, &mut s1, &mut s2);
-            }
-        });
+        simd::dispatch(
+            #[inline(always)]
+            || {
+                for o in rows {
+                    add(o, &mut s1, &mut s2);
+                }
+            },
+        );
         (s1, s2)
     };
     if layout.outer * c < PARALLEL_THRESHOLD {
@@ -200,11 +209,17 @@ fn row_affine<T: Float + Send + Sync>(
     };
     let chunk = ROWS_PER_TASK * features;
     if x.len() < PARALLEL_THRESHOLD {
-        simd::dispatch(|| out.chunks_mut(chunk).enumerate().for_each(task));
+        simd::dispatch(
+            #[inline(always)]
+            || out.chunks_mut(chunk).enumerate().for_each(task),
+        );
     } else {
-        out.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|item| simd::dispatch(|| task(item)));
+        out.par_chunks_mut(chunk).enumerate().for_each(|item| {
+            simd::dispatch(
+                #[inline(always)]
+                || task(item),
+            )
+        });
     }
     out
 }
@@ -220,18 +235,26 @@ fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     let n = layout.count().max(1) as f64;
     if layout.inner == 1 {
         let c = layout.features;
-        let (sums, _) = row_sums(layout, |o, s, _| {
-            for (acc, &v) in s.iter_mut().zip(&x[o * c..o * c + c]) {
-                *acc += v.as_();
-            }
-        });
+        let (sums, _) = row_sums(
+            layout,
+            #[inline(always)]
+            |o, s, _| {
+                for (acc, &v) in s.iter_mut().zip(&x[o * c..o * c + c]) {
+                    *acc += v.as_();
+                }
+            },
+        );
         let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
-        let (squares, _) = row_sums(layout, |o, s, _| {
-            for ((acc, &v), m) in s.iter_mut().zip(&x[o * c..o * c + c]).zip(&mean) {
-                let d = v.as_() - m;
-                *acc += d * d;
-            }
-        });
+        let (squares, _) = row_sums(
+            layout,
+            #[inline(always)]
+            |o, s, _| {
+                for ((acc, &v), m) in s.iter_mut().zip(&x[o * c..o * c + c]).zip(&mean) {
+                    let d = v.as_() - m;
+                    *acc += d * d;
+                }
+            },
+        );
         return (mean, squares.into_iter().map(|s| s / n).collect());
     }
     let (sums, _) = feature_sums(layout, |_, i| (x[i].as_(), 0.0));
@@ -277,14 +300,18 @@ fn backward_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
     if layout.inner == 1 {
         let c = layout.features;
-        let (dbeta, dgamma) = row_sums(layout, |o, s1, s2| {
-            let (xs, gs) = (&x[o * c..o * c + c], &dy[o * c..o * c + c]);
-            for j in 0..c {
-                let g: f64 = gs[j].as_();
-                s1[j] += g;
-                s2[j] += g * (xs[j].as_() - mean[j]) * inv_std[j];
-            }
-        });
+        let (dbeta, dgamma) = row_sums(
+            layout,
+            #[inline(always)]
+            |o, s1, s2| {
+                let (xs, gs) = (&x[o * c..o * c + c], &dy[o * c..o * c + c]);
+                for j in 0..c {
+                    let g: f64 = gs[j].as_();
+                    s1[j] += g;
+                    s2[j] += g * (xs[j].as_() - mean[j]) * inv_std[j];
+                }
+            },
+        );
         // dx = k·(g - mean(g) - x̂·mean(g·x̂)) = g·k + x·b + c per feature, with
         // k = γ·inv_std, b = -k·inv_std·mean(g·x̂), c = -k·mean(g) - b·mean.
         let n = layout.count().max(1) as f64;
