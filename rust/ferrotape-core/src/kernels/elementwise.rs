@@ -200,30 +200,33 @@ ops_enum!(
 );
 
 fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Vec<T> {
-    let one = T::one();
-    let zero = T::zero();
     match op {
         UnaryOp::Neg => map(a, d, |x| -x),
         UnaryOp::Abs => map(a, d, |x| x.abs()),
         UnaryOp::Sign => map(a, d, |x| {
-            if x > zero {
-                one
-            } else if x < zero {
-                -one
+            if x > T::zero() {
+                T::one()
+            } else if x < T::zero() {
+                -T::one()
             } else if x.is_nan() {
                 x
             } else {
-                zero // both zeros give +0, as TensorFlow's sign does
+                T::zero() // both zeros give +0, as TensorFlow's sign does
             }
         }),
         UnaryOp::Square => map(a, d, |x| x * x),
-        UnaryOp::Exp => map(a, d, |x| x.exp()),
+        UnaryOp::Exp => map(
+            a,
+            d,
+            #[inline(always)]
+            |x| x.exp_kernel(),
+        ),
         UnaryOp::Expm1 => map(a, d, |x| x.exp_m1()),
         UnaryOp::Log => map(a, d, |x| x.ln()),
         UnaryOp::Log1p => map(a, d, |x| x.ln_1p()),
         UnaryOp::Sqrt => map(a, d, |x| x.sqrt()),
-        UnaryOp::Rsqrt => map(a, d, |x| one / x.sqrt()),
-        UnaryOp::Reciprocal => map(a, d, |x| one / x),
+        UnaryOp::Rsqrt => map(a, d, |x| T::one() / x.sqrt()),
+        UnaryOp::Reciprocal => map(a, d, |x| T::one() / x),
         UnaryOp::Sin => map(a, d, |x| x.sin()),
         UnaryOp::Cos => map(a, d, |x| x.cos()),
         UnaryOp::Tan => map(a, d, |x| x.tan()),
@@ -232,20 +235,35 @@ fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Vec<T> {
         UnaryOp::Atan => map(a, d, |x| x.atan()),
         UnaryOp::Sinh => map(a, d, |x| x.sinh()),
         UnaryOp::Cosh => map(a, d, |x| x.cosh()),
-        UnaryOp::Tanh => map(a, d, |x| x.tanh()),
+        UnaryOp::Tanh => map(
+            a,
+            d,
+            #[inline(always)]
+            |x| x.tanh_kernel(),
+        ),
         // Written so that neither branch overflows: exp(-|x|) <= 1.
-        UnaryOp::Sigmoid => map(a, d, |x| {
-            let e = (-x.abs()).exp();
-            if x >= zero {
-                one / (one + e)
+        // One division and selects only, inlined into the loop (the closure is too large for
+        // the inliner's default budget), so that the loop vectorises.
+        UnaryOp::Sigmoid => map(
+            a,
+            d,
+            #[inline(always)]
+            |x| {
+                let e = (-x.abs()).exp_kernel();
+                let numerator = if x >= T::zero() { T::one() } else { e };
+                numerator / (T::one() + e)
+            },
+        ),
+        // NaN passes through, as in TensorFlow.
+        UnaryOp::Relu => map(a, d, |x| {
+            if x > T::zero() || x.is_nan() {
+                x
             } else {
-                e / (one + e)
+                T::zero()
             }
         }),
-        // NaN passes through, as in TensorFlow.
-        UnaryOp::Relu => map(a, d, |x| if x > zero || x.is_nan() { x } else { zero }),
         // softplus(x) = max(x, 0) + log1p(exp(-|x|)), exact for large |x|.
-        UnaryOp::Softplus => map(a, d, |x| x.max(zero) + (-x.abs()).exp().ln_1p()),
+        UnaryOp::Softplus => map(a, d, |x| x.max(T::zero()) + (-x.abs()).exp().ln_1p()),
         UnaryOp::Erf => map(a, d, |x| x.erf()),
         UnaryOp::Floor => map(a, d, |x| x.floor()),
         UnaryOp::Ceil => map(a, d, |x| x.ceil()),
@@ -603,15 +621,14 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
             T::slice(g.buffer()).expect("dtype checked"),
             T::slice(y.buffer()).expect("dtype checked"),
         );
-        let zero = T::zero();
-        zip(
-            g,
-            gd,
-            y,
-            yd,
-            shape,
-            |gv, yv| if yv > zero { gv } else { zero },
-        )
+        // No captured zero: see `unary_float` on captures and the vectoriser.
+        zip(g, gd, y, yd, shape, |gv, yv| {
+            if yv > T::zero() {
+                gv
+            } else {
+                T::zero()
+            }
+        })
     }
     let buffer = match g.buffer() {
         Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)),
