@@ -63,8 +63,8 @@ pub fn exp_f32(x: f32) -> f32 {
     const ROUNDER: f32 = 12_582_912.0; // 1.5·2^23: adding it rounds to the nearest integer
     const LN2_HI: f32 = 0.693_359_4; // ln 2 split so that n·LN2_HI is exact
     const LN2_LO: f32 = -2.121_944_4e-4;
-    // max/min return the number when one operand is NaN; NaN is restored at the end.
-    let clamped = x.max(-104.0).min(88.8);
+    // A NaN stays NaN through the clamp and the arithmetic; it is passed on at the end.
+    let clamped = x.clamp(-104.0, 88.8);
     let t = clamped * std::f32::consts::LOG2_E + ROUNDER;
     let n = t - ROUNDER;
     let r = clamped - n * LN2_HI - n * LN2_LO;
@@ -73,7 +73,7 @@ pub fn exp_f32(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     let e = p * r * r + r + 1.0;
     // t's bits are ROUNDER's plus n (|n| < 2^22 keeps the exponent).
     let n = t.to_bits() as i32 - ROUNDER.to_bits() as i32;
@@ -96,10 +96,10 @@ pub fn tanh_f32(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
     let mut p = -5.704_988_7e-3f32;
-    p = p * z + 2.063_908_9e-2;
+    p = p * z + 2.063_909e-2;
     p = p * z - 5.373_971_6e-2;
     p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328_2e-1;
+    p = p * z - 3.333_328e-1;
     let small = x * (1.0 + z * p); // keeps the sign of ±0
     let large = 1.0 - 2.0 / (exp_f32(2.0 * a) + 1.0);
     let large = f32::copysign(large, x);
