@@ -170,8 +170,9 @@ def test_conv2d_matches_numpy(kernel_size, strides, padding):
 @pytest.mark.parametrize("channels", [1, 3, 9])
 @pytest.mark.parametrize("use_bias", [True, False])
 def test_conv2d_direct_and_gemm_paths_match_numpy_with_gradients(channels, use_bias):
-    """Up to 32 patch elements (channels × window) convolve directly, longer patches by im2col
-    and gemm; the bias is added inside the same op. Both paths, with and without the bias."""
+    """Up to 32 patch elements (channels × window) convolve forward directly, longer patches
+    by im2col and gemm (and every filter gradient); the bias is added inside the same op. Both
+    paths, with and without the bias."""
     layer = layers.Conv2D(3, 3, padding="same", use_bias=use_bias, dtype="float64")
     x = rand(2, 5, 4, channels)
     layer(x)
