@@ -16,22 +16,36 @@ fn as_f64(t: &Tensor) -> Result<Vec<f64>> {
     Ok(kernels::cast(t.value(), DType::F64)?.to_vec::<f64>())
 }
 
-/// Normalises `x` along every axis but `axis` with the batch's statistics, then scales by
-/// `gamma` and shifts by `beta` (each `[features]` or absent). Returns `y` and the batch mean
-/// and (biased) variance as untracked `[features]` tensors, for moving averages.
-pub fn fused_batch_norm(
-    x: &Tensor,
-    gamma: Option<&Tensor>,
-    beta: Option<&Tensor>,
-    axis: usize,
-    epsilon: f64,
-) -> Result<(Tensor, Tensor, Tensor)> {
-    let features = x.shape()[axis];
-    let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
-    let inv_std: Vec<f64> = variance
+/// Every axis of a rank-`rank` tensor but `axis`: the axes the statistics reduce over.
+fn reduction_axes(rank: usize, axis: usize) -> Vec<i64> {
+    (0..rank).filter(|&i| i != axis).map(|i| i as i64).collect()
+}
+
+/// The shape that lines a `[features]` tensor up with `axis` of a rank-`rank` tensor.
+fn feature_shape(rank: usize, axis: usize, features: usize) -> Vec<usize> {
+    (0..rank)
+        .map(|i| if i == axis { features } else { 1 })
+        .collect()
+}
+
+/// `1 / sqrt(variance + epsilon)` per feature.
+fn inverse_std(variance: &[f64], epsilon: f64) -> Vec<f64> {
+    variance
         .iter()
         .map(|v| 1.0 / (v + epsilon).sqrt())
-        .collect();
+        .collect()
+}
+
+/// The per-feature affine map both batch norms apply in one pass:
+/// `scale = γ·inv_std`, `shift = β - mean·scale` (γ = 1 and β = 0 when absent).
+/// Returns γ's values too, for the fused backward pass.
+fn scale_and_shift(
+    mean: &[f64],
+    inv_std: &[f64],
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let features = mean.len();
     let gamma_values = match gamma {
         Some(g) => as_f64(g)?,
         None => vec![1.0; features],
@@ -46,6 +60,23 @@ pub fn fused_batch_norm(
     let shift: Vec<f64> = (0..features)
         .map(|c| beta_values[c] - mean[c] * scale[c])
         .collect();
+    Ok((gamma_values, scale, shift))
+}
+
+/// Normalises `x` along every axis but `axis` with the batch's statistics, then scales by
+/// `gamma` and shifts by `beta` (each `[features]` or absent). Returns `y` and the batch mean
+/// and (biased) variance as untracked `[features]` tensors, for moving averages.
+pub fn fused_batch_norm(
+    x: &Tensor,
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let features = x.shape()[axis];
+    let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
+    let inv_std = inverse_std(&variance, epsilon);
+    let (gamma_values, scale, shift) = scale_and_shift(&mean, &inv_std, gamma, beta)?;
     let y = Tensor::new(kernels::batch_norm_apply(x.value(), axis, &scale, &shift)?);
     let mut inputs = vec![x];
     inputs.extend(gamma);
@@ -104,13 +135,8 @@ fn composed_backward(
     epsilon: f64,
 ) -> Result<(Tensor, Tensor, Tensor)> {
     let features = x.shape()[axis];
-    let axes: Vec<i64> = (0..x.rank())
-        .filter(|&i| i != axis)
-        .map(|i| i as i64)
-        .collect();
-    let param_shape: Vec<usize> = (0..x.rank())
-        .map(|i| if i == axis { features } else { 1 })
-        .collect();
+    let axes = reduction_axes(x.rank(), axis);
+    let param_shape = feature_shape(x.rank(), axis, features);
     let mean = reduce_mean(x, Some(&axes), true)?;
     let variance = reduce_mean(&squared_difference(x, &mean)?, Some(&axes), true)?;
     let inv_std = rsqrt(&add(&variance, &variance.scalar_like(epsilon))?)?;
@@ -142,22 +168,8 @@ pub fn batch_norm_inference(
     epsilon: f64,
 ) -> Result<Tensor> {
     let features = x.shape()[axis];
-    let mean_values = as_f64(mean)?;
-    let variance_values = as_f64(variance)?;
-    let gamma_values = match gamma {
-        Some(g) => as_f64(g)?,
-        None => vec![1.0; features],
-    };
-    let beta_values = match beta {
-        Some(b) => as_f64(b)?,
-        None => vec![0.0; features],
-    };
-    let scale: Vec<f64> = (0..features)
-        .map(|c| gamma_values[c] / (variance_values[c] + epsilon).sqrt())
-        .collect();
-    let shift: Vec<f64> = (0..features)
-        .map(|c| beta_values[c] - mean_values[c] * scale[c])
-        .collect();
+    let inv_std = inverse_std(&as_f64(variance)?, epsilon);
+    let (_, scale, shift) = scale_and_shift(&as_f64(mean)?, &inv_std, gamma, beta)?;
     let y = Tensor::new(kernels::batch_norm_apply(x.value(), axis, &scale, &shift)?);
     let mut inputs = vec![x, mean, variance];
     inputs.extend(gamma);
@@ -167,13 +179,8 @@ pub fn batch_norm_inference(
         let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
         move |gs: &[Tensor], needs: &[bool]| {
             let g = &gs[0];
-            let axes: Vec<i64> = (0..x.rank())
-                .filter(|&i| i != axis)
-                .map(|i| i as i64)
-                .collect();
-            let param_shape: Vec<usize> = (0..x.rank())
-                .map(|i| if i == axis { features } else { 1 })
-                .collect();
+            let axes = reduction_axes(x.rank(), axis);
+            let param_shape = feature_shape(x.rank(), axis, features);
             let inv_std = rsqrt(&add(&variance, &variance.scalar_like(epsilon))?)?;
             let scale = match &gamma {
                 Some(gm) => mul(gm, &inv_std)?,

@@ -423,17 +423,13 @@ fn conv2d_direct_image<T: GemmFloat>(
             for (b, dst) in (&mut blocks).enumerate() {
                 let first = b * CHANNEL_BLOCK;
                 let mut acc: [T; CHANNEL_BLOCK] = (&*dst).try_into().expect("block length");
-                // Plain loops, not `taps_at`'s callback: the accumulator must stay in registers
-                // across the taps, which a call per tap (not always inlined) prevents.
-                for ky in 0..w.k_h {
-                    let Some(iy) = w.source(oy, ky, 0) else {
-                        continue;
-                    };
-                    for kx in 0..w.k_w {
-                        let Some(ix) = w.source(ox, kx, 1) else {
-                            continue;
-                        };
-                        let (tap, pixel) = (ky * w.k_w + kx, iy * w.in_w + ix);
+                // The callback is forced inline: a call per tap would keep the accumulator
+                // out of registers.
+                w.taps_at(
+                    oy,
+                    ox,
+                    #[inline(always)]
+                    |tap, pixel| {
                         for ci in 0..c {
                             let v = image[pixel * c + ci];
                             let row = (tap * c + ci) * out_c + first;
@@ -443,8 +439,8 @@ fn conv2d_direct_image<T: GemmFloat>(
                                 acc[j] = acc[j] + v * f[j];
                             }
                         }
-                    }
-                }
+                    },
+                );
                 dst.copy_from_slice(&acc);
             }
             let rest = blocks.into_remainder();
@@ -904,26 +900,22 @@ fn max_pool_image<T: GemmFloat>(w: &Window2d, image: &[T], out: &mut [T]) {
         for ox in 0..w.out_w {
             let best = &mut out[(oy * w.out_w + ox) * c..][..c];
             let mut first = true;
-            for ky in 0..w.k_h {
-                let Some(iy) = w.source(oy, ky, 0) else {
-                    continue;
-                };
-                for kx in 0..w.k_w {
-                    let Some(ix) = w.source(ox, kx, 1) else {
-                        continue;
-                    };
-                    let pixel = iy * w.in_w + ix;
+            w.taps_at(
+                oy,
+                ox,
+                #[inline(always)]
+                |_, pixel| {
                     let window = &image[pixel * c..(pixel + 1) * c];
                     if first {
                         best.copy_from_slice(window);
                         first = false;
-                        continue;
+                        return;
                     }
                     for (b, &v) in best.iter_mut().zip(window) {
                         *b = if beats(v, *b) { v } else { *b };
                     }
-                }
-            }
+                },
+            );
         }
     }
 }
