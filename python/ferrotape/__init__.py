@@ -8,7 +8,7 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-from . import _core, data, errors, linalg, math, nest, nn, random
+from . import _core, data, errors, linalg, math, nest, nn, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -285,6 +285,7 @@ __all__ = [
     "tanh",
     "tensordot",
     "tile",
+    "train",
     "transpose",
     "truediv",
     "unstack",

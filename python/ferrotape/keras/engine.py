@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import _core, nest
 from .. import dtypes as ft_dtypes
+from .. import train as _checkpoints
 from ..module import Module
 from . import initializers, regularizers
 
@@ -812,6 +813,10 @@ class Layer(Module):
             self._clear_losses()
         if not self.built:
             self._build_on_first_call(inputs)
+            if _checkpoints._has_deferred():
+                # A checkpoint restored before this layer existed assigns its weights now,
+                # before they are first used (TensorFlow's deferred restoration).
+                _checkpoints._restore_deferred()
         if accepts_training and training is not None:
             kwargs["training"] = training
         context.depth += 1
