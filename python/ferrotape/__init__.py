@@ -8,7 +8,7 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-from . import _core, data, errors, linalg, math, nest, nn, random, train
+from . import _core, config, data, errors, linalg, math, nest, nn, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -197,6 +197,7 @@ __all__ = [
     "clip_by_norm",
     "clip_by_value",
     "concat",
+    "config",
     "constant",
     "convert_to_tensor",
     "cos",
