@@ -427,7 +427,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Any = ...) -> Any: 
 def select(condition: Any, x: Any, y: Any) -> Any:
     """`condition ? x : y` with broadcasting (the one-argument form is in Python)."""
 
-def set_simd_level(cap: Any, /) -> Any:
+def set_simd_level(cap: Any) -> Any:
     """Caps the SIMD level (None lifts this cap) and returns the level now in force."""
 
 def shape(input: Any, out_type: Any = ..., name: Any = ...) -> Any:

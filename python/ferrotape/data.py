@@ -259,20 +259,30 @@ class Dataset:
         return Dataset(numbered, self._length)
 
     def cache(self, filename="", name=None):
-        """Keeps the elements in memory after the first full pass."""
+        """Keeps the elements in memory after the first full pass.
+
+        Each iteration that starts before a pass has completed reads the source itself, so
+        two iterators at once each see every element once; the first to finish a full pass
+        fills the cache (a pass stopped early fills nothing, as in TensorFlow).
+
+        >>> ds = Dataset.range(3).cache()
+        >>> a, b = iter(ds), iter(ds)
+        >>> [(int(next(a)), int(next(b))) for _ in range(3)]
+        [(0, 0), (1, 1), (2, 2)]
+        """
         del filename, name
-        store = []
-        done = []
+        complete = []  # the elements of the first finished pass, once there is one
 
         def cached():
-            if done:
-                yield from store
+            if complete:
+                yield from complete[0]
                 return
-            store.clear()
+            elements = []
             for element in self._make_iterator():
-                store.append(element)
+                elements.append(element)
                 yield element
-            done.append(True)
+            if not complete:
+                complete.append(elements)
 
         return Dataset(cached, self._length)
 

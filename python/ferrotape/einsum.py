@@ -65,6 +65,11 @@ def _expand_ellipsis(spec, rank, fill):
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation over one or more operands (``'ij,jk->ik'``, ``'bxby->bxy'``, …)."""
     del kwargs
+    if not isinstance(equation, str):
+        raise TypeError(
+            "einsum: the first argument must be the equation, a string such as 'ij,jk->ik'; "
+            f"received {type(equation).__name__}"
+        )
     inputs = [_core.convert_to_tensor(x) for x in inputs]
     equation = equation.replace(" ", "")
     lhs, _, out = equation.partition("->")

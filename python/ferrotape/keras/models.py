@@ -145,15 +145,11 @@ def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
         if sample_weight is None:
             return fn(y_true, y_pred)
         return fn(y_true, y_pred, sample_weight=sample_weight)
-    values = fn(y_true, y_pred)
-    if not isinstance(values, _core.Tensor):
-        values = _core.convert_to_tensor(values)
-    if sample_weight is not None:
-        weight = _core.cast(_core.convert_to_tensor(sample_weight), values.dtype)
-        while weight.ndim < values.ndim:
-            weight = _core.expand_dims(weight, -1)
-        values = values * weight
-    return _core.reduce_mean(values) if values.ndim else values
+    from . import losses
+
+    # The same weighting and reduction as a Loss object (Keras wraps a loss function given to
+    # compile in one): a (batch, 1) sample_weight lines up with (batch,) per-sample values.
+    return losses.reduce_weighted_values(fn(y_true, y_pred), sample_weight)
 
 
 class _CompiledLoss:
@@ -309,8 +305,11 @@ class _IterableBatches:
     """Batches from a ``ft.data.Dataset`` (re-iterated each epoch) or a one-shot iterator."""
 
     def __init__(self, source, who):
+        from .. import data
+
         self.source = source
         self.steps = None
+        self.infinite = isinstance(source, data.Dataset) and source._length == data.INFINITE
         try:
             steps = len(source)
             self.steps = steps if steps >= 0 else None
@@ -380,7 +379,15 @@ def _class_sample_weights(y, class_weight, sample_weight, who):
 class _EpochIterator:
     """Steps of one epoch; with ``steps_per_epoch`` the source is consumed across epochs."""
 
-    def __init__(self, source, steps_per_epoch=None):
+    def __init__(self, source, steps_per_epoch=None, steps_name="steps_per_epoch"):
+        if steps_per_epoch is None and getattr(source, "infinite", False):
+            # Keras 3 would loop for ever here (an epoch that never ends); tf.keras 2 raised
+            # this error, which is what a user of a repeated dataset needs to see.
+            raise ValueError(
+                f"{source.who}: the dataset repeats forever (`.repeat()` without a count), so "
+                f"an epoch would never end: pass `{steps_name}` (the number of batches to "
+                f"draw from it)"
+            )
         self.source = source
         self.steps_per_epoch = steps_per_epoch
         self.steps = steps_per_epoch if steps_per_epoch is not None else source.steps
@@ -717,6 +724,7 @@ class Model(Layer):
                     val_x, val_y, val_sw, validation_batch_size or batch_size, False, "fit"
                 ),
                 validation_steps,
+                "validation_steps",
             )
         callback_list, history = self._callback_list(
             callbacks, verbose, epochs, train.steps, add_history=True
@@ -846,7 +854,7 @@ class Model(Layer):
         self._assert_compiled("evaluate")
         verbose = _resolve_verbose(verbose)
         iterator = _EpochIterator(
-            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"), steps
+            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"), steps, "steps"
         )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         logs = self._test_loop(iterator, callback_list, verbose)
@@ -856,7 +864,9 @@ class Model(Layer):
         """The model's outputs for ``x`` (inference mode), as numpy arrays joined over
         batches."""
         verbose = _resolve_verbose(verbose)
-        iterator = _EpochIterator(_make_batches(x, None, None, batch_size, False, "predict"), steps)
+        iterator = _EpochIterator(
+            _make_batches(x, None, None, batch_size, False, "predict"), steps, "steps"
+        )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         callback_list.on_predict_begin()
         progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)

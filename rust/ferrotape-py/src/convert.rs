@@ -6,7 +6,10 @@
 use ferrotape_autodiff::core::{kernels, Array, Buffer};
 use ferrotape_autodiff::{ops, DType, Tensor};
 use half::f16;
-use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+    ToPyArray,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
@@ -59,6 +62,17 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
 }
 
 fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    let dtype = arr.dtype();
+    if !arr.is_aligned() || dtype.is_native_byteorder() == Some(false) {
+        // Elements that are misaligned or stored in the other byte order are not valid Rust
+        // values in place: numpy copies them into an aligned array in native order first.
+        // (`astype` always copies into a fresh, aligned array; `ascontiguousarray` would hand
+        // back a contiguous but misaligned array unchanged.)
+        let native = dtype.call_method1("newbyteorder", ("=",))?;
+        let copy = arr.call_method1("astype", (native,))?;
+        let copy = copy.cast::<PyUntypedArray>()?;
+        return Array::from_buffer(numpy_buffer(copy)?, copy.shape()).raise();
+    }
     Array::from_buffer(numpy_buffer(arr)?, arr.shape()).raise()
 }
 
@@ -84,17 +98,40 @@ fn scalar(dtype: DType, value: f64) -> Array {
     Array::full(dtype, &[], value)
 }
 
-fn contains_tensor(obj: &Bound<'_, PyAny>) -> bool {
-    if obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>() {
-        return true;
+/// The deepest nest of lists and tuples a value may have (numpy's limit on dimensions): deeper
+/// ones are refused before anything recurses over them, so a hostile nest cannot exhaust the
+/// native stack (of the main thread or of a thread started with a small stack).
+const MAX_NESTING: usize = 64;
+
+fn too_deep() -> PyErr {
+    PyValueError::new_err(format!(
+        "Cannot convert a value nested more than {MAX_NESTING} levels deep to a Tensor \
+         (a tensor has at most {MAX_NESTING} dimensions)"
+    ))
+}
+
+fn is_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()
+}
+
+/// Whether a nest of lists and tuples holds a tensor or variable, scanned with an explicit
+/// stack; fails on a nest deeper than `MAX_NESTING - depth` levels.
+fn contains_tensor(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
+    let mut stack = vec![(obj.clone(), depth)];
+    while let Some((item, level)) = stack.pop() {
+        if item.is_instance_of::<PyTensor>() || item.is_instance_of::<PyVariable>() {
+            return Ok(true);
+        }
+        if is_sequence(&item) {
+            if level >= MAX_NESTING {
+                return Err(too_deep());
+            }
+            for child in item.try_iter()? {
+                stack.push((child?, level + 1));
+            }
+        }
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        return obj
-            .try_iter()
-            .map(|it| it.flatten().any(|x| contains_tensor(&x)))
-            .unwrap_or(false);
-    }
-    false
+    Ok(false)
 }
 
 /// Converts any tensor-like Python value, optionally to `dtype` (TensorFlow's
@@ -110,16 +147,28 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
             _ => Ok(t),
         };
     }
-    Ok(Tensor::new(to_array(obj, dtype)?))
+    Ok(Tensor::new(to_array(obj, dtype, 0)?))
 }
 
 /// Converts a value already known not to be a tensor or variable to `dtype`.
 pub fn value_to_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
-    Ok(Tensor::new(to_array(obj, Some(dtype))?))
+    Ok(Tensor::new(to_array(obj, Some(dtype), 0)?))
 }
 
-/// Converts a non-tensor Python value to an array.
-fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+/// `to_tensor` for an element `depth` levels inside a nest being converted.
+fn nested_to_tensor(
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+    depth: usize,
+) -> PyResult<Tensor> {
+    match as_tensor(obj) {
+        Some(_) => to_tensor(obj, dtype),
+        None => Ok(Tensor::new(to_array(obj, dtype, depth)?)),
+    }
+}
+
+/// Converts a non-tensor Python value, found `depth` levels inside a nest, to an array.
+fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyResult<Array> {
     // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).
     if obj.is_exact_instance_of::<PyBool>() {
         let b: bool = obj.extract()?;
@@ -155,12 +204,13 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
         return cast_to(from_numpy(arr)?, dtype);
     }
     let py = obj.py();
-    let is_sequence = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
-    if is_sequence && contains_tensor(obj) {
-        // Pack element by element so a gradient can flow into the tensors inside.
+    let is_sequence = is_sequence(obj);
+    if is_sequence && contains_tensor(obj, depth)? {
+        // Pack element by element so a gradient can flow into the tensors inside; the scan
+        // above bounds this recursion by MAX_NESTING.
         let parts = obj
             .try_iter()?
-            .map(|x| to_tensor(&x?, dtype))
+            .map(|x| nested_to_tensor(&x?, dtype, depth + 1))
             .collect::<PyResult<Vec<_>>>()?;
         let first = parts[0].dtype();
         let parts = parts

@@ -200,14 +200,22 @@ impl PyGradientTape {
 #[pymethods]
 impl PyGradientTape {
     #[new]
-    #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
-    fn py_new(persistent: bool, watch_accessed_variables: bool) -> Self {
-        PyGradientTape {
+    #[pyo3(signature = (persistent=None, watch_accessed_variables=None))]
+    fn py_new(
+        persistent: Option<&Bound<'_, PyAny>>,
+        watch_accessed_variables: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        // TensorFlow only tests these flags for truth (`persistent=1` is persistent).
+        let truth =
+            |flag: Option<&Bound<'_, PyAny>>, default| flag.map_or(Ok(default), |f| f.is_truthy());
+        let persistent = truth(persistent, false)?;
+        let watch_accessed_variables = truth(watch_accessed_variables, true)?;
+        Ok(PyGradientTape {
             tape: Tape::new(persistent, watch_accessed_variables),
             persistent,
             recording: AtomicBool::new(false),
             entered: AtomicBool::new(false),
-        }
+        })
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {

@@ -254,7 +254,7 @@ pub fn value_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
 
 /// Python methods shared by `Tensor` and `Variable`.
 macro_rules! tensor_methods {
-    ($cls:ident) => {
+    ($cls:ident, $pyname:literal) => {
         #[pymethods]
         impl $cls {
             /// Makes numpy defer to our reflected operators (`ndarray * tensor` stays a tensor).
@@ -363,7 +363,7 @@ macro_rules! tensor_methods {
             }
 
             fn __hash__(&self) -> PyResult<isize> {
-                Err(PyTypeError::new_err(concat!(stringify!($cls), " is unhashable. Instead, use id() as the key.")))
+                Err(PyTypeError::new_err(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
             }
 
             fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::add) }
@@ -412,7 +412,7 @@ macro_rules! tensor_methods {
 
 pub(crate) use tensor_methods;
 
-tensor_methods!(PyTensor);
+tensor_methods!(PyTensor, "Tensor");
 
 #[pymethods]
 impl PyTensor {

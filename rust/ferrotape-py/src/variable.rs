@@ -45,7 +45,7 @@ impl TensorLike for PyVariable {
     }
 }
 
-tensor_methods!(PyVariable);
+tensor_methods!(PyVariable, "Variable");
 
 fn update(
     slf: &Bound<'_, PyVariable>,

@@ -1,0 +1,210 @@
+"""Issue 9's reproducers: hostile or unusual input ends in an ordinary Python exception or the
+right answer, never a crash, a hang, a PanicException or silently wrong data. Anything that
+could crash the interpreter runs in a fresh one (tests/isolated.py)."""
+
+import numpy as np
+import pytest
+from isolated import assert_raises_cleanly, run_snippet
+
+import ferrotape as tf
+
+DEEP_LIST = "x = []\nfor _ in range(100_000):\n    x = [x]\n"
+
+
+# ----------------------------------------------------------------------------- deep nests
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "tf.constant(x)",
+        "tf.convert_to_tensor(x)",
+        "tf.Variable(x)",
+        "tf.data.Dataset.from_tensor_slices(x)",
+        "tf.reduce_sum(x)",
+        "tf.constant(1.0) + x",
+    ],
+)
+def test_a_list_nested_100000_deep_is_refused_with_a_value_error(call):
+    assert_raises_cleanly(DEEP_LIST + call, "ValueError", "nested more than")
+
+
+def test_a_deep_list_holding_a_tensor_is_refused_too():
+    assert_raises_cleanly(
+        "x = [tf.ones([2])]\nfor _ in range(100_000):\n    x = [x]\ntf.constant(x)",
+        "ValueError",
+        "nested more than",
+    )
+
+
+def test_a_deep_list_in_a_thread_with_a_small_stack_raises_there():
+    code = """
+    import threading
+    threading.stack_size(64 * 1024)
+    x = []
+    for _ in range(1000):
+        x = [x]
+    errors = []
+    def convert():
+        try:
+            tf.constant(x)
+        except ValueError as error:
+            errors.append(str(error))
+    thread = threading.Thread(target=convert)
+    thread.start()
+    thread.join()
+    assert errors and "nested more than" in errors[0], errors
+    """
+    outcome = run_snippet(code)
+    assert outcome.kind == "ok", outcome
+
+
+def test_nests_tensorflow_accepts_still_convert():
+    t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(t.numpy(), [[1, 2], [3, 4]])
+    mixed = tf.constant([tf.ones([2]), [5.0, 6.0]])
+    np.testing.assert_array_equal(mixed.numpy(), [[1, 1], [5, 6]])
+    x = 1.0
+    for _ in range(40):
+        x = [x]
+    assert tf.constant(x).shape.as_list() == [1] * 40
+
+
+def test_python_nests_deeper_than_the_limit_give_a_value_error():
+    x = []
+    for _ in range(100_000):
+        x = [x]
+    with pytest.raises(ValueError, match="nested more than"):
+        tf.nest.flatten(x)
+    shallow = {"b": [1, (2, 3)], "a": 4}
+    assert tf.nest.flatten(shallow) == [4, 1, 2, 3]
+    assert tf.nest.map_structure(lambda v: v * 2, shallow) == {"b": [2, (4, 6)], "a": 8}
+
+
+# ----------------------------------------------------------------------------- numpy layouts
+
+
+def unaligned(values):
+    """``values`` stored one byte past an aligned address (numpy's ``aligned`` flag False)."""
+    raw = b"\0" + np.ascontiguousarray(values).tobytes()
+    out = np.frombuffer(raw, dtype=values.dtype, offset=1).reshape(values.shape)
+    assert not out.flags.aligned
+    return out
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: unaligned(np.arange(5, dtype=np.float32)),
+        lambda: unaligned(np.arange(6, dtype=np.float64).reshape(2, 3)),
+        lambda: unaligned(np.arange(4, dtype=np.int64)),
+        lambda: np.arange(3, dtype=">f4"),
+        lambda: np.arange(6, dtype=">i8").reshape(2, 3)[:, ::-1],
+        lambda: unaligned(np.arange(6, dtype=">i4")).reshape(2, 3)[:, ::-2],
+        lambda: np.arange(12.0).reshape(3, 4)[::-1, 1::2],
+        lambda: np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+        lambda: np.zeros((0, 3), dtype=">f8"),
+        lambda: np.array(2.5, dtype=">f4"),
+    ],
+)
+def test_any_numpy_layout_and_byte_order_converts_to_the_same_values(make):
+    array = make()
+    tensor = tf.constant(array)
+    native = array.astype(array.dtype.newbyteorder("="))
+    expected_dtype = {"int64": "int64", "int32": "int32"}.get(native.dtype.name, native.dtype.name)
+    assert tensor.dtype.name == expected_dtype
+    np.testing.assert_array_equal(tensor.numpy(), native)
+
+
+def test_unconvertible_numpy_arrays_raise_type_errors():
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        tf.constant(np.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        tf.constant(np.zeros(2, dtype=[("a", "f4"), ("b", "i4")]))
+
+
+# ----------------------------------------------------------------------------- messages
+
+
+def test_gradient_tape_takes_truthy_flags_as_tensorflow_does():
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=2) as tape:
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient(y, x)) == 6.0
+    assert float(tape.gradient(y, x)) == 6.0  # persistent: a second call works
+    with tf.GradientTape(watch_accessed_variables=0) as tape:
+        v = tf.Variable(2.0)
+        z = v * v
+    assert tape.gradient(z, v) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "name"), [(tf.constant(1.0), "Tensor"), (tf.Variable(1.0), "Variable")]
+)
+def test_hashing_a_tensor_names_the_public_class(value, name):
+    with pytest.raises(TypeError, match=f"^{name} is unhashable"):
+        hash(value)
+
+
+def test_einsum_with_a_tensor_for_the_equation_says_so():
+    with pytest.raises(TypeError, match="einsum: the first argument must be the equation"):
+        tf.einsum(tf.ones([2]), tf.ones([2]))
+
+
+# ----------------------------------------------------------------------------- tf.data and fit
+
+
+def test_a_cache_iterated_by_two_iterators_at_once_gives_each_every_element():
+    ds = tf.data.Dataset.range(5).cache()
+    first, second = iter(ds), iter(ds)
+    pairs = [(int(next(first)), int(next(second))) for _ in range(5)]
+    assert pairs == [(i, i) for i in range(5)]
+    assert [int(x) for x in ds] == list(range(5))
+    stopped = iter(tf.data.Dataset.range(4).cache())
+    next(stopped)  # a pass stopped early fills nothing; a later pass is still complete
+
+
+def repeated_model_and_data():
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((8, 2), "float32"), np.ones((8, 1), "float32")
+    return model, tf.data.Dataset.from_tensor_slices((x, y)).batch(4).repeat()
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda m, ds: m.fit(ds, verbose=0), "steps_per_epoch"),
+        (lambda m, ds: m.fit(ds.take(2), validation_data=ds, verbose=0), "validation_steps"),
+        (lambda m, ds: m.evaluate(ds, verbose=0), "steps"),
+        (lambda m, ds: m.predict(ds.map(lambda x, y: x), verbose=0), "steps"),
+    ],
+)
+def test_fit_evaluate_predict_refuse_an_endless_dataset_without_a_step_count(call, argument):
+    model, ds = repeated_model_and_data()
+    with pytest.raises(ValueError, match=f"repeats forever.*`{argument}`"):
+        call(model, ds)
+
+
+def test_an_endless_dataset_with_a_step_count_trains():
+    model, ds = repeated_model_and_data()
+    history = model.fit(ds, steps_per_epoch=3, epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2
+
+
+@pytest.mark.parametrize("weight_shape", ["(n,)", "(n, 1)"])
+def test_a_compiled_string_loss_weights_samples_like_the_loss_object(weight_shape):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((6, 3)).astype("float32")
+    y = rng.standard_normal((6, 1)).astype("float32")
+    weights = np.arange(1.0, 7.0, dtype="float32")
+    if weight_shape == "(n, 1)":
+        weights = weights[:, None]
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    prediction = model.predict(x, verbose=0)
+    by_hand = np.sum(((prediction - y) ** 2).mean(-1) * weights.reshape(-1)) / 6
+    by_object = float(tf.keras.losses.MeanSquaredError()(y, prediction, sample_weight=weights))
+    evaluated = model.evaluate(x, y, sample_weight=weights, verbose=0)
+    np.testing.assert_allclose([evaluated, by_object], [by_hand, by_hand], rtol=1e-5)
