@@ -2,6 +2,8 @@
 right answer, never a crash, a hang, a PanicException or silently wrong data. Anything that
 could crash the interpreter runs in a fresh one (tests/isolated.py)."""
 
+import json
+
 import numpy as np
 import pytest
 from isolated import assert_raises_cleanly, run_snippet
@@ -208,3 +210,91 @@ def test_a_compiled_string_loss_weights_samples_like_the_loss_object(weight_shap
     by_object = float(tf.keras.losses.MeanSquaredError()(y, prediction, sample_weight=weights))
     evaluated = model.evaluate(x, y, sample_weight=weights, verbose=0)
     np.testing.assert_allclose([evaluated, by_object], [by_hand, by_hand], rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------- pooling windows
+
+
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+@pytest.mark.parametrize("stride", [1, 2])
+def test_a_same_window_far_larger_than_the_image_returns_at_once_with_tf_values(pool, stride):
+    x = tf.constant((np.arange(2 * 4 * 5 * 3, dtype=np.float32) % 7).reshape(2, 4, 5, 3))
+    huge = run_snippet(
+        f"""
+        import json
+        x = tf.constant((np.arange(2 * 4 * 5 * 3, dtype=np.float32) % 7).reshape(2, 4, 5, 3))
+        print("VALUES", json.dumps(tf.nn.{pool}(x, 2**62, {stride}, "SAME").numpy().tolist()))
+        """,
+        timeout=20,
+    )
+    assert huge.kind == "ok", huge
+    # A window of 10 already covers the whole image from every position (TF 2.21 gives these
+    # same values for it; its own kernels reject 2**62).
+    expected = getattr(tf.nn, pool)(x, 10, stride, "SAME").numpy()
+    line = next(row for row in huge.stdout.splitlines() if row.startswith("VALUES "))
+    values = np.array(json.loads(line[len("VALUES ") :]))
+    np.testing.assert_allclose(values, expected, rtol=1e-6)
+    reduce = np.max if pool == "max_pool2d" else np.mean
+    np.testing.assert_allclose(expected[:, 0, 0], reduce(x.numpy(), axis=(1, 2)), rtol=1e-6)
+
+
+def test_huge_pooling_windows_differentiate_like_a_global_pool():
+    x = tf.constant(np.random.default_rng(0).standard_normal((1, 3, 3, 2)))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        mean = tf.reduce_sum(tf.nn.avg_pool2d(x, 2**40, 1, "SAME"))
+        top = tf.reduce_sum(tf.nn.max_pool2d(x, 2**40, 5, "SAME"))
+    np.testing.assert_allclose(tape.gradient(mean, x).numpy(), np.ones((1, 3, 3, 2)))
+    expected = (x.numpy() == x.numpy().max(axis=(1, 2), keepdims=True)).astype(float)
+    np.testing.assert_array_equal(tape.gradient(top, x).numpy(), expected)
+
+
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+def test_a_valid_window_larger_than_the_image_is_an_invalid_argument(pool):
+    assert_raises_cleanly(
+        f"tf.nn.{pool}(tf.zeros([1, 4, 4, 1]), 2**62, 1, 'VALID')",
+        "InvalidArgumentError",
+        "larger than the input",
+    )
+
+
+def test_pooling_layers_with_huge_windows_end():
+    outcome = run_snippet(
+        """
+        layer = tf.keras.layers.MaxPooling2D(2**62, strides=1, padding="same")
+        print(layer(tf.ones([1, 3, 3, 1])).shape)
+        """,
+        timeout=20,
+    )
+    assert outcome.kind == "ok" and "(1, 3, 3, 1)" in outcome.stdout, outcome
+
+
+# ----------------------------------------------------------------------------- iteration
+
+
+def test_iteration_makes_rows_one_at_a_time():
+    outcome = run_snippet(
+        """
+        import time
+        big = tf.zeros([10**7])
+        start = time.perf_counter()
+        first = next(iter(big))
+        assert time.perf_counter() - start < 0.5, time.perf_counter() - start
+        assert float(first) == 0.0
+        """
+    )
+    assert outcome.kind == "ok", outcome
+
+
+def test_iteration_yields_differentiable_rows_and_unpacks():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = sum(tf.reduce_sum(row) * i for i, row in enumerate(x))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[0, 0], [1, 1]])
+    a, b = tf.constant([1, 2])
+    assert (int(a), int(b)) == (1, 2)
+    assert len(list(tf.zeros([3, 0]))) == 3 and list(tf.zeros([0, 2])) == []
+    assert [float(v) for v in tf.Variable([1.0, 2.0])] == [1.0, 2.0]
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
+        iter(tf.constant(1.0))

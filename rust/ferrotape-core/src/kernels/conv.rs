@@ -51,7 +51,15 @@ fn output_size(
     dilation: usize,
     padding: Padding,
 ) -> Result<(usize, usize)> {
-    let effective = (window - 1) * dilation + 1;
+    let effective = (window - 1)
+        .checked_mul(dilation)
+        .and_then(|e| e.checked_add(1))
+        .ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("the window ({window}) dilated by {dilation} is too large to address"),
+            )
+        })?;
     match padding {
         Padding::Valid => {
             if input < effective {
@@ -66,7 +74,9 @@ fn output_size(
         }
         Padding::Same => {
             let out = input.div_ceil(stride);
-            let needed = ((out.max(1) - 1) * stride + effective).saturating_sub(input);
+            let needed = ((out.max(1) - 1) * stride)
+                .saturating_add(effective)
+                .saturating_sub(input);
             Ok((out, needed / 2))
         }
     }
@@ -191,17 +201,39 @@ impl Window2d {
         }
     }
 
+    /// The taps `k` of output position `o` along `axis` that land inside the input: those with
+    /// `0 <= o·stride + k·dilation - pad < size`. Computed, not searched, so a window far larger
+    /// than the image (valid with 'SAME' padding: TensorFlow clips it) costs what the image
+    /// costs, not what the window would.
+    #[inline(always)]
+    fn taps_inside(&self, o: usize, axis: usize) -> std::ops::Range<usize> {
+        let (pad, size, taps) = if axis == 0 {
+            (self.pad_top, self.in_h, self.k_h)
+        } else {
+            (self.pad_left, self.in_w, self.k_w)
+        };
+        let (start, step) = ((o * self.stride[axis]) as u128, self.dilation[axis] as u128);
+        let (pad, size) = (pad as u128, size as u128);
+        let first = pad.saturating_sub(start).div_ceil(step);
+        let end = (size + pad).saturating_sub(start).div_ceil(step);
+        let taps = taps as u128;
+        (first.min(taps) as usize)..(end.min(taps) as usize)
+    }
+
     /// Calls `f(tap, input_pixel)` for the taps of output position (`oy`, `ox`) inside the image.
     #[inline(always)]
     fn taps_at(&self, oy: usize, ox: usize, mut f: impl FnMut(usize, usize)) {
-        for ky in 0..self.k_h {
-            let Some(iy) = self.source(oy, ky, 0) else {
-                continue;
-            };
-            for kx in 0..self.k_w {
-                if let Some(ix) = self.source(ox, kx, 1) {
-                    f(ky * self.k_w + kx, iy * self.in_w + ix);
-                }
+        let columns = self.taps_inside(ox, 1);
+        for ky in self.taps_inside(oy, 0) {
+            let iy = oy * self.stride[0] + ky * self.dilation[0] - self.pad_top;
+            for kx in columns.clone() {
+                let ix = ox * self.stride[1] + kx * self.dilation[1] - self.pad_left;
+                // Only convolutions read the tap, and their filter bounds `k_h·k_w`; a pooling
+                // window may be far larger than any index, so the product may wrap there.
+                f(
+                    ky.wrapping_mul(self.k_w).wrapping_add(kx),
+                    iy * self.in_w + ix,
+                );
             }
         }
     }
