@@ -364,16 +364,14 @@ fn one_hot(
 }
 
 fn filled(
+    op: &'static str,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     value: f64,
 ) -> PyResult<PyTensor> {
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
-    Ok(PyTensor::new(Tensor::new(Array::full(
-        d,
-        &dims_of(shape)?,
-        value,
-    ))))
+    let a = Array::full(op, d, &dims_of(shape)?, value).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
 }
 
 #[pyfunction]
@@ -384,7 +382,7 @@ fn zeros(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 0.0)
+    filled("Zeros", shape, dtype, 0.0)
 }
 
 #[pyfunction]
@@ -395,7 +393,7 @@ fn ones(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 1.0)
+    filled("Ones", shape, dtype, 1.0)
 }
 
 fn filled_like(
@@ -405,7 +403,9 @@ fn filled_like(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
-    Ok(PyTensor::new(Tensor::new(Array::full(d, t.shape(), value))))
+    Ok(PyTensor::new(Tensor::new(
+        Array::full("Fill", d, t.shape(), value).raise()?,
+    )))
 }
 
 #[pyfunction]
@@ -616,7 +616,7 @@ fn size(
     let _ = name;
     let n = to_tensor(input, None)?.len();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    Ok(PyTensor::new(Tensor::new(Array::full(d, &[], n as f64))))
+    Ok(PyTensor::new(Tensor::new(Array::scalar_of(d, n as f64))))
 }
 
 #[pyfunction]

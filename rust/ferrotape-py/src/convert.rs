@@ -81,7 +81,7 @@ pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
 }
 
 fn scalar(dtype: DType, value: f64) -> Array {
-    Array::full(dtype, &[], value)
+    Array::scalar_of(dtype, value)
 }
 
 fn contains_tensor(obj: &Bound<'_, PyAny>) -> bool {

@@ -755,6 +755,8 @@ fn float_kernel(
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op, a.dtype(), b.dtype()));
     }
+    // The output can be far larger than both operands (many output channels of a 1x1 filter).
+    crate::check_alloc(op, a.dtype(), out_shape)?;
     let (a, b) = (a.contiguous(), b.contiguous());
     let buffer = match (a.buffer(), b.buffer()) {
         (Buffer::F32(_), _) => Buffer::F32(f32_kernel(
