@@ -183,3 +183,26 @@ def test_inverse_and_solve_of_empty_matrices_are_empty():
     assert tf.linalg.inv(tf.zeros([0, 0])).shape == np.linalg.inv(np.zeros([0, 0])).shape
     x = tf.linalg.solve(tf.zeros([0, 0]), tf.zeros([0, 2]))
     assert x.shape == np.linalg.solve(np.zeros([0, 0]), np.zeros([0, 2])).shape
+
+
+# Inputs whose arithmetic overflowed (a PanicException): each must end in an ordinary error.
+OVERFLOWING = [
+    ("tf.split(tf.zeros([4]), [2**62, -(2**62) + 4])", "Split"),
+    ("tf.split(tf.zeros([4]), [2**62] * 4)", "Split"),
+    ("tf.split(tf.zeros([4]), [-1, 5])", "Split"),
+    ("tf.split(tf.zeros([4]), [-1, -1])", "Split"),
+    ("tf.range(float('inf'))", "Range"),
+    ("tf.reshape(tf.zeros([0]), [2**32, 2**32, 0])", "Reshape"),
+]
+
+
+@pytest.mark.parametrize(("code", "op"), OVERFLOWING, ids=[c for c, _ in OVERFLOWING])
+def test_overflowing_arguments_raise_ordinary_errors(code, op):
+    outcome = run_snippet(_LIMIT + code)
+    assert outcome.kind == "raised" and "ValueError" in outcome.exc_types, f"{code}: {outcome}"
+    assert op in outcome.message, f"{code}: {outcome}"
+
+
+def test_split_with_one_inferred_size():
+    parts = tf.split(tf.range(4), [-1, 3])
+    assert [p.numpy().tolist() for p in parts] == [[0], [1, 2, 3]]

@@ -155,8 +155,20 @@ fn split(
             vec![d / n; n]
         }
         Err(_) => {
+            // At most one -1 (inferred), as reshape; the known sizes must fit in the axis.
             let s = ints_of(num_or_size_splits)?;
-            let known: i64 = s.iter().filter(|&&x| x >= 0).sum();
+            let known = s
+                .iter()
+                .filter(|&&x| x >= 0)
+                .try_fold(0i64, |acc, &x| acc.checked_add(x))
+                .filter(|&k| k <= d as i64);
+            let unknown = s.iter().filter(|&&x| x < 0).count();
+            let (Some(known), true) = (known, unknown <= 1 && s.iter().all(|&x| x >= -1)) else {
+                return Err(PyValueError::new_err(format!(
+                    "Split: size_splits must be sizes >= 0 (at most one -1) that fit in \
+                     dimension {d} of axis {axis}, received {s:?}"
+                )));
+            };
             s.iter()
                 .map(|&x| {
                     if x < 0 {

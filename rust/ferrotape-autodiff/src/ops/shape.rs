@@ -319,7 +319,8 @@ pub fn concat(xs: &[Tensor], axis: i64) -> Result<Tensor> {
 /// Splits `x` into pieces of `sizes` along `axis` (views); d/dx = concat of the gradients.
 pub fn split(x: &Tensor, sizes: &[usize], axis: i64) -> Result<Vec<Tensor>> {
     let axis = norm_axis("Split", axis, x.rank())?;
-    if sizes.iter().sum::<usize>() != x.shape()[axis] {
+    let total = sizes.iter().try_fold(0usize, |acc, &n| acc.checked_add(n));
+    if total != Some(x.shape()[axis]) {
         return Err(Error::invalid(
             "Split",
             format!(
