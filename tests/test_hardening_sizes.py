@@ -206,3 +206,11 @@ def test_overflowing_arguments_raise_ordinary_errors(code, op):
 def test_split_with_one_inferred_size():
     parts = tf.split(tf.range(4), [-1, 3])
     assert [p.numpy().tolist() for p in parts] == [[0], [1, 2, 3]]
+
+
+def test_reducing_an_empty_axis_checks_the_remaining_shape():
+    code = "x = tf.zeros([0, 2**20, 2**20])\nassert float(tf.reduce_sum(x)) == 0.0\n"
+    outcome = run_snippet(_LIMIT + code + "tf.reduce_sum(x, axis=0)")
+    assert outcome.kind == "raised", outcome
+    assert "ResourceExhaustedError" in outcome.exc_types, outcome
+    assert "Sum: OOM" in outcome.message and "[1048576, 1048576]" in outcome.message, outcome
