@@ -90,6 +90,12 @@ OVERSIZED = [
     ),
     ("tf.ones([2**20, 1]) + tf.ones([1, 2**20])", "ResourceExhaustedError", ["AddV2", OOM]),
     (
+        # im2col's patch matrix (positions x patch) is 256 GB here, though both operands are small
+        "tf.nn.conv2d(tf.zeros([1, 4096, 4096, 1]), tf.zeros([64, 64, 1, 1]), 1, 'SAME')",
+        "ResourceExhaustedError",
+        ["Conv2D", OOM, "[4096, 4096, 64, 64, 1]"],
+    ),
+    (
         "tf.gather(tf.ones([1, 2**20]), tf.zeros([2**20], dtype=tf.int32))",
         "ResourceExhaustedError",
         [OOM, "[1048576, 1048576]"],
