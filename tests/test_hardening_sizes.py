@@ -197,6 +197,8 @@ OVERFLOWING = [
     ("tf.split(tf.zeros([4]), [2**62] * 4)", "Split"),
     ("tf.split(tf.zeros([4]), [-1, 5])", "Split"),
     ("tf.split(tf.zeros([4]), [-1, -1])", "Split"),
+    ("tf.split(tf.zeros([0]), 2**40)", "Split"),
+    ("tf.split(tf.zeros([4]), 0)", "Split"),
     ("tf.range(float('inf'))", "Range"),
     ("tf.reshape(tf.zeros([0]), [2**32, 2**32, 0])", "Reshape"),
 ]

@@ -146,7 +146,15 @@ fn split(
     let d = t.shape()[ax];
     let sizes: Vec<usize> = match int_of(num_or_size_splits) {
         Ok(n) => {
-            let n = n.max(1) as usize;
+            // TensorFlow's num_split is an int32 attr of at least 1; more parts than the axis
+            // has elements is only possible for an empty axis, and each part is a tensor.
+            if n < 1 || n > i32::MAX as i64 || (n as usize > d.max(1) && n > 1 << 16) {
+                return Err(PyValueError::new_err(format!(
+                    "Split: num_split must be in [1, {}] for dimension {d}, received {n}",
+                    d.max(1 << 16).min(i32::MAX as usize)
+                )));
+            }
+            let n = n as usize;
             if d % n != 0 {
                 return Err(PyValueError::new_err(format!(
                     "Split: dimension {d} of axis {axis} is not divisible by {n}"
