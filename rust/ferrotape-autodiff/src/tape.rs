@@ -340,7 +340,7 @@ impl Tape {
             }
             let seed = match output_gradients.and_then(|g| g.get(i)) {
                 Some(g) => ops::broadcast_to(&ops::cast(g, t.dtype())?, t.shape())?,
-                None => ops::ones_like(t),
+                None => ops::ones_like(t)?,
             };
             seeds.push((t.id(), seed));
         }
@@ -410,11 +410,11 @@ impl Tape {
             .into_iter()
             .map(|c| match c {
                 Some(g) => ops::reshape(&g, &[batch, flat_src]),
-                None => Ok(ops::zeros(source.dtype, &[batch, flat_src])),
+                None => ops::zeros(source.dtype, &[batch, flat_src]),
             })
             .collect::<Result<Vec<_>>>()?;
         if cols.is_empty() {
-            return Ok(ops::zeros(source.dtype, &out_shape));
+            return ops::zeros(source.dtype, &out_shape);
         }
         ops::reshape(&ops::stack(&cols, 1)?, &out_shape)
     }
@@ -431,8 +431,8 @@ fn stack_rows(
     }
     let rows = rows
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| ops::zeros(s.dtype, &s.shape)))
-        .collect::<Vec<_>>();
+        .map(|r| r.map_or_else(|| ops::zeros(s.dtype, &s.shape), Ok))
+        .collect::<Result<Vec<_>>>()?;
     let mut shape: Shape = target_shape.into();
     shape.extend_from_slice(&s.shape);
     Ok(Some(ops::reshape(&ops::stack(&rows, 0)?, &shape)?))
@@ -479,9 +479,9 @@ fn sweep(
                 } else {
                     grads.remove(id)
                 };
-                g.unwrap_or_else(|| ops::zeros(*dtype, shape))
+                g.map_or_else(|| ops::zeros(*dtype, shape), Ok)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let in_grads = (e.backward)(&out_grads, &needs)?;
         for ((&id, need), g) in e.inputs.iter().zip(needs).zip(in_grads) {
             if let (true, Some(g)) = (need, g) {

@@ -58,7 +58,7 @@ impl BatchNormalization {
         let batch = kernels::cast(&batch, current.dtype())?;
         // moving -= (moving - batch)·(1 - momentum): the same rule, one in-place update.
         let delta = kernels::binary(BinaryOp::Sub, &current, &batch)?;
-        let factor = Array::full(current.dtype(), &[], 1.0 - self.momentum);
+        let factor = Array::scalar_of(current.dtype(), 1.0 - self.momentum);
         moving.assign_update(&kernels::binary(BinaryOp::Mul, &delta, &factor)?, true)
     }
 

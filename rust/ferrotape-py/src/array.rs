@@ -146,7 +146,15 @@ fn split(
     let d = t.shape()[ax];
     let sizes: Vec<usize> = match int_of(num_or_size_splits) {
         Ok(n) => {
-            let n = n.max(1) as usize;
+            // TensorFlow's num_split is an int32 attr of at least 1; more parts than the axis
+            // has elements is only possible for an empty axis, and each part is a tensor.
+            if n < 1 || n > i32::MAX as i64 || (n as usize > d.max(1) && n > 1 << 16) {
+                return Err(PyValueError::new_err(format!(
+                    "Split: num_split must be in [1, {}] for dimension {d}, received {n}",
+                    d.max(1 << 16).min(i32::MAX as usize)
+                )));
+            }
+            let n = n as usize;
             if d % n != 0 {
                 return Err(PyValueError::new_err(format!(
                     "Split: dimension {d} of axis {axis} is not divisible by {n}"
@@ -155,8 +163,20 @@ fn split(
             vec![d / n; n]
         }
         Err(_) => {
+            // At most one -1 (inferred), as reshape; the known sizes must fit in the axis.
             let s = ints_of(num_or_size_splits)?;
-            let known: i64 = s.iter().filter(|&&x| x >= 0).sum();
+            let known = s
+                .iter()
+                .filter(|&&x| x >= 0)
+                .try_fold(0i64, |acc, &x| acc.checked_add(x))
+                .filter(|&k| k <= d as i64);
+            let unknown = s.iter().filter(|&&x| x < 0).count();
+            let (Some(known), true) = (known, unknown <= 1 && s.iter().all(|&x| x >= -1)) else {
+                return Err(PyValueError::new_err(format!(
+                    "Split: size_splits must be sizes >= 0 (at most one -1) that fit in \
+                     dimension {d} of axis {axis}, received {s:?}"
+                )));
+            };
             s.iter()
                 .map(|&x| {
                     if x < 0 {
@@ -364,16 +384,14 @@ fn one_hot(
 }
 
 fn filled(
+    op: &'static str,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     value: f64,
 ) -> PyResult<PyTensor> {
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
-    Ok(PyTensor::new(Tensor::new(Array::full(
-        d,
-        &dims_of(shape)?,
-        value,
-    ))))
+    let a = Array::full(op, d, &dims_of(shape)?, value).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
 }
 
 #[pyfunction]
@@ -384,7 +402,7 @@ fn zeros(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 0.0)
+    filled("Zeros", shape, dtype, 0.0)
 }
 
 #[pyfunction]
@@ -395,7 +413,7 @@ fn ones(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 1.0)
+    filled("Ones", shape, dtype, 1.0)
 }
 
 fn filled_like(
@@ -405,7 +423,9 @@ fn filled_like(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
-    Ok(PyTensor::new(Tensor::new(Array::full(d, t.shape(), value))))
+    Ok(PyTensor::new(Tensor::new(
+        Array::full("Fill", d, t.shape(), value).raise()?,
+    )))
 }
 
 #[pyfunction]
@@ -616,7 +636,7 @@ fn size(
     let _ = name;
     let n = to_tensor(input, None)?.len();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    Ok(PyTensor::new(Tensor::new(Array::full(d, &[], n as f64))))
+    Ok(PyTensor::new(Tensor::new(Array::scalar_of(d, n as f64))))
 }
 
 #[pyfunction]

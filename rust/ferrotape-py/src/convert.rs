@@ -95,7 +95,7 @@ pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
 }
 
 fn scalar(dtype: DType, value: f64) -> Array {
-    Array::full(dtype, &[], value)
+    Array::scalar_of(dtype, value)
 }
 
 /// The deepest nest of lists and tuples a value may have (numpy's limit on dimensions): deeper

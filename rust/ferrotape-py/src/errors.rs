@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 
 use ferrotape_autodiff::Error;
-use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyNotImplementedError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -48,10 +48,12 @@ pub fn to_py(err: Error) -> PyErr {
             // TensorFlow's tape errors carry no op prefix; seeds print these messages verbatim.
             Error::Runtime { msg, .. } => return PyRuntimeError::new_err(msg.clone()),
             Error::Unimplemented { .. } => ("UnimplementedError", err.to_string()),
+            Error::ResourceExhausted { .. } => ("ResourceExhaustedError", err.to_string()),
         };
         match error_class(py, class) {
             Some(cls) => PyErr::from_type(cls, msg),
             None if class == "UnimplementedError" => PyNotImplementedError::new_err(msg),
+            None if class == "ResourceExhaustedError" => PyMemoryError::new_err(msg),
             None => PyValueError::new_err(msg),
         }
     })

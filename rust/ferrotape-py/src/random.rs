@@ -150,7 +150,8 @@ fn shuffle(
     }
     let perm = random::permutation(&mut next_rng(seed), t.shape()[0]);
     let index: Vec<Option<usize>> = perm.into_iter().map(Some).collect();
-    let a = ferrotape_autodiff::core::kernels::take(t.value(), 0, &index, 0.0);
+    let a = ferrotape_autodiff::core::kernels::take("RandomShuffle", t.value(), 0, &index, 0.0)
+        .raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 

@@ -147,18 +147,18 @@ fn fill_unconnected(
     sources: &[Source],
     zero: bool,
     lead: &[usize],
-) -> Vec<Option<PyTensor>> {
+) -> PyResult<Vec<Option<PyTensor>>> {
     results
         .into_iter()
         .zip(sources)
         .map(|(r, s)| match r {
-            Some(t) => Some(PyTensor::new(t)),
+            Some(t) => Ok(Some(PyTensor::new(t))),
             None if zero => {
                 let mut shape = lead.to_vec();
                 shape.extend_from_slice(&s.shape);
-                Some(PyTensor::new(ops::zeros(s.dtype, &shape)))
+                Ok(Some(PyTensor::new(ops::zeros(s.dtype, &shape).raise()?)))
             }
-            None => None,
+            None => Ok(None),
         })
         .collect()
 }
@@ -330,7 +330,7 @@ impl PyGradientTape {
                     .iter()
                     .zip(&targets)
                     .map(|(g, t)| match g.is_none() {
-                        true => Ok(ops::ones_like(t)),
+                        true => ops::ones_like(t).raise(),
                         false => to_tensor(g, Some(t.dtype())).or_else(|_| to_tensor(g, None)),
                     })
                     .collect::<PyResult<Vec<_>>>()?,
@@ -339,7 +339,7 @@ impl PyGradientTape {
         let grads = self
             .run(py, |tape| tape.gradient(&targets, &srcs, seeds.as_deref()))
             .raise()?;
-        pack(sources, shape, fill_unconnected(grads, &srcs, zero, &[]))
+        pack(sources, shape, fill_unconnected(grads, &srcs, zero, &[])?)
     }
 
     /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
@@ -363,7 +363,7 @@ impl PyGradientTape {
         pack(
             sources,
             shape,
-            fill_unconnected(jacobians, &srcs, zero, target.shape()),
+            fill_unconnected(jacobians, &srcs, zero, target.shape())?,
         )
     }
 

@@ -774,6 +774,19 @@ impl Conv2dParams {
     }
 }
 
+/// The im2col patch matrix of an image (`positions × patch`) is allocated whole, and can be far
+/// larger than both operands (a large filter over a large image): checked like an output, and
+/// before the group sizing multiplies its dimensions.
+fn check_patches(op: &'static str, w: &Window2d, dtype: DType) -> Result<()> {
+    if !w.is_pointwise() {
+        // Every factor on its own: the window may come from a user-given shape (the
+        // `input_sizes` of a backward pass), so nothing here is multiplied unchecked.
+        let dims = [w.out_h, w.out_w, w.k_h, w.k_w, w.channels];
+        crate::check_alloc(op, dtype, &dims)?;
+    }
+    Ok(())
+}
+
 /// Runs `f` on contiguous f32 or f64 data (half types through f32), returning an Array of the
 /// first operand's dtype.
 fn float_kernel(
@@ -787,6 +800,8 @@ fn float_kernel(
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op, a.dtype(), b.dtype()));
     }
+    // The output can be far larger than both operands (many output channels of a 1x1 filter).
+    crate::check_alloc(op, a.dtype(), out_shape)?;
     let (a, b) = (a.contiguous(), b.contiguous());
     let buffer = match (a.buffer(), b.buffer()) {
         (Buffer::F32(_), _) => Buffer::F32(f32_kernel(
@@ -823,6 +838,7 @@ pub fn conv2d(
 ) -> Result<Array> {
     const OP: &str = "Conv2D";
     let w = params.window(OP, x.shape(), filter.shape())?;
+    check_patches(OP, &w, x.dtype())?;
     let out_c = filter.shape()[3];
     let shape = [w.batch, w.out_h, w.out_w, out_c];
     let Some(bias) = bias else {
@@ -871,6 +887,7 @@ pub fn conv2d_backprop_input(
 ) -> Result<Array> {
     const OP: &str = "Conv2DBackpropInput";
     let w = params.window(OP, input_shape, filter.shape())?;
+    check_patches(OP, &w, filter.dtype())?;
     let out_c = filter.shape()[3];
     check_output_gradient(OP, &w, out_c, dy)?;
     float_kernel(
@@ -891,6 +908,7 @@ pub fn conv2d_backprop_filter(
 ) -> Result<Array> {
     const OP: &str = "Conv2DBackpropFilter";
     let w = params.window(OP, x.shape(), filter_shape)?;
+    check_patches(OP, &w, x.dtype())?;
     let out_c = filter_shape[3];
     check_output_gradient(OP, &w, out_c, dy)?;
     float_kernel(

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use super::{cast, FloatElem, PARALLEL_THRESHOLD};
 use crate::{
-    broadcast_shapes, for_each_offset, simd, Array, Buffer, DType, Element, Error, Result,
+    broadcast_shapes, check_alloc, for_each_offset, simd, Array, Buffer, DType, Element, Error,
+    Result,
 };
 
 /// Elements per task when a loop is split across threads, and per [`simd::dispatch`] call.
@@ -153,9 +154,11 @@ fn zip<T: Element, U: Element>(
             return rows(y, &x[..k], |q, p| f(p, q));
         }
     }
+    // Callers computed `shape` by broadcasting both and checked its size, so this view
+    // cannot be refused.
     let (a, b) = (
-        a.broadcast_to(shape).unwrap(),
-        b.broadcast_to(shape).unwrap(),
+        a.broadcast_to(shape).expect("operands broadcast to shape"),
+        b.broadcast_to(shape).expect("operands broadcast to shape"),
     );
     let mut out = Vec::with_capacity(a.len());
     for_each_offset(
@@ -437,6 +440,7 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), a.dtype(), &shape)?;
     let buf = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(binary_float(op, a, x, b, y, &shape)),
         (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(binary_float(op, a, x, b, y, &shape)),
@@ -481,6 +485,7 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), DType::Bool, &s)?;
     let out = match (a.buffer(), b.buffer()) {
         (Buffer::F16(x), Buffer::F16(y)) => compare_typed::<f16>(op, a, x, b, y, &s),
         (Buffer::BF16(x), Buffer::BF16(y)) => compare_typed::<bf16>(op, a, x, b, y, &s),
@@ -511,6 +516,7 @@ pub fn logical(op: LogicalOp, a: &Array, b: &Array) -> Result<Array> {
         ));
     };
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), DType::Bool, &s)?;
     let out = match op {
         LogicalOp::And => zip(a, x, b, y, &s, |p, q| p && q),
         LogicalOp::Or => zip(a, x, b, y, &s, |p, q| p || q),
@@ -585,6 +591,7 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
         &broadcast_shapes(OP, cond.shape(), x.shape())?,
         y.shape(),
     )?;
+    check_alloc(OP, x.dtype(), &s)?;
     let (cv, xv, yv) = (
         cond.broadcast_to(&s)?,
         x.broadcast_to(&s)?,
@@ -616,6 +623,7 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
         return Err(Error::mismatch(OP, g.dtype(), y.dtype()));
     }
     let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
+    check_alloc(OP, g.dtype(), &shape)?;
     fn typed<T: FloatElem>(g: &Array, y: &Array, shape: &[usize]) -> Vec<T> {
         let (gd, yd) = (
             T::slice(g.buffer()).expect("dtype checked"),

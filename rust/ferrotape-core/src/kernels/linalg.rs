@@ -18,7 +18,7 @@ fn lu(mut a: Vec<f64>, n: usize) -> Lu {
     for c in 0..n {
         let p = (c..n)
             .max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs()))
-            .unwrap();
+            .unwrap_or(c); // c..n is never empty inside this loop
         if a[p * n + c] == 0.0 {
             singular = true;
             continue;
@@ -87,7 +87,8 @@ fn square_batches(op: &'static str, a: &Array) -> Result<(usize, usize, Vec<f64>
         return Err(Error::unsupported(op, a.dtype(), "a floating dtype"));
     }
     let n = a.shape()[r - 1];
-    let batches = a.len() / (n * n).max(1);
+    // From the batch dims, not `len / n²`: a 0×0 matrix still has one determinant (1).
+    let batches = crate::num_elements(&a.shape()[..r - 2]);
     Ok((n, batches, cast(a, DType::F64)?.to_vec::<f64>()))
 }
 
@@ -171,5 +172,13 @@ mod tests {
         assert!((4.0 * x[0] + 3.0 * x[1] - 10.0).abs() < 1e-12);
         let ai = inv(&a).unwrap().to_vec::<f64>();
         assert!((ai[0] - -0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_matrices_have_determinant_one() {
+        // numpy and TensorFlow: det of a 0×0 matrix is 1 (the empty product); inv is empty.
+        let empty = Array::zeros("test", DType::F64, &[3, 0, 0]).unwrap();
+        assert_eq!(det(&empty).unwrap().to_vec::<f64>(), vec![1.0; 3]);
+        assert_eq!(inv(&empty).unwrap().shape(), &[3, 0, 0]);
     }
 }

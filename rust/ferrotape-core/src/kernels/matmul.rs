@@ -65,6 +65,8 @@ fn plan(a: &Array, b: &Array, transpose_a: bool, transpose_b: bool) -> Result<Pl
     let batch = broadcast_shapes(OP, &a.shape()[..ra - 2], &b.shape()[..rb - 2])?;
     let mut out_shape = batch.clone();
     out_shape.extend([m, n]);
+    // The output can be far larger than both inputs ([m, 0] @ [0, n]).
+    crate::check_alloc(OP, a.dtype(), &out_shape)?;
     let mut a_full = batch.clone();
     a_full.extend([m, k]);
     let mut b_full = batch.clone();
@@ -105,7 +107,7 @@ fn matmul_gemm<T: Element + num_traits::Zero + num_traits::One + 'static>(
     let ra = p.a.rank();
     let (a_rs, a_cs) = (p.a.strides()[ra - 2], p.a.strides()[ra - 1]);
     let (b_rs, b_cs) = (p.b.strides()[ra - 2], p.b.strides()[ra - 1]);
-    let parallelism = if m * n * k >= GEMM_PARALLEL_WORK {
+    let parallelism = if m.saturating_mul(n).saturating_mul(k) >= GEMM_PARALLEL_WORK {
         Parallelism::Rayon(rayon::current_num_threads())
     } else {
         Parallelism::None
