@@ -2,7 +2,9 @@
 right answer, never a crash, a hang, a PanicException or silently wrong data. Anything that
 could crash the interpreter runs in a fresh one (tests/isolated.py)."""
 
+import gc
 import json
+import weakref
 
 import numpy as np
 import pytest
@@ -298,3 +300,56 @@ def test_iteration_yields_differentiable_rows_and_unpacks():
     assert [float(v) for v in tf.Variable([1.0, 2.0])] == [1.0, 2.0]
     with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
         iter(tf.constant(1.0))
+
+
+# ----------------------------------------------------------------------------- reference cycles
+
+
+def tape_in_a_cycle(persistent, call_gradient):
+    """A tape whose custom gradient function refers back to the tape; a weak reference to it."""
+    x = tf.constant(2.0)
+    tape = tf.GradientTape(persistent=persistent)
+
+    @tf.custom_gradient
+    def f(v):
+        def grad(dy):
+            assert tape is not None  # the closure holds the tape: tape -> grad -> tape
+            return dy * 3.0
+
+        return v * v, grad
+
+    with tape:
+        tape.watch(x)
+        y = f(x)
+    if call_gradient:
+        assert float(tape.gradient(y, x)) == 3.0
+    return weakref.ref(tape)
+
+
+@pytest.mark.parametrize(
+    ("persistent", "call_gradient"), [(True, False), (True, True), (False, False)]
+)
+def test_a_tape_in_a_cycle_through_its_custom_gradient_is_collected(persistent, call_gradient):
+    gc.collect()
+    refs = [tape_in_a_cycle(persistent, call_gradient) for _ in range(50)]
+    gc.collect()
+    assert sum(ref() is not None for ref in refs) == 0
+
+
+def test_custom_gradients_under_nested_tapes_still_work_after_collections():
+    x = tf.constant(2.0)
+
+    @tf.custom_gradient
+    def f(v):
+        return v * v, lambda dy: dy * 3.0
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        gc.collect()
+        g = inner.gradient(y, x)
+    gc.collect()
+    assert float(g) == 3.0
+    assert outer.gradient(g, x) is None  # the lambda's result does not depend on x

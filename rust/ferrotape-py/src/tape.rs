@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError}
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::convert::{as_tensor, to_tensor};
 use crate::errors::{park, Raise};
@@ -199,6 +200,37 @@ impl PyGradientTape {
 
 #[pymethods]
 impl PyGradientTape {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        let mut outcome = Ok(());
+        self.tape.try_for_each_host_object(|host| {
+            let Some(hook) = host.downcast_ref::<CustomGradientFn>() else {
+                return;
+            };
+            // try_lock: the collector must not wait for a thread that may wait for it.
+            if let (true, Ok(function)) = (outcome.is_ok(), hook.0.try_lock()) {
+                if let Some(function) = function.as_ref() {
+                    outcome = visit.call(function);
+                }
+            }
+        });
+        outcome
+    }
+
+    fn __clear__(&self) {
+        let mut released = Vec::new();
+        self.tape.try_for_each_host_object(|host| {
+            if let Some(hook) = host.downcast_ref::<CustomGradientFn>() {
+                let mut guard = hook
+                    .0
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                released.extend(guard.take());
+            }
+        });
+        // Dropped here, outside the tape's lock: releasing them may run Python code.
+        drop(released);
+    }
+
     #[new]
     #[pyo3(signature = (persistent=None, watch_accessed_variables=None))]
     fn py_new(
@@ -433,8 +465,24 @@ fn pop_variable_watcher(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyAny>>> {
 
 /// Records `outputs` as a function of `inputs` (tensors or variables) whose derivative is the
 /// Python callable `backward(*output_grads) -> list of input grads`.
+/// The Python function of one tape's `custom_gradient` entry. The tape's `__traverse__`
+/// reports it to Python's garbage collector and `__clear__` drops it, so a cycle through it (a
+/// gradient function that refers to the tape) is collected like any Python cycle.
+struct CustomGradientFn(std::sync::Mutex<Option<Py<PyAny>>>);
+
+impl CustomGradientFn {
+    fn get(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let guard = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        guard.as_ref().map(|f| f.clone_ref(py))
+    }
+}
+
 #[pyfunction]
 fn record_custom_gradient(
+    py: Python<'_>,
     inputs: Vec<Bound<'_, PyAny>>,
     outputs: Vec<Bound<'_, PyAny>>,
     backward: Py<PyAny>,
@@ -449,26 +497,55 @@ fn record_custom_gradient(
         .collect::<PyResult<Vec<_>>>()?;
     let n_inputs = ids.len();
     let refs: Vec<&Tensor> = outs.iter().collect();
-    let backward_fn = move |grads: &[Tensor], _needs: &[bool]| {
-        Python::attach(|py| {
-            let args: Vec<PyTensor> = grads.iter().cloned().map(PyTensor::new).collect();
-            let result = backward.bind(py).call1(PyTuple::new(py, args)?)?;
-            let result: Vec<Bound<'_, PyAny>> = result.extract()?;
-            if result.len() != n_inputs {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "custom_gradient function expected to return {n_inputs} gradients, but returned {} instead",
-                    result.len()
-                )));
-            }
-            result
-                .iter()
-                .map(|g| if g.is_none() { Ok(None) } else { to_tensor(g, None).map(Some) })
-                .collect::<PyResult<Vec<_>>>()
-        })
-        .map_err(park)
+    let make = || {
+        let hook = Arc::new(CustomGradientFn(std::sync::Mutex::new(Some(
+            backward.clone_ref(py),
+        ))));
+        let callable = hook.clone();
+        let backward_fn = move |grads: &[Tensor], _needs: &[bool]| {
+            Python::attach(|py| {
+                let Some(function) = callable.get(py) else {
+                    return Err(PyRuntimeError::new_err(
+                        "custom_gradient: the gradient function was released with its tape",
+                    ));
+                };
+                custom_gradient_call(py, &function, grads, n_inputs)
+            })
+            .map_err(park)
+        };
+        let boxed: Box<tape::BackwardFn> = Box::new(backward_fn);
+        (boxed, hook as tape::HostObject)
     };
-    tape::record_custom("CustomGradient", &ids, &refs, Box::new(backward_fn));
+    tape::record_custom("CustomGradient", &ids, &refs, make);
     Ok(())
+}
+
+/// Calls a `custom_gradient` function with the output gradients; its input gradients.
+fn custom_gradient_call(
+    py: Python<'_>,
+    backward: &Py<PyAny>,
+    grads: &[Tensor],
+    n_inputs: usize,
+) -> PyResult<Vec<Option<Tensor>>> {
+    let args: Vec<PyTensor> = grads.iter().cloned().map(PyTensor::new).collect();
+    let result = backward.bind(py).call1(PyTuple::new(py, args)?)?;
+    let result: Vec<Bound<'_, PyAny>> = result.extract()?;
+    if result.len() != n_inputs {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "custom_gradient function expected to return {n_inputs} gradients, but returned {} instead",
+            result.len()
+        )));
+    }
+    result
+        .iter()
+        .map(|g| {
+            if g.is_none() {
+                Ok(None)
+            } else {
+                to_tensor(g, None).map(Some)
+            }
+        })
+        .collect::<PyResult<Vec<_>>>()
 }
 
 /// A new tensor with the same value as `x` and no recorded history.
