@@ -353,3 +353,18 @@ def test_custom_gradients_under_nested_tapes_still_work_after_collections():
     gc.collect()
     assert float(g) == 3.0
     assert outer.gradient(g, x) is None  # the lambda's result does not depend on x
+
+
+# ----------------------------------------------------------------------------- integer overflow
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_arithmetic_wraps_like_numpy_instead_of_panicking(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.min, 7, -7, info.max], dtype=dtype)
+    y = np.array([-1, 3, -1, 2, -1], dtype=dtype)
+    a, b = tf.constant(x), tf.constant(y)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal((a // b).numpy(), x // y)
+        np.testing.assert_array_equal((a % b).numpy(), x % y)
+        np.testing.assert_array_equal(tf.math.squared_difference(a, b).numpy(), (x - y) * (x - y))

@@ -289,6 +289,18 @@ pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
             t.dtype()
         )));
     }
+    let not_an_integer = || {
+        let kind = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
+        let shown: String = obj.to_string().chars().take(80).collect();
+        PyTypeError::new_err(format!("expected an integer, received {kind} {shown}"))
+    };
+    if !obj.hasattr("__index__")? {
+        return Err(not_an_integer());
+    }
     obj.call_method0("__index__")?.extract()
 }
 

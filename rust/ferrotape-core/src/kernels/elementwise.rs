@@ -398,9 +398,25 @@ where
             "integers to negative integer powers are not allowed",
         ));
     }
+    // MIN / -1 overflows (and panics in Rust even in release builds): dividing by -1 is a
+    // wrapping negation, with remainder 0, as two's-complement hardware gives.
+    let div = |x: T, y: T| {
+        if y == T::zero() - T::one() {
+            T::zero().wrapping_sub(&x)
+        } else {
+            x / y
+        }
+    };
+    let rem = |x: T, y: T| {
+        if y == T::zero() - T::one() {
+            T::zero()
+        } else {
+            x % y
+        }
+    };
     let floor_div = |x: T, y: T| {
-        let q = x / y;
-        if (x % y != T::zero()) && ((x < T::zero()) != (y < T::zero())) {
+        let q = div(x, y);
+        if (rem(x, y) != T::zero()) && ((x < T::zero()) != (y < T::zero())) {
             q - T::one()
         } else {
             q
@@ -410,9 +426,11 @@ where
         BinaryOp::Add => zip(a, da, b, db, s, |x, y| x.wrapping_add(&y)),
         BinaryOp::Sub => zip(a, da, b, db, s, |x, y| x.wrapping_sub(&y)),
         BinaryOp::Mul => zip(a, da, b, db, s, |x, y| x.wrapping_mul(&y)),
-        BinaryOp::Div => zip(a, da, b, db, s, |x, y| x / y),
+        BinaryOp::Div => zip(a, da, b, db, s, div),
         BinaryOp::FloorDiv => zip(a, da, b, db, s, floor_div),
-        BinaryOp::Mod => zip(a, da, b, db, s, |x, y| x - floor_div(x, y) * y),
+        BinaryOp::Mod => zip(a, da, b, db, s, |x, y| {
+            x.wrapping_sub(&floor_div(x, y).wrapping_mul(&y))
+        }),
         // Square-and-multiply, wrapping on overflow like TensorFlow's integer kernels.
         BinaryOp::Pow => zip(a, da, b, db, s, |x, y| {
             let (mut acc, mut base, mut e) = (T::one(), x, y.to_u64().unwrap_or(0));
@@ -427,7 +445,10 @@ where
         }),
         BinaryOp::Maximum => zip(a, da, b, db, s, |x, y| x.max(y)),
         BinaryOp::Minimum => zip(a, da, b, db, s, |x, y| x.min(y)),
-        BinaryOp::SquaredDifference => zip(a, da, b, db, s, |x, y| (x - y).wrapping_mul(&(x - y))),
+        BinaryOp::SquaredDifference => zip(a, da, b, db, s, |x, y| {
+            let d = x.wrapping_sub(&y);
+            d.wrapping_mul(&d)
+        }),
         BinaryOp::Atan2 => {
             return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype"))
         }
