@@ -265,7 +265,7 @@ def run_batch(cases, timeout):
 def run_alone(case, timeout):
     from isolated import run_snippet
 
-    outcome = run_snippet(case, timeout=timeout)
+    outcome = run_snippet(case, timeout=timeout, memory_limit=MEMORY_LIMIT)
     kinds = {"ok": "ok", "raised": "error", "base": "panic", "timeout": "hang"}
     return Result(case, kinds.get(outcome.kind, "crash"), outcome.exc_type, outcome.message)
 

@@ -222,3 +222,22 @@ def test_reducing_an_empty_axis_checks_the_remaining_shape():
     assert outcome.kind == "raised", outcome
     assert "ResourceExhaustedError" in outcome.exc_types, outcome
     assert "Sum: OOM" in outcome.message and "[1048576, 1048576]" in outcome.message, outcome
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "tf.fill([2**31], 2**31)",
+        "tf.constant(0, shape=[2**31])",
+        "tf.tile(tf.ones([2], tf.bfloat16), [2**31])",
+        "tf.zeros([2**31])",
+        "tf.ones([3 * 2**28])",
+    ],
+)
+def test_allocations_past_an_address_space_limit_raise(code):
+    # Under `ulimit -v` (4 GiB here) a tensor the machine could hold is still refused cleanly
+    # instead of aborting the process when the allocator says no.
+    outcome = run_snippet(code, timeout=60, memory_limit=4 << 30)
+    assert outcome.kind == "raised", str(outcome)
+    assert "ResourceExhaustedError" in outcome.exc_types, str(outcome)
+    assert "OOM when allocating tensor" in outcome.message

@@ -283,6 +283,21 @@ impl Array {
         Array::from_arc(Arc::new(buf), &self.shape)
     }
 
+    /// `contiguous`, with the copy (if one is needed) allocated fallibly: for the ops whose
+    /// purpose is to materialise a broadcast (`fill`, `tile`), where the copy is the user's
+    /// whole request and may be too big.
+    pub fn try_contiguous(&self, op: &'static str) -> Result<Array> {
+        if self.is_empty() || self.is_contiguous() {
+            return Ok(self.contiguous());
+        }
+        let buf = crate::with_buffer!(&*self.buf, v => {
+            let mut out = crate::buffer::alloc(op, &self.shape)?;
+            for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| out.push(v[i]));
+            Element::into_buffer(out)
+        });
+        Ok(Array::from_arc(Arc::new(buf), &self.shape))
+    }
+
     /// The buffer, made uniquely owned and contiguous, for in-place updates.
     pub fn into_buffer(self) -> Buffer {
         let shape = self.shape.clone();

@@ -13,8 +13,9 @@
 //! is an `Error::ResourceExhausted` (TensorFlow's `ResourceExhaustedError`) instead of an abort.
 //! Linux overcommits and hands out huge zeroed blocks lazily, so a request the allocator would
 //! grant can still be one that kills the process later: a single allocation larger than the
-//! physical memory is refused up front. Views never allocate, but `Array::broadcast_to` checks
-//! its shape as if they did, because any kernel may materialise a view.
+//! memory the process may use (physical memory, `ulimit -v`, a container's limit) is refused
+//! up front. Views never allocate, but `Array::broadcast_to` checks its shape as if they did,
+//! because any kernel may materialise a view.
 
 use std::sync::OnceLock;
 
@@ -22,10 +23,23 @@ use half::{bf16, f16};
 
 use crate::{array::checked_num_elements, DType, Error, Result};
 
-/// Bytes of physical memory, read once (`usize::MAX` where it cannot be read).
-fn physical_memory() -> usize {
+/// The most bytes one allocation may take, read once: the smallest of the physical memory, the
+/// process's address-space limit (`ulimit -v`) and its control group's memory limit (a
+/// container's), each where it can be read. Past any of them the allocation either fails or
+/// gets the process killed later, so it is refused up front instead.
+fn memory_limit() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| read_mem_total().unwrap_or(usize::MAX))
+    *BYTES.get_or_init(|| {
+        [
+            read_mem_total(),
+            read_address_space_limit(),
+            read_cgroup_limit(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(usize::MAX)
+    })
 }
 
 /// `MemTotal` from `/proc/meminfo`, in bytes.
@@ -36,6 +50,39 @@ fn read_mem_total() -> Option<usize> {
     kib.checked_mul(1024)
 }
 
+/// The soft `RLIMIT_AS` from `/proc/self/limits` (`None` when unlimited).
+fn read_address_space_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// This process's control-group memory limit: cgroup v2's `memory.max` or v1's
+/// `memory.limit_in_bytes` (`None` when unlimited or unreadable).
+fn read_cgroup_limit() -> Option<usize> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read =
+        |file: String| -> Option<usize> { std::fs::read_to_string(file).ok()?.trim().parse().ok() };
+    groups.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?.trim());
+        if controllers.is_empty() {
+            read(format!("/sys/fs/cgroup{path}/memory.max"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            read(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"))
+                .or_else(|| read("/sys/fs/cgroup/memory/memory.limit_in_bytes".into()))
+        } else {
+            None
+        }
+    })
+}
+
 fn oom(op: &'static str, dtype: DType, shape: &[usize]) -> Error {
     Error::resource_exhausted(
         op,
@@ -44,11 +91,12 @@ fn oom(op: &'static str, dtype: DType, shape: &[usize]) -> Error {
 }
 
 /// The one size check before tensor storage is allocated: the shape's element count (see
-/// [`checked_num_elements`]), refused as `ResourceExhausted` when the bytes exceed the physical
-/// memory. One checked multiply per dimension and one comparison.
+/// [`checked_num_elements`]), refused as `ResourceExhausted` when the bytes exceed the memory
+/// the process may use (see [`memory_limit`]). One checked multiply per dimension and one
+/// comparison.
 pub fn check_alloc(op: &'static str, dtype: DType, shape: &[usize]) -> Result<usize> {
     let n = checked_num_elements(op, shape)?;
-    if n > physical_memory() / dtype.size_in_bytes() {
+    if n > memory_limit() / dtype.size_in_bytes() {
         return Err(oom(op, dtype, shape));
     }
     Ok(n)

@@ -463,7 +463,9 @@ fn fill(
     if v.rank() != 0 {
         return Err(PyValueError::new_err("fill: value must be a scalar"));
     }
-    wrap(ops::broadcast_to(&v, &dims_of(dims)?).map(|t| Tensor::new(t.value().contiguous())))
+    let filled =
+        ops::broadcast_to(&v, &dims_of(dims)?).and_then(|t| t.value().try_contiguous("Fill"));
+    wrap(filled.map(Tensor::new))
 }
 
 #[pyfunction]
@@ -578,8 +580,8 @@ fn constant(
                     .reshape(&[])
                     .raise()?
                     .broadcast_to(&dims)
-                    .raise()?
-                    .contiguous();
+                    .and_then(|b| b.try_contiguous("Const"))
+                    .raise()?;
                 return Ok(PyTensor::new(Tensor::new(filled)));
             }
             Ok(PyTensor::new(Tensor::new(

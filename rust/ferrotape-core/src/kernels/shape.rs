@@ -272,7 +272,9 @@ pub fn tile(a: &Array, multiples: &[usize]) -> Result<Array> {
         .collect();
     // The interleaved target has the same count; checking the output shape names it.
     check_alloc("Tile", a.dtype(), &out_shape)?;
-    view.broadcast_to(&target)?.contiguous().reshape(&out_shape)
+    view.broadcast_to(&target)?
+        .try_contiguous("Tile")?
+        .reshape(&out_shape)
 }
 
 /// TensorFlow's padding modes.
