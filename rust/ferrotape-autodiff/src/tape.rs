@@ -528,10 +528,12 @@ fn sweep(
     };
     if consume {
         while let Some(e) = entries.pop() {
+            ferrotape_core::interrupt::check("GradientTape.gradient")?;
             visit(&e, &mut grads).map_err(|err| name_backward(err, e.op))?;
         }
     } else {
         for e in entries.iter().rev() {
+            ferrotape_core::interrupt::check("GradientTape.gradient")?;
             visit(e, &mut grads).map_err(|err| name_backward(err, e.op))?;
         }
     }

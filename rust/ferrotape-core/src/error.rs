@@ -22,6 +22,10 @@ pub enum Error {
     /// (TensorFlow's `ResourceExhaustedError`; Python also catches it as `MemoryError`).
     #[error("{op}: {msg}")]
     ResourceExhausted { op: &'static str, msg: String },
+    /// The op was stopped by Ctrl-C (see [`crate::interrupt`]); the binding raises what the
+    /// Python signal handler raises (`KeyboardInterrupt` by default).
+    #[error("{op}: interrupted")]
+    Cancelled { op: &'static str },
     /// A feature that exists in TensorFlow but not (yet) here.
     #[error("{op}: {msg}")]
     Unimplemented { op: &'static str, msg: String },

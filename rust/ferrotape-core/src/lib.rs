@@ -6,6 +6,7 @@ mod array;
 mod buffer;
 mod dtype;
 mod error;
+pub mod interrupt;
 pub mod kernels;
 pub mod random;
 pub mod simd;

@@ -12,7 +12,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::convert::{as_tensor, to_tensor};
+use crate::convert::{as_tensor, to_tensor, Flag};
 use crate::errors::{park, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::{owner_of, remember_owner, PyVariable};
@@ -188,9 +188,19 @@ impl PyGradientTape {
         Ok(())
     }
 
-    fn run<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tape) -> T + Send) -> T {
+    /// Runs a sweep over the tape. A persistent tape's sweep runs without the GIL and can be
+    /// stopped by Ctrl-C and run again (see `interrupts`); a non-persistent one frees its
+    /// entries as it goes, so it cannot be run again and is never stopped halfway (it releases
+    /// the GIL only for long tapes).
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl Fn(&Tape) -> ferrotape_autodiff::Result<T> + Sync,
+    ) -> ferrotape_autodiff::Result<T> {
         let tape = &self.tape;
-        if tape.len() > DETACH_SWEEP_ENTRIES {
+        if self.persistent {
+            crate::interrupts::run(py, || f(tape))
+        } else if tape.len() > DETACH_SWEEP_ENTRIES {
             py.detach(|| f(tape))
         } else {
             f(tape)
@@ -233,15 +243,9 @@ impl PyGradientTape {
 
     #[new]
     #[pyo3(signature = (persistent=None, watch_accessed_variables=None))]
-    fn py_new(
-        persistent: Option<&Bound<'_, PyAny>>,
-        watch_accessed_variables: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        // TensorFlow only tests these flags for truth (`persistent=1` is persistent).
-        let truth =
-            |flag: Option<&Bound<'_, PyAny>>, default| flag.map_or(Ok(default), |f| f.is_truthy());
-        let persistent = truth(persistent, false)?;
-        let watch_accessed_variables = truth(watch_accessed_variables, true)?;
+    fn py_new(persistent: Option<Flag>, watch_accessed_variables: Option<Flag>) -> PyResult<Self> {
+        let persistent = persistent.is_some_and(|f| f.0);
+        let watch_accessed_variables = watch_accessed_variables.is_none_or(|f| f.0);
         Ok(PyGradientTape {
             tape: Tape::new(persistent, watch_accessed_variables),
             persistent,
@@ -375,7 +379,7 @@ impl PyGradientTape {
     }
 
     /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
-    #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
+    #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn jacobian<'py>(
         &self,
         py: Python<'py>,
@@ -383,10 +387,10 @@ impl PyGradientTape {
         sources: &Bound<'py, PyAny>,
         unconnected_gradients: Option<&Bound<'py, PyAny>>,
         parallel_iterations: Option<&Bound<'py, PyAny>>,
-        experimental_use_pfor: bool,
+        experimental_use_pfor: Flag,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _ = parallel_iterations;
-        self.check_pfor(experimental_use_pfor)?;
+        self.check_pfor(experimental_use_pfor.0)?;
         self.begin_differentiation()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
@@ -401,7 +405,7 @@ impl PyGradientTape {
 
     /// Per-example Jacobians, shape `(batch,) + target.shape[1:] + source.shape[1:]`; zeros
     /// where the target does not depend on the source.
-    #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
+    #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn batch_jacobian(
         &self,
         py: Python<'_>,
@@ -409,10 +413,10 @@ impl PyGradientTape {
         source: &Bound<'_, PyAny>,
         unconnected_gradients: Option<&Bound<'_, PyAny>>,
         parallel_iterations: Option<&Bound<'_, PyAny>>,
-        experimental_use_pfor: bool,
+        experimental_use_pfor: Flag,
     ) -> PyResult<PyTensor> {
         let _ = (unconnected_gradients, parallel_iterations);
-        self.check_pfor(experimental_use_pfor)?;
+        self.check_pfor(experimental_use_pfor.0)?;
         self.begin_differentiation()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;

@@ -18,10 +18,15 @@ use crate::errors::Raise;
 /// well under a microsecond and releasing would only add overhead to the tape's hot path.
 pub const DETACH_THRESHOLD: usize = 16 * 1024;
 
-/// Runs `f`, releasing the GIL when `work` is large enough to matter to other threads.
-pub fn compute<T: Send>(py: Python<'_>, work: usize, f: impl FnOnce() -> T + Send) -> T {
+/// Runs the op `f`, releasing the GIL when `work` is large enough to matter to other threads;
+/// such an op can be stopped by Ctrl-C (see `interrupts`).
+pub fn compute<T: Send>(
+    py: Python<'_>,
+    work: usize,
+    f: impl Fn() -> Result<T> + Sync,
+) -> Result<T> {
     if work >= DETACH_THRESHOLD {
-        py.detach(f)
+        crate::interrupts::run(py, f)
     } else {
         f()
     }

@@ -19,7 +19,7 @@ use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::cast;
-use crate::{simd, Array, Buffer, DType, Element, Error, Result};
+use crate::{interrupt, simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
 /// TensorFlow); `valid` uses only positions where the whole window fits.
@@ -513,6 +513,9 @@ fn conv2d_typed<T: GemmFloat>(
             out.par_chunks_mut(per_image)
                 .enumerate()
                 .for_each(|(n, dst)| {
+                    if interrupt::requested() {
+                        return;
+                    }
                     simd::dispatch(
                         #[inline(always)]
                         || conv2d_direct_image(w, image(n), filter, out_c, dst),
@@ -523,6 +526,9 @@ fn conv2d_typed<T: GemmFloat>(
                 #[inline(always)]
                 || {
                     for (n, dst) in out.chunks_mut(per_image).enumerate() {
+                        if interrupt::requested() {
+                            break;
+                        }
                         conv2d_direct_image(w, image(n), filter, out_c, dst);
                     }
                 },
@@ -533,6 +539,9 @@ fn conv2d_typed<T: GemmFloat>(
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
     let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        if interrupt::requested() {
+            return; // `float_kernel` turns the unfinished output into `Cancelled`.
+        }
         let count = dst.len() / (positions * out_c);
         let lhs = group_patches(w, x, g * group, count, cols);
         gemm_strided(
@@ -625,6 +634,9 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
     let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        if interrupt::requested() {
+            return; // `float_kernel` turns the unfinished output into `Cancelled`.
+        }
         let count = dst.len() / w.image_len();
         let first = g * group;
         let dy_group = &dy[first * positions * out_c..(first + count) * positions * out_c];
@@ -685,6 +697,9 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     let accumulate = |range: std::ops::Range<usize>, acc: &mut Vec<T>, parallel: bool| {
         let mut cols = Vec::new();
         for g in range {
+            if interrupt::requested() {
+                break;
+            }
             let first = g * group;
             let count = group.min(w.batch - first);
             let patches = group_patches(w, x, first, count, &mut cols);
@@ -825,6 +840,8 @@ fn float_kernel(
         }
         _ => return Err(Error::unsupported(op, a.dtype(), "a floating-point dtype")),
     };
+    // The kernels skip their remaining images once asked to stop: the output is unfinished.
+    interrupt::check(op)?;
     Array::from_buffer(buffer, out_shape)
 }
 
@@ -1018,6 +1035,9 @@ fn per_image<T: GemmFloat, U: Send>(
         out.par_chunks_mut(per_image)
             .enumerate()
             .for_each(|(n, o)| {
+                if interrupt::requested() {
+                    return;
+                }
                 simd::dispatch(
                     #[inline(always)]
                     || f(image(n), o, n),
@@ -1028,6 +1048,9 @@ fn per_image<T: GemmFloat, U: Send>(
             #[inline(always)]
             || {
                 for (n, o) in out.chunks_mut(per_image).enumerate() {
+                    if interrupt::requested() {
+                        break;
+                    }
                     f(image(n), o, n);
                 }
             },
@@ -1068,7 +1091,7 @@ pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
     const OP: &str = "MaxPool";
     let shape = [w.batch, w.out_h, w.out_w, w.channels];
     let x = x.contiguous();
-    match x.buffer() {
+    let pooled = match x.buffer() {
         Buffer::F32(_) => Array::from_vec(
             max_pool_typed::<f32>(w, x.contiguous_slice().expect("contiguous")),
             &shape,
@@ -1079,7 +1102,9 @@ pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
         ),
         Buffer::F16(_) | Buffer::BF16(_) => cast(&max_pool(&cast(&x, DType::F32)?, w)?, x.dtype()),
         _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
-    }
+    }?;
+    interrupt::check(OP)?;
+    Ok(pooled)
 }
 
 /// For each element of `y = max_pool(x, w)`, the flat row-major index of the input element it
