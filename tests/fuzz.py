@@ -97,9 +97,14 @@ INDEXES = ["0", "-1", "5", "2**62", ":", "::-1", "::0", "None", "...", "(0, 0, 0
 # Functions that would only wait, print, or change process-wide state.
 SKIP = re.compile(r"^(set_seed|set_simd_level|executing_eagerly|device|function|print|sleep)$")
 # Message fragments that mean internals reached the user.
+# Messages that name neither what was expected nor the argument, or leak internals. A bare
+# "NoneType" is not one of them: TensorFlow's own "unsupported type (NoneType) to a Tensor"
+# names both; Python's "'NoneType' object is not iterable" does not.
 INTERNAL = re.compile(
     r"PyTensor|PyVariable|Array:|cannot be converted to|is not an instance of|"
-    r"object has no attribute|NoneType|positional argument|"
+    r"object has no attribute|'NoneType' object|of type 'NoneType'|not NoneType|"
+    r"is not iterable|not supported between instances|has no len\(\)|positional argument|"
+    r"cannot be interpreted as an integer|int\(\) argument must be|must be real number|"
     r"cannot reshape array|index out of bounds|unwrap|panicked|capacity overflow"
 )
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker

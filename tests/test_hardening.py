@@ -368,3 +368,46 @@ def test_integer_arithmetic_wraps_like_numpy_instead_of_panicking(dtype):
         np.testing.assert_array_equal((a // b).numpy(), x // y)
         np.testing.assert_array_equal((a % b).numpy(), x % y)
         np.testing.assert_array_equal(tf.math.squared_difference(a, b).numpy(), (x - y) * (x - y))
+
+
+def test_python_level_flags_are_read_by_truth_value_as_tensorflow_reads_them():
+    # TensorFlow converts keepdims, persistent, ... with bool(): 2.5 and 1 are True, None False.
+    x = tf.constant([[1.0, 2.0]])
+    assert tf.reduce_max(x, keepdims=2.5).shape == (1, 1)
+    assert tf.reduce_max(x, keepdims=None).shape == ()
+    assert tf.reduce_sum(x, axis=1, keepdims=np.True_).shape == (1, 1)
+    with pytest.raises(ValueError, match="ambiguous|truth value"):
+        tf.reduce_max(x, keepdims=tf.constant([1.0, 2.0]))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # Flags TensorFlow hands to its kernels must be real bools ("Expected bool ...").
+        (lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_b=1), "expected a bool"),
+        (lambda: tf.linalg.inv(tf.eye(2), adjoint=0), "expected a bool"),
+        (lambda: tf.pad(tf.ones([2]), [[1, 1]], mode=5), "expected a string, received int 5"),
+        (lambda: tf.pad(tf.ones([2]), [[1, 1]], constant_values=None), "a number, received None"),
+        (lambda: tf.nn.silu(tf.ones([2]), beta="x"), "expected a number, received str x"),
+    ],
+)
+def test_arguments_of_the_wrong_kind_say_what_was_expected(call, match):
+    with pytest.raises(TypeError, match=match) as info:
+        call()
+    # The argument's name travels as a note (shown in tracebacks).
+    assert any("while processing" in note for note in getattr(info.value, "__notes__", [])), (
+        info.value.__notes__ if hasattr(info.value, "__notes__") else "no notes"
+    )
+
+
+@pytest.mark.parametrize("inputs", [0, None, tf.float32, "ab", tf.constant([1.0, 2.0])])
+def test_add_n_refuses_what_is_not_a_list_of_tensors_as_tensorflow_does(inputs):
+    with pytest.raises(ValueError, match="add_n: expected an iterable of at least one tensor"):
+        tf.add_n(inputs)
+
+
+def test_add_n_takes_any_iterable_and_refuses_an_empty_one():
+    assert float(tf.add_n(iter([tf.constant(1.0), 2.0]))) == 3.0
+    assert float(tf.add_n((1.0, 2.0, 3.0))) == 6.0
+    with pytest.raises(ValueError, match="empty"):
+        tf.add_n([])

@@ -7,7 +7,7 @@ use ferrotape_autodiff::{DType, Tensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor};
+use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Flag, Real, Text};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
 use crate::tensor::{wrap, PyTensor};
@@ -40,11 +40,11 @@ fn reshape(
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
+#[pyo3(signature = (a, perm=None, conjugate=Flag(false), name=None))]
 fn transpose(
     a: &Bound<'_, PyAny>,
     perm: Option<&Bound<'_, PyAny>>,
-    conjugate: bool,
+    conjugate: Flag,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = (conjugate, name);
@@ -203,12 +203,12 @@ fn tile(
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
+#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
 fn pad(
     tensor: &Bound<'_, PyAny>,
     paddings: &Bound<'_, PyAny>,
-    mode: &str,
-    constant_values: f64,
+    mode: Text,
+    constant_values: Real,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
@@ -226,7 +226,7 @@ fn pad(
         .chunks(2)
         .map(|p| (p[0] as usize, p[1] as usize))
         .collect();
-    let mode = match mode.to_ascii_uppercase().as_str() {
+    let mode = match mode.0.to_ascii_uppercase().as_str() {
         "CONSTANT" => PadMode::Constant,
         "REFLECT" => PadMode::Reflect,
         "SYMMETRIC" => PadMode::Symmetric,
@@ -236,7 +236,7 @@ fn pad(
             )))
         }
     };
-    wrap(ops::pad(&t, &pairs, mode, constant_values))
+    wrap(ops::pad(&t, &pairs, mode, constant_values.0))
 }
 
 #[pyfunction]

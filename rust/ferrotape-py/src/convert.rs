@@ -277,6 +277,84 @@ pub fn numpy_value<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny
     Ok(arr)
 }
 
+/// The `TypeError` for an argument of the wrong kind: "expected WHAT, received TYPE VALUE"
+/// (the value shortened; `None` named as such). PyO3 adds the argument's name as a note.
+pub fn expected(what: &str, obj: Borrowed<'_, '_, PyAny>) -> PyErr {
+    if obj.is_none() {
+        return PyTypeError::new_err(format!("expected {what}, received None"));
+    }
+    let kind = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    let mut shown: String = obj.to_string().chars().take(60).collect();
+    if shown.len() == 60 {
+        shown.push_str("...");
+    }
+    PyTypeError::new_err(format!("expected {what}, received {kind} {shown}"))
+}
+
+/// A string argument (`mode`, `padding`, ...): anything else is a `TypeError` saying so.
+#[derive(Clone, Debug)]
+pub struct Text(pub String);
+
+impl FromPyObject<'_, '_> for Text {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Text> {
+        match obj.cast::<pyo3::types::PyString>() {
+            Ok(s) => Ok(Text(s.to_cow()?.into_owned())),
+            Err(_) => Err(expected("a string", obj)),
+        }
+    }
+}
+
+/// A real-number argument (`alpha`, `beta`, a fill value): Python and numpy numbers and
+/// one-element tensors, through `__float__` as Python's `float()` takes them.
+#[derive(Clone, Copy, Debug)]
+pub struct Real(pub f64);
+
+impl FromPyObject<'_, '_> for Real {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Real> {
+        if obj.is_instance_of::<pyo3::types::PyString>() || !obj.hasattr("__float__")? {
+            return Err(expected("a number", obj));
+        }
+        obj.extract::<f64>().map(Real)
+    }
+}
+
+/// A flag TensorFlow passes on to its kernel as an attribute (`transpose_a`, `adjoint`), where
+/// it must be a real bool: `True`, `False` (or numpy's), never a truthy `1`.
+#[derive(Clone, Copy, Debug)]
+pub struct Bool(pub bool);
+
+impl FromPyObject<'_, '_> for Bool {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Bool> {
+        obj.extract::<bool>()
+            .map(Bool)
+            .map_err(|_| expected("a bool (True or False)", obj))
+    }
+}
+
+/// A flag argument (`keepdims`, `transpose_a`, `persistent`, ...) read as TensorFlow reads
+/// one: by its truth value, so `1`, `np.True_` and `None` work as they do there. An object
+/// without a truth value (a tensor of several elements) raises its own error.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag(pub bool);
+
+impl FromPyObject<'_, '_> for Flag {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Flag> {
+        obj.is_truthy().map(Flag)
+    }
+}
+
 /// Integer-like Python value (int, numpy integer, integer scalar tensor) as i64.
 pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     if let Some(t) = as_tensor(obj) {
@@ -289,17 +367,8 @@ pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
             t.dtype()
         )));
     }
-    let not_an_integer = || {
-        let kind = obj
-            .get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_default();
-        let shown: String = obj.to_string().chars().take(80).collect();
-        PyTypeError::new_err(format!("expected an integer, received {kind} {shown}"))
-    };
     if !obj.hasattr("__index__")? {
-        return Err(not_an_integer());
+        return Err(expected("an integer", obj.as_borrowed()));
     }
     obj.call_method0("__index__")?.extract()
 }
