@@ -411,3 +411,29 @@ def test_add_n_takes_any_iterable_and_refuses_an_empty_one():
     assert float(tf.add_n((1.0, 2.0, 3.0))) == 6.0
     with pytest.raises(ValueError, match="empty"):
         tf.add_n([])
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: tf.unstack(tf.ones([2]), axis=None), TypeError, "expected an integer"),
+        (lambda: tf.gather([1.0], [0], batch_dims=[0, 1]), TypeError, "expected an integer"),
+        (lambda: tf.eye("abc"), TypeError, "expected an integer, received str abc"),
+        (lambda: tf.eye(-2), ValueError, "expected a count"),
+        (lambda: tf.random.normal([2], mean=[[0, 1]]), TypeError, "expected a number"),
+        (lambda: tf.as_dtype(None), TypeError, "Cannot convert value None to a TensorFlow DType"),
+        (lambda: tf.as_dtype({"a": 1}), TypeError, "to a TensorFlow DType"),
+    ],
+)
+def test_integer_number_and_dtype_arguments_say_what_was_expected(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_dtypes_from_numpy_still_convert():
+    assert tf.as_dtype(np.dtype(">f4")) == tf.float32
+    assert tf.as_dtype(np.int64) == tf.int64
+    assert tf.as_dtype(np.dtype("int32")) == tf.int32
+    assert tf.as_dtype("bfloat16") == tf.bfloat16
+    assert tf.unstack(tf.ones([2, 3]), axis=np.int64(1))[0].shape == (2,)
+    assert tf.eye(np.int32(2), num_columns=tf.constant(3)).shape == (2, 3)

@@ -7,7 +7,7 @@ use ferrotape_autodiff::{DType, Tensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Flag, Real, Text};
+use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Count, Flag, Int, Real, Text};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
 use crate::tensor::{wrap, PyTensor};
@@ -100,24 +100,27 @@ fn concat(
 }
 
 #[pyfunction]
-#[pyo3(signature = (values, axis=0, name=None))]
+#[pyo3(signature = (values, axis=Int(0), name=None))]
 fn stack(
     values: &Bound<'_, PyAny>,
-    axis: i64,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     wrap(ops::stack(&tensors(values)?, axis))
 }
 
 #[pyfunction]
-#[pyo3(signature = (value, num=None, axis=0, name=None))]
+#[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
     value: &Bound<'_, PyAny>,
-    num: Option<usize>,
-    axis: i64,
+    num: Option<Count>,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
+    let num = num.map(|v| v.0);
+    let axis = axis.0;
     let _ = name;
     let parts = ops::unstack(&to_tensor(value, None)?, axis).raise()?;
     if let Some(n) = num {
@@ -132,14 +135,16 @@ fn unstack(
 }
 
 #[pyfunction]
-#[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
+#[pyo3(signature = (value, num_or_size_splits, axis=Int(0), num=None, name=None))]
 fn split(
     value: &Bound<'_, PyAny>,
     num_or_size_splits: &Bound<'_, PyAny>,
-    axis: i64,
-    num: Option<usize>,
+    axis: Int,
+    num: Option<Count>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
+    let axis = axis.0;
+    let num = num.map(|v| v.0);
     let _ = (num, name);
     let t = to_tensor(value, None)?;
     let ax = ops::norm_axis("Split", axis, t.rank()).raise()?;
@@ -280,15 +285,16 @@ fn slice(
 }
 
 #[pyfunction]
-#[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=0, name=None))]
+#[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
     params: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     validate_indices: Option<&Bound<'_, PyAny>>,
     axis: Option<&Bound<'_, PyAny>>,
-    batch_dims: i64,
+    batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let batch_dims = batch_dims.0;
     let _ = (validate_indices, name);
     if batch_dims != 0 {
         return Err(PyValueError::new_err(
@@ -307,13 +313,14 @@ fn gather(
 }
 
 #[pyfunction]
-#[pyo3(signature = (params, indices, batch_dims=0, name=None))]
+#[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
     params: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
-    batch_dims: i64,
+    batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let batch_dims = batch_dims.0;
     let _ = name;
     if batch_dims != 0 {
         return Err(PyValueError::new_err(
@@ -350,10 +357,11 @@ fn one_hot(
     depth: &Bound<'_, PyAny>,
     on_value: Option<&Bound<'_, PyAny>>,
     off_value: Option<&Bound<'_, PyAny>>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let depth = usize::try_from(int_of(depth)?)
         .map_err(|_| PyValueError::new_err("one_hot: depth must be >= 0"))?;
@@ -471,12 +479,14 @@ fn fill(
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
-    num_rows: usize,
-    num_columns: Option<usize>,
+    num_rows: Count,
+    num_columns: Option<Count>,
     batch_shape: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let num_rows = num_rows.0;
+    let num_columns = num_columns.map(|v| v.0);
     let _ = name;
     let batch = match batch_shape {
         Some(b) if !b.is_none() => dims_of(b)?,
@@ -528,14 +538,15 @@ fn range(
 
 /// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).
 #[pyfunction]
-#[pyo3(signature = (start, stop, num, name=None, axis=0))]
+#[pyo3(signature = (start, stop, num, name=None, axis=Int(0)))]
 fn linspace(
     start: &Bound<'_, PyAny>,
     stop: &Bound<'_, PyAny>,
     num: &Bound<'_, PyAny>,
     name: Option<&Bound<'_, PyAny>>,
-    axis: i64,
+    axis: Int,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     if axis != 0 {
         return Err(PyValueError::new_err("linspace: only axis=0 is supported"));

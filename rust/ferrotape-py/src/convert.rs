@@ -326,6 +326,34 @@ impl FromPyObject<'_, '_> for Real {
     }
 }
 
+/// An integer argument (`axis`, `batch_dims`): Python and numpy integers and integer scalar
+/// tensors, as [`int_of`] reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct Int(pub i64);
+
+impl FromPyObject<'_, '_> for Int {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Int> {
+        int_of(&obj).map(Int)
+    }
+}
+
+/// A count or size argument (`num`, `num_rows`): an [`Int`] that is not negative.
+#[derive(Clone, Copy, Debug)]
+pub struct Count(pub usize);
+
+impl FromPyObject<'_, '_> for Count {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Count> {
+        let n = int_of(&obj)?;
+        usize::try_from(n).map(Count).map_err(|_| {
+            PyValueError::new_err(format!("expected a count (0 or more), received {n}"))
+        })
+    }
+}
+
 /// A flag TensorFlow passes on to its kernel as an attribute (`transpose_a`, `adjoint`), where
 /// it must be a real bool: `True`, `False` (or numpy's), never a truthy `1`.
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@ use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::convert::{binary_operands, to_tensor, Flag, Real, Text};
+use crate::convert::{binary_operands, to_tensor, Flag, Int, Real, Text};
 use crate::errors::to_py;
 use crate::tensor::{compute, wrap, PyTensor};
 
@@ -81,9 +81,10 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
 fn softmax(
     py: Python<'_>,
     logits: &Bound<'_, PyAny>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let t = to_tensor(logits, None)?;
     wrap(compute(py, t.len(), || {
@@ -96,9 +97,10 @@ fn softmax(
 fn log_softmax(
     py: Python<'_>,
     logits: &Bound<'_, PyAny>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let t = to_tensor(logits, None)?;
     wrap(compute(py, t.len(), || {
@@ -115,14 +117,15 @@ fn required<'a, 'py>(
 }
 
 #[pyfunction]
-#[pyo3(signature = (labels=None, logits=None, axis=-1, name=None))]
+#[pyo3(signature = (labels=None, logits=None, axis=Int(-1), name=None))]
 fn softmax_cross_entropy_with_logits(
     py: Python<'_>,
     labels: Option<&Bound<'_, PyAny>>,
     logits: Option<&Bound<'_, PyAny>>,
-    axis: i64,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     let (z, x) = binary_operands(required(labels, "labels")?, required(logits, "logits")?)?;
     let x2 = x.clone();
