@@ -83,8 +83,12 @@ impl BatchNormalization {
             let beta = self.beta.as_ref().map(Variable::read);
             let (y, mean, variance) =
                 ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, self.epsilon)?;
-            self.update_moving(&self.moving_mean, &mean)?;
-            self.update_moving(&self.moving_variance, &variance)?;
+            // An empty batch carries no statistics: TensorFlow folds its NaN mean into the
+            // moving averages (poisoning them for good); the moving averages stay as they were.
+            if x.len() > 0 {
+                self.update_moving(&self.moving_mean, &mean)?;
+                self.update_moving(&self.moving_variance, &variance)?;
+            }
             return Ok(y);
         }
         let gamma = self.gamma.as_ref().map(Variable::read);
