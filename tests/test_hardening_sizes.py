@@ -241,3 +241,12 @@ def test_allocations_past_an_address_space_limit_raise(code):
     assert outcome.kind == "raised", str(outcome)
     assert "ResourceExhaustedError" in outcome.exc_types, str(outcome)
     assert "OOM when allocating tensor" in outcome.message
+
+
+@pytest.mark.parametrize("op", ["x + 1", "tf.exp(x)", "tf.maximum(x, tf.ones([1]))"])
+def test_element_wise_results_past_the_remaining_memory_raise(op):
+    # Each 2 GiB result fits the limit alone but not beside its 2 GiB input: the result's
+    # allocation itself must fail cleanly (it aborted the process).
+    outcome = run_snippet(f"x = tf.zeros([2**29])\ny = {op}", timeout=60, memory_limit=4 << 30)
+    assert outcome.kind == "raised", str(outcome)
+    assert "ResourceExhaustedError" in outcome.exc_types, str(outcome)

@@ -96,7 +96,8 @@ fn oom(op: &'static str, dtype: DType, shape: &[usize]) -> Error {
 /// comparison.
 pub fn check_alloc(op: &'static str, dtype: DType, shape: &[usize]) -> Result<usize> {
     let n = checked_num_elements(op, shape)?;
-    if n > memory_limit() / dtype.size_in_bytes() {
+    // A multiply, not a division: this runs before every kernel's output allocation.
+    if n.saturating_mul(dtype.size_in_bytes()) > memory_limit() {
         return Err(oom(op, dtype, shape));
     }
     Ok(n)

@@ -85,7 +85,7 @@ impl BatchNormalization {
                 ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, self.epsilon)?;
             // An empty batch carries no statistics: TensorFlow folds its NaN mean into the
             // moving averages (poisoning them for good); the moving averages stay as they were.
-            if x.len() > 0 {
+            if !x.is_empty() {
                 self.update_moving(&self.moving_mean, &mean)?;
                 self.update_moving(&self.moving_variance, &variance)?;
             }

@@ -20,8 +20,11 @@ const CHUNK: usize = 16 * 1024;
 /// A vector of `len` elements, written by `fill(start, chunk)` chunk by chunk: in parallel for
 /// large `len`, each chunk at the widest SIMD level in force. `fill` must write every element
 /// of the chunk it is given (the loops here zip the chunk with their inputs).
-fn filled<U: Send>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync) -> Vec<U> {
-    let mut out = Vec::with_capacity(len);
+fn filled<U: Element>(
+    len: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Result<Vec<U>> {
+    let mut out = crate::alloc::<U>("ElementWise", &[len])?;
     let spare = &mut out.spare_capacity_mut()[..len];
     if len >= PARALLEL_THRESHOLD {
         spare
@@ -41,11 +44,11 @@ fn filled<U: Send>(len: usize, fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Syn
     }
     // SAFETY: every chunk of the first `len` slots was written by `fill` (its contract).
     unsafe { out.set_len(len) };
-    out
+    Ok(out)
 }
 
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
-fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync) -> Result<Vec<U>> {
     if let Some(s) = a.contiguous_slice::<T>() {
         return filled(
             s.len(),
@@ -57,11 +60,11 @@ fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync)
             },
         );
     }
-    let mut out = Vec::with_capacity(a.len());
+    let mut out = crate::alloc::<U>("ElementWise", a.shape())?;
     for_each_offset(a.shape(), [a.strides()], [a.offset()], |[i]| {
         out.push(f(data[i]))
     });
-    out
+    Ok(out)
 }
 
 /// `x`'s elements when its shape, less leading 1s, is a suffix of `shape` and it is
@@ -84,7 +87,11 @@ fn trailing_block<'a, T: Element>(
 }
 
 /// `g(element, block element)` over consecutive rows of `full` the length of `block`.
-fn rows<T: Element, U: Send>(full: &[T], block: &[T], g: impl Fn(T, T) -> U + Sync) -> Vec<U> {
+fn rows<T: Element, U: Element>(
+    full: &[T],
+    block: &[T],
+    g: impl Fn(T, T) -> U + Sync,
+) -> Result<Vec<U>> {
     let k = block.len();
     filled(
         full.len(),
@@ -120,7 +127,7 @@ fn zip<T: Element, U: Element>(
     db: &[T],
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync,
-) -> Vec<U> {
+) -> Result<Vec<U>> {
     if a.shape() == b.shape() {
         if let (Some(x), Some(y)) = (a.contiguous_slice::<T>(), b.contiguous_slice::<T>()) {
             return filled(
@@ -160,14 +167,14 @@ fn zip<T: Element, U: Element>(
         a.broadcast_to(shape).expect("operands broadcast to shape"),
         b.broadcast_to(shape).expect("operands broadcast to shape"),
     );
-    let mut out = Vec::with_capacity(a.len());
+    let mut out = crate::alloc::<U>("ElementWise", shape)?;
     for_each_offset(
         shape,
         [a.strides(), b.strides()],
         [a.offset(), b.offset()],
         |[i, j]| out.push(f(da[i], db[j])),
     );
-    out
+    Ok(out)
 }
 
 fn half_via_f32(a: &Array, dtype: DType, f: impl Fn(&Array) -> Result<Array>) -> Result<Array> {
@@ -202,7 +209,7 @@ ops_enum!(
     }
 );
 
-fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Vec<T> {
+fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Result<Vec<T>> {
     match op {
         UnaryOp::Neg => map(a, d, |x| -x),
         UnaryOp::Abs => map(a, d, |x| x.abs()),
@@ -282,7 +289,7 @@ where
         + num_traits::WrappingMul
         + num_traits::WrappingSub,
 {
-    Ok(match op {
+    match op {
         UnaryOp::Neg => map(a, d, |x| T::zero().wrapping_sub(&x)),
         UnaryOp::Abs => map(a, d, |x| {
             if x < T::zero() {
@@ -294,15 +301,15 @@ where
         UnaryOp::Sign => map(a, d, |x| x.signum()),
         UnaryOp::Square => map(a, d, |x| x.wrapping_mul(&x)),
         UnaryOp::Relu => map(a, d, |x| x.max(T::zero())),
-        _ => return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
-    })
+        _ => Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
+    }
 }
 
 /// `op` applied to every element of `a`.
 pub fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
     let buf = match a.buffer() {
-        Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)),
-        Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)),
+        Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?),
+        Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?),
         Buffer::I32(d) => Buffer::I32(unary_int(op, a, d)?),
         Buffer::I64(d) => Buffer::I64(unary_int(op, a, d)?),
         Buffer::F16(_) | Buffer::BF16(_) => return half_via_f32(a, a.dtype(), |x| unary(op, x)),
@@ -334,7 +341,7 @@ fn binary_float<T: FloatElem>(
     b: &Array,
     db: &[T],
     s: &[usize],
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     match op {
         BinaryOp::Add => zip(a, da, b, db, s, |x, y| x + y),
         BinaryOp::Sub => zip(a, da, b, db, s, |x, y| x - y),
@@ -389,10 +396,10 @@ where
         + num_traits::WrappingMul,
 {
     let divides = matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod);
-    if divides && map(b, db, |y| y == T::zero()).contains(&true) {
+    if divides && map(b, db, |y| y == T::zero())?.contains(&true) {
         return Err(Error::invalid(op.name(), "integer division by zero"));
     }
-    if op == BinaryOp::Pow && map(b, db, |y| y < T::zero()).contains(&true) {
+    if op == BinaryOp::Pow && map(b, db, |y| y < T::zero())?.contains(&true) {
         return Err(Error::invalid(
             op.name(),
             "integers to negative integer powers are not allowed",
@@ -422,7 +429,7 @@ where
             q
         }
     };
-    Ok(match op {
+    match op {
         BinaryOp::Add => zip(a, da, b, db, s, |x, y| x.wrapping_add(&y)),
         BinaryOp::Sub => zip(a, da, b, db, s, |x, y| x.wrapping_sub(&y)),
         BinaryOp::Mul => zip(a, da, b, db, s, |x, y| x.wrapping_mul(&y)),
@@ -449,10 +456,8 @@ where
             let d = x.wrapping_sub(&y);
             d.wrapping_mul(&d)
         }),
-        BinaryOp::Atan2 => {
-            return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype"))
-        }
-    })
+        BinaryOp::Atan2 => Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
+    }
 }
 
 /// `op(a, b)` with numpy broadcasting; both operands must have the same dtype.
@@ -463,8 +468,8 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), a.dtype(), &shape)?;
     let buf = match (a.buffer(), b.buffer()) {
-        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(binary_float(op, a, x, b, y, &shape)),
-        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(binary_float(op, a, x, b, y, &shape)),
+        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(binary_float(op, a, x, b, y, &shape)?),
+        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(binary_float(op, a, x, b, y, &shape)?),
         (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(binary_int(op, a, x, b, y, &shape)?),
         (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(binary_int(op, a, x, b, y, &shape)?),
         (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
@@ -489,7 +494,7 @@ fn compare_typed<T: Element + PartialOrd>(
     b: &Array,
     db: &[T],
     s: &[usize],
-) -> Vec<bool> {
+) -> Result<Vec<bool>> {
     match op {
         CompareOp::Equal => zip(a, da, b, db, s, |x, y| x == y),
         CompareOp::NotEqual => zip(a, da, b, db, s, |x, y| x != y),
@@ -517,7 +522,7 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         (Buffer::Bool(x), Buffer::Bool(y)) => compare_typed(op, a, x, b, y, &s),
         _ => unreachable!("dtypes checked equal above"),
     };
-    Array::from_vec(out, &s)
+    Array::from_vec(out?, &s)
 }
 
 ops_enum!(
@@ -543,14 +548,14 @@ pub fn logical(op: LogicalOp, a: &Array, b: &Array) -> Result<Array> {
         LogicalOp::Or => zip(a, x, b, y, &s, |p, q| p || q),
         LogicalOp::Xor => zip(a, x, b, y, &s, |p, q| p != q),
     };
-    Array::from_vec(out, &s)
+    Array::from_vec(out?, &s)
 }
 
 pub fn logical_not(a: &Array) -> Result<Array> {
     let Buffer::Bool(x) = a.buffer() else {
         return Err(Error::unsupported("LogicalNot", a.dtype(), "bool"));
     };
-    Array::from_vec(map(a, x, |p| !p), a.shape())
+    Array::from_vec(map(a, x, |p| !p)?, a.shape())
 }
 
 /// `where(cond, x, y)`: elements of `x` where `cond` is true, else of `y`, all broadcast.
@@ -645,7 +650,7 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
     }
     let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
     check_alloc(OP, g.dtype(), &shape)?;
-    fn typed<T: FloatElem>(g: &Array, y: &Array, shape: &[usize]) -> Vec<T> {
+    fn typed<T: FloatElem>(g: &Array, y: &Array, shape: &[usize]) -> Result<Vec<T>> {
         let (gd, yd) = (
             T::slice(g.buffer()).expect("dtype checked"),
             T::slice(y.buffer()).expect("dtype checked"),
@@ -660,8 +665,8 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
         })
     }
     let buffer = match g.buffer() {
-        Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)),
-        Buffer::F64(_) => Buffer::F64(typed::<f64>(g, y, &shape)),
+        Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)?),
+        Buffer::F64(_) => Buffer::F64(typed::<f64>(g, y, &shape)?),
         Buffer::F16(_) | Buffer::BF16(_) => {
             return half_via_f32(g, g.dtype(), |g32| relu_grad(g32, &cast(y, DType::F32)?));
         }
