@@ -677,6 +677,32 @@ def keras_layers_that_real_programs_use(tf):
     return results
 
 
+# ---------------------------------------------------------------- Keras optimizers
+
+
+@program
+def keras_more_optimizers(tf):
+    """Nadam, Adamax, Adadelta and Lion: six steps on a loss whose gradient changes each step
+    (signs, zeros and growing magnitudes), with defaults and with larger learning rates."""
+    results = []
+    for name, kwargs in [
+        ("Nadam", {}),
+        ("Nadam", {"learning_rate": 0.1, "beta_1": 0.8}),
+        ("Adamax", {"learning_rate": 0.1}),
+        ("Adadelta", {}),
+        ("Adadelta", {"learning_rate": 1.0, "rho": 0.9}),
+        ("Lion", {"learning_rate": 0.1, "beta_2": 0.9}),
+    ]:
+        w = tf.Variable(rng_array(40, (2, 3)))
+        optimizer = getattr(tf.keras.optimizers, name)(**kwargs)
+        for step in range(6):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w**3 * (0.3 * step) + w)
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w], strict=True))
+        results.append(tf.identity(w))
+    return results
+
+
 # ---------------------------------------------------------------- comparison
 
 
