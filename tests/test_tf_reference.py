@@ -703,6 +703,32 @@ def keras_more_optimizers(tf):
     return results
 
 
+@program
+def keras_reduce_lr_on_plateau(tf):
+    """The learning rates ReduceLROnPlateau sets on a compiled model's optimizer, epoch by
+    epoch, for given monitored values: patience, cooldown, min_delta, min_lr and mode."""
+    cases = [
+        ((1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95), {"factor": 0.5, "patience": 2}),
+        ((1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95), {"factor": 0.5, "cooldown": 2}),
+        ((1.0, 0.99995, 0.9999, 0.8, 0.8, 0.8), {"patience": 1, "min_lr": 0.002}),
+        ((0.5, 0.6, 0.6, 0.6, 0.7, 0.7), {"factor": 0.5, "patience": 1, "mode": "max"}),
+        ((0.5, 0.6, 0.6, 0.6), {"factor": 0.5, "patience": 0, "mode": "min", "min_delta": 0.05}),
+    ]
+    results = []
+    for values, kwargs in cases:
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        callback = tf.keras.callbacks.ReduceLROnPlateau(**kwargs)
+        callback.set_model(model)
+        callback.on_train_begin()
+        for epoch, value in enumerate(values):
+            logs = {"val_loss": value}
+            callback.on_epoch_end(epoch, logs)
+            results.append((round(logs["learning_rate"], 7), callback.wait))
+            results.append(round(float(model.optimizer.learning_rate.numpy()), 7))
+    return results
+
+
 # ---------------------------------------------------------------- comparison
 
 
