@@ -677,6 +677,39 @@ def keras_layers_that_real_programs_use(tf):
     return results
 
 
+# ---------------------------------------------------------------- tf.debugging
+
+
+@program
+def debugging_assertions(tf):
+    """Which assertions pass (None) and which raise, and check_numerics' value and gradient."""
+    x = tf.constant([1.0, 2.0, 3.0])
+    d = tf.debugging
+    checks = [
+        lambda: d.assert_equal(x, [1.0, 2.0, 3.0]),
+        lambda: d.assert_equal(x, [1.0, 2.5, 3.0]),
+        lambda: d.assert_equal(x, 2.0),
+        lambda: d.assert_near(x, x + 1e-7),
+        lambda: d.assert_near(x, x + 1e-3),
+        lambda: d.assert_near(x, x + 1e-3, atol=1e-2),
+        lambda: d.assert_rank(x, 1),
+        lambda: d.assert_rank(x, 2),
+        lambda: d.assert_shapes([(tf.zeros((2, 3)), ("N", 3)), (x, ("Q",))]),
+        lambda: d.assert_shapes([(tf.zeros((2, 3)), ("N", 3)), (x, ("N",))]),
+        lambda: d.assert_all_finite(x, "m"),
+        lambda: d.assert_all_finite(x / 0.0, "m"),
+        lambda: d.check_numerics(tf.math.log(x - 2.0), "m"),
+        lambda: d.assert_less(x, 3.0),
+        lambda: d.assert_greater(x, 0.0),
+        lambda: tf.assert_equal(x, x),
+    ]
+    results = [error_name(check) for check in checks]
+    v = tf.Variable([0.5, -1.5])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(d.check_numerics(v * v, "m") ** 2)
+    return results, d.check_numerics(x, "m"), tape.gradient(y, v)
+
+
 # ---------------------------------------------------------------- Keras optimizers
 
 
