@@ -395,3 +395,99 @@ def test_progbar_logger_is_silent_with_verbose_0():
     out = io.StringIO()
     fit(FakeModel(), [cb.ProgbarLogger(file=out)], losses(1, 2), verbose=0)
     assert out.getvalue() == ""
+
+
+# ---------------------------------------------------------------- ReduceLROnPlateau
+def _rates(callback, values, name="val_loss", model=None):
+    """The learning rate after each epoch's end, and the rate logged for that epoch."""
+    model = model or FakeModel()
+    after, logged = [], []
+    callback.set_model(model)
+    callback.on_train_begin()
+    for epoch, value in enumerate(values):
+        logs = {name: value}
+        callback.on_epoch_end(epoch, logs)
+        after.append(round(model.optimizer.learning_rate, 7))
+        logged.append(round(logs["learning_rate"], 7))
+    return after, logged
+
+
+@pytest.mark.parametrize(
+    "values, kwargs, expected",
+    [
+        # The rates TF 2.21 sets for the same values (tests/test_tf_reference.py compares live).
+        (
+            (1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95),
+            {"factor": 0.5, "patience": 2},
+            [0.1, 0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.0125],
+        ),
+        (
+            (1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95),
+            {"factor": 0.5, "patience": 1, "cooldown": 2},
+            [0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125],
+        ),
+        # 0.99995 is within the default min_delta (1e-4) of 1.0: not an improvement.
+        (
+            (1.0, 0.99995, 0.9999, 0.8, 0.8, 0.8),
+            {"patience": 1, "min_lr": 0.002},
+            [0.1, 0.01, 0.002, 0.002, 0.002, 0.002],
+        ),
+    ],
+)
+def test_reduce_lr_on_plateau_min_mode(values, kwargs, expected):
+    after, logged = _rates(cb.ReduceLROnPlateau(**kwargs), values)
+    assert after == expected
+    # The logged rate is the one in force during the epoch, before any reduction.
+    assert logged == [0.1, *expected[:-1]]
+
+
+def test_reduce_lr_on_plateau_max_and_explicit_min_mode():
+    values = (0.5, 0.6, 0.6, 0.6, 0.7, 0.7)
+    as_max = cb.ReduceLROnPlateau("val_accuracy", factor=0.5, patience=1, mode="max")
+    assert _rates(as_max, values, "val_accuracy")[0] == [0.1, 0.1, 0.05, 0.025, 0.025, 0.0125]
+    # Auto mode knows accuracy increases.
+    auto = cb.ReduceLROnPlateau("val_accuracy", factor=0.5, patience=1)
+    assert _rates(auto, values, "val_accuracy")[0] == [0.1, 0.1, 0.05, 0.025, 0.025, 0.0125]
+    as_min = cb.ReduceLROnPlateau("val_accuracy", factor=0.5, patience=1, mode="min")
+    assert _rates(as_min, values, "val_accuracy")[0] == [
+        0.1,
+        0.05,
+        0.025,
+        0.0125,
+        0.00625,
+        0.003125,
+    ]
+
+
+def test_reduce_lr_on_plateau_resets_between_fits():
+    callback = cb.ReduceLROnPlateau(factor=0.5, patience=1)
+    model = FakeModel()
+    _rates(callback, (1.0, 1.0), model=model)
+    assert model.optimizer.learning_rate == pytest.approx(0.05)
+    # A new fit starts with no best and no wait: the first epoch is an improvement.
+    after, _ = _rates(callback, (5.0, 4.0), model=model)
+    assert after == [0.05, 0.05]
+
+
+def test_reduce_lr_on_plateau_bad_arguments_and_missing_monitor():
+    with pytest.raises(ValueError, match="factor=1.5"):
+        cb.ReduceLROnPlateau(factor=1.5)
+    with pytest.raises(TypeError, match="epsilon"):
+        cb.ReduceLROnPlateau(epsilon=1e-3)
+    with pytest.warns(UserWarning, match="mode 'up' is unknown"):
+        cb.ReduceLROnPlateau(mode="up")
+    callback = cb.ReduceLROnPlateau()
+    with pytest.warns(UserWarning, match="`val_loss` which is not available"):
+        after, _ = _rates(callback, (1.0,), name="loss")
+    assert after == [0.1]
+
+
+def test_reduce_lr_on_plateau_in_fit_lowers_the_real_optimizer():
+    # Zero inputs and no bias: zero gradients and a flat loss, a plateau from the start.
+    model = ft.keras.Sequential([ft.keras.Input((2,)), ft.keras.layers.Dense(1, use_bias=False)])
+    model.compile(ft.keras.optimizers.SGD(0.01), "mse")
+    x, y = np.zeros((8, 2), np.float32), np.ones((8, 1), np.float32)
+    callback = cb.ReduceLROnPlateau("loss", factor=0.5, patience=1, min_lr=0.002)
+    history = model.fit(x, y, epochs=5, verbose=0, callbacks=[callback])
+    assert history.history["learning_rate"] == pytest.approx([0.01, 0.01, 0.005, 0.0025, 0.002])
+    assert float(model.optimizer.learning_rate) == pytest.approx(0.002)

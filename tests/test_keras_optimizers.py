@@ -627,7 +627,7 @@ def test_get_instance_dict_and_bad_identifier():
     adam = optimizers.get({"class_name": "Adam", "config": {"learning_rate": 0.5}})
     assert float(adam.learning_rate) == 0.5
     with pytest.raises(ValueError, match="could not interpret optimizer identifier"):
-        optimizers.get("adamax")
+        optimizers.get("ftrl")
     with pytest.raises(ValueError, match="could not interpret"):
         optimizers.get(3)
 
@@ -742,3 +742,131 @@ def test_native_updates_equal_the_op_by_op_rule_bit_for_bit(make, dtype):
     for a, b in zip(*results, strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(results[0][0], start[0])
+
+
+# ------------------------------------------ Nadam, Adamax, Adadelta, Lion (Keras 3's rules)
+
+
+def nadam_ref(lr, beta_1=0.9, beta_2=0.999, eps=1e-7):
+    # Keras keeps u_product in one optimizer variable, multiplied by u_t before each step.
+    product = {"step": 0, "value": 1.0}
+
+    def update(step, g, w, s):
+        if product["step"] != step:
+            product["value"] *= beta_1 * (1 - 0.5 * 0.96**step)
+            product["step"] = step
+        u_t = beta_1 * (1 - 0.5 * 0.96**step)
+        u_t_1 = beta_1 * (1 - 0.5 * 0.96 ** (step + 1))
+        m = s.get("m", np.zeros_like(w)) + (g - s.get("m", np.zeros_like(w))) * (1 - beta_1)
+        v = s.get("v", np.zeros_like(w)) + (g * g - s.get("v", np.zeros_like(w))) * (1 - beta_2)
+        s["m"], s["v"] = m, v
+        p = product["value"]
+        m_hat = u_t_1 * m / (1 - p * u_t_1) + (1 - u_t) * g / (1 - p)
+        v_hat = v / (1 - beta_2**step)
+        return w - m_hat * lr / (np.sqrt(v_hat) + eps)
+
+    return update
+
+
+def adamax_ref(lr, beta_1=0.9, beta_2=0.999, eps=1e-7):
+    def update(step, g, w, s):
+        m = s.get("m", np.zeros_like(w))
+        m = m + (g - m) * (1 - beta_1)
+        u = np.maximum(beta_2 * s.get("u", np.zeros_like(w)), np.abs(g))
+        s["m"], s["u"] = m, u
+        return w - lr * m / ((1 - beta_1**step) * (u + eps))
+
+    return update
+
+
+def adadelta_ref(lr, rho=0.95, eps=1e-7):
+    def update(step, g, w, s):
+        acc_g = rho * s.get("g", np.zeros_like(w)) + (1 - rho) * g * g
+        acc_d = s.get("d", np.zeros_like(w))
+        delta = -np.sqrt(acc_d + eps) * g / np.sqrt(acc_g + eps)
+        s["g"], s["d"] = acc_g, rho * acc_d + (1 - rho) * delta * delta
+        return w + lr * delta
+
+    return update
+
+
+def lion_ref(lr, beta_1=0.9, beta_2=0.99):
+    def update(step, g, w, s):
+        m = s.get("m", np.zeros_like(w))
+        s["m"] = beta_2 * m + (1 - beta_2) * g
+        return w - lr * np.sign(beta_1 * m + (1 - beta_1) * g)
+
+    return update
+
+
+@pytest.mark.parametrize(
+    "make, reference",
+    [
+        (lambda: optimizers.Nadam(), nadam_ref(f32(0.001))),
+        (lambda: optimizers.Nadam(0.05, 0.8, 0.99, 1e-3), nadam_ref(f32(0.05), 0.8, 0.99, 1e-3)),
+        (lambda: optimizers.Adamax(), adamax_ref(f32(0.001))),
+        (lambda: optimizers.Adamax(0.05, 0.8, 0.9, 1e-3), adamax_ref(f32(0.05), 0.8, 0.9, 1e-3)),
+        (lambda: optimizers.Adadelta(), adadelta_ref(f32(0.001))),
+        (lambda: optimizers.Adadelta(1.0, rho=0.9, epsilon=1e-4), adadelta_ref(1.0, 0.9, 1e-4)),
+        (lambda: optimizers.Lion(), lion_ref(f32(0.001))),
+        (lambda: optimizers.Lion(0.05, 0.5, 0.9), lion_ref(f32(0.05), 0.5, 0.9)),
+    ],
+    ids=[
+        "nadam",
+        "nadam_args",
+        "adamax",
+        "adamax_args",
+        "adadelta",
+        "adadelta_args",
+        "lion",
+        "lion_args",
+    ],
+)
+def test_more_update_rules_match_numpy(make, reference):
+    initial, grads = make_problem(1)
+    actual = run_ft(make(), initial, grads)
+    assert_history_close(actual, run_np(reference, initial, grads))
+
+
+def test_more_optimizers_defaults_names_and_get():
+    expected = {
+        "nadam": (optimizers.Nadam, {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}),
+        "adamax": (optimizers.Adamax, {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}),
+        "adadelta": (optimizers.Adadelta, {"rho": 0.95, "epsilon": 1e-7}),
+        "lion": (optimizers.Lion, {"beta_1": 0.9, "beta_2": 0.99}),
+    }
+    for name, (cls, defaults) in expected.items():
+        opt = optimizers.get(name.upper())
+        assert type(opt) is cls and opt.name == name
+        assert float(opt.learning_rate) == pytest.approx(0.001)
+        config = opt.get_config()
+        assert {k: config[k] for k in defaults} == defaults
+        again = optimizers.deserialize(optimizers.serialize(cls(0.02, name="x")))
+        assert type(again) is cls and again.name == "x"
+        assert float(again.learning_rate) == pytest.approx(0.02)
+        assert getattr(ft.keras.optimizers, cls.__name__) is cls
+
+
+def test_lion_rejects_beta_1_outside_unit_interval():
+    for bad in (0.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match=f"beta_1={bad}"):
+            optimizers.Lion(beta_1=bad)
+
+
+def test_nadam_resumes_from_iterations_alone():
+    # The momentum-schedule product is a function of the step: a second optimizer handed the
+    # slots and the step count continues exactly where the first would have.
+    initial, grads = make_problem(2)
+    full = run_ft(optimizers.Nadam(0.05), initial, grads)
+    first = optimizers.Nadam(0.05)
+    variables = [ft.Variable(x.copy()) for x in initial]
+    for step_grads in grads[:2]:
+        first.apply_gradients(zip([ft.constant(g) for g in step_grads], variables, strict=True))
+    second = optimizers.Nadam(0.05)
+    second.build(variables)
+    for mine, theirs in zip(second.variables, first.variables, strict=True):
+        mine.assign(theirs)
+    for step_grads in grads[2:]:
+        second.apply_gradients(zip([ft.constant(g) for g in step_grads], variables, strict=True))
+    for v, expected in zip(variables, full[-1], strict=True):
+        np.testing.assert_allclose(v.numpy(), expected, rtol=1e-12)

@@ -677,6 +677,91 @@ def keras_layers_that_real_programs_use(tf):
     return results
 
 
+# ---------------------------------------------------------------- tf.debugging
+
+
+@program
+def debugging_assertions(tf):
+    """Which assertions pass (None) and which raise, and check_numerics' value and gradient."""
+    x = tf.constant([1.0, 2.0, 3.0])
+    d = tf.debugging
+    checks = [
+        lambda: d.assert_equal(x, [1.0, 2.0, 3.0]),
+        lambda: d.assert_equal(x, [1.0, 2.5, 3.0]),
+        lambda: d.assert_equal(x, 2.0),
+        lambda: d.assert_near(x, x + 1e-7),
+        lambda: d.assert_near(x, x + 1e-3),
+        lambda: d.assert_near(x, x + 1e-3, atol=1e-2),
+        lambda: d.assert_rank(x, 1),
+        lambda: d.assert_rank(x, 2),
+        lambda: d.assert_shapes([(tf.zeros((2, 3)), ("N", 3)), (x, ("Q",))]),
+        lambda: d.assert_shapes([(tf.zeros((2, 3)), ("N", 3)), (x, ("N",))]),
+        lambda: d.assert_all_finite(x, "m"),
+        lambda: d.assert_all_finite(x / 0.0, "m"),
+        lambda: d.check_numerics(tf.math.log(x - 2.0), "m"),
+        lambda: d.assert_less(x, 3.0),
+        lambda: d.assert_greater(x, 0.0),
+        lambda: tf.assert_equal(x, x),
+    ]
+    results = [error_name(check) for check in checks]
+    v = tf.Variable([0.5, -1.5])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(d.check_numerics(v * v, "m") ** 2)
+    return results, d.check_numerics(x, "m"), tape.gradient(y, v)
+
+
+# ---------------------------------------------------------------- Keras optimizers
+
+
+@program
+def keras_more_optimizers(tf):
+    """Nadam, Adamax, Adadelta and Lion: six steps on a loss whose gradient changes each step
+    (signs, zeros and growing magnitudes), with defaults and with larger learning rates."""
+    results = []
+    for name, kwargs in [
+        ("Nadam", {}),
+        ("Nadam", {"learning_rate": 0.1, "beta_1": 0.8}),
+        ("Adamax", {"learning_rate": 0.1}),
+        ("Adadelta", {}),
+        ("Adadelta", {"learning_rate": 1.0, "rho": 0.9}),
+        ("Lion", {"learning_rate": 0.1, "beta_2": 0.9}),
+    ]:
+        w = tf.Variable(rng_array(40, (2, 3)))
+        optimizer = getattr(tf.keras.optimizers, name)(**kwargs)
+        for step in range(6):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w**3 * (0.3 * step) + w)
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w], strict=True))
+        results.append(tf.identity(w))
+    return results
+
+
+@program
+def keras_reduce_lr_on_plateau(tf):
+    """The learning rates ReduceLROnPlateau sets on a compiled model's optimizer, epoch by
+    epoch, for given monitored values: patience, cooldown, min_delta, min_lr and mode."""
+    cases = [
+        ((1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95), {"factor": 0.5, "patience": 2}),
+        ((1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95), {"factor": 0.5, "cooldown": 2}),
+        ((1.0, 0.99995, 0.9999, 0.8, 0.8, 0.8), {"patience": 1, "min_lr": 0.002}),
+        ((0.5, 0.6, 0.6, 0.6, 0.7, 0.7), {"factor": 0.5, "patience": 1, "mode": "max"}),
+        ((0.5, 0.6, 0.6, 0.6), {"factor": 0.5, "patience": 0, "mode": "min", "min_delta": 0.05}),
+    ]
+    results = []
+    for values, kwargs in cases:
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        callback = tf.keras.callbacks.ReduceLROnPlateau(**kwargs)
+        callback.set_model(model)
+        callback.on_train_begin()
+        for epoch, value in enumerate(values):
+            logs = {"val_loss": value}
+            callback.on_epoch_end(epoch, logs)
+            results.append((round(logs["learning_rate"], 7), callback.wait))
+            results.append(round(float(model.optimizer.learning_rate.numpy()), 7))
+    return results
+
+
 # ---------------------------------------------------------------- comparison
 
 

@@ -8,7 +8,7 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-from . import _core, config, data, errors, linalg, math, nest, nn, random, train
+from . import _core, config, data, debugging, errors, linalg, math, nest, nn, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -95,6 +95,7 @@ from ._core import (
 )
 from ._core.linalg import matmul
 from .clip import clip_by_global_norm, clip_by_norm
+from .debugging import assert_equal, assert_greater, assert_less, assert_rank
 from .dtypes import (
     DType,
     as_dtype,
@@ -187,6 +188,10 @@ __all__ = [
     "argmin",
     "as_dtype",
     "asin",
+    "assert_equal",
+    "assert_greater",
+    "assert_less",
+    "assert_rank",
     "atan",
     "bfloat16",
     "bool",
@@ -203,6 +208,7 @@ __all__ = [
     "cos",
     "cosh",
     "data",
+    "debugging",
     "custom_gradient",
     "device",
     "divide",

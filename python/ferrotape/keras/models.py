@@ -474,8 +474,14 @@ class Model(Layer):
     in ``call``) or build it from ``Input`` tensors: ``Model(inputs, outputs)``."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Model and (len(args) >= 2 or ("inputs" in kwargs and "outputs" in kwargs)):
+        functional = len(args) >= 2 or ("inputs" in kwargs and "outputs" in kwargs)
+        if cls is Model and functional:
             return super().__new__(Functional)
+        if functional and not issubclass(cls, Functional):
+            # A subclass built as CustomModel(inputs, outputs) (for its train_step, say) is a
+            # Functional underneath. Keras rewrites the class's bases in place; a cached
+            # subclass placing Functional before Model in the MRO leaves the user's class alone.
+            return super().__new__(_functional_variant(cls))
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
@@ -1286,6 +1292,20 @@ class Functional(Model):
                 values[id(tensor)] = value
         flat = [values[id(t)] for t in nest.flatten(self._outputs_struct)]
         return nest.pack_sequence_as(self._outputs_struct, flat)
+
+
+_FUNCTIONAL_VARIANTS = {}
+
+
+def _functional_variant(cls):
+    """``cls`` with ``Functional`` mixed in (cached): same name, module and methods, so
+    ``isinstance(m, cls)`` holds and the subclass's overrides win over Functional's."""
+    variant = _FUNCTIONAL_VARIANTS.get(cls)
+    if variant is None:
+        variant = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__})
+        variant.__qualname__ = cls.__qualname__
+        _FUNCTIONAL_VARIANTS[cls] = variant
+    return variant
 
 
 def _ordered_nodes(flat_outputs, flat_inputs):

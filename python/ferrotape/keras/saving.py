@@ -29,6 +29,17 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 
+from .object_registration import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
+
 ORDER_KEY = "ferrotape.names"
 # A header takes about 100 bytes per tensor, so 16 MiB is room for over 100,000 tensors while
 # keeping a hostile header from costing seconds and gigabytes to parse (safetensors itself
@@ -323,4 +334,15 @@ def _stored_order(path, order_json, header):
     return order
 
 
-__all__ = ["load_weights_file", "save_weights_file"]
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "load_weights_file",
+    "register_keras_serializable",
+    "save_weights_file",
+    "serialize_keras_object",
+]

@@ -15,6 +15,16 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import _core
+from .object_registration import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
 # Module attribute, looked up at call time, so tests can drive the clock.
 clock = time.perf_counter
@@ -298,4 +308,18 @@ def set_random_seed(seed):
     _core.random.set_seed(int(seed))
 
 
-__all__ = ["ProgressBar", "format_logs", "normalize", "set_random_seed", "to_categorical"]
+__all__ = [
+    "CustomObjectScope",
+    "ProgressBar",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "format_logs",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "normalize",
+    "register_keras_serializable",
+    "serialize_keras_object",
+    "set_random_seed",
+    "to_categorical",
+]

@@ -11,13 +11,20 @@
 """
 
 from . import schedules
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
 from .base import Optimizer
+from .lion import Lion
+from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-_OPTIMIZERS = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad)}
+_OPTIMIZERS = {
+    cls.__name__.lower(): cls
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
+}
 
 
 def serialize(optimizer):
@@ -49,7 +56,8 @@ def deserialize(config, custom_objects=None):
 
 def get(identifier):
     """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
-    ``"adagrad"``; any case, default arguments), a ``serialize`` dict, or an Optimizer
+    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``;
+    any case, default arguments), a ``serialize`` dict, or an Optimizer
     (returned as is)."""
     if isinstance(identifier, Optimizer):
         return identifier
@@ -71,9 +79,13 @@ def get(identifier):
 
 __all__ = [
     "SGD",
+    "Adadelta",
     "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
+    "Lion",
+    "Nadam",
     "Optimizer",
     "RMSprop",
     "deserialize",

@@ -1,0 +1,170 @@
+"""Keras model features: functional subclassing, the serializable registry, compile options."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ferrotape as tf
+
+keras = tf.keras
+
+
+class _CustomStep(keras.Model):
+    """The keras.io "customizing what happens in fit" model: its own train_step."""
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(y=y, y_pred=y_pred)
+        grads = tape.gradient(loss, self.trainable_variables)
+        # Written as the keras.io guide writes it.
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))  # noqa: B905
+        self.steps_seen = getattr(self, "steps_seen", 0) + 1
+        for metric in self.metrics:
+            if metric.name == "loss":
+                metric.update_state(loss)
+            else:
+                metric.update_state(y, y_pred)
+        return {m.name: m.result() for m in self.metrics}
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    return rng.random((64, 4)).astype("float32"), rng.random((64, 1)).astype("float32")
+
+
+def test_subclass_built_functionally_runs_its_train_step():
+    inputs = keras.Input(shape=(4,))
+    model = _CustomStep(inputs, keras.layers.Dense(1)(inputs))
+    assert isinstance(model, _CustomStep) and isinstance(model, keras.Model)
+    assert type(model).__name__ == "_CustomStep"
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    x, y = _data()
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
+    assert model.steps_seen == 12
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    # The model's own forward is the functional graph: a Dense on the inputs.
+    kernel, bias = model.layers[-1].get_weights()
+    np.testing.assert_allclose(model.predict(x, verbose=0), x @ kernel + bias, rtol=1e-5)
+
+
+def test_subclass_with_own_init_forwards_inputs_outputs():
+    class WithInit(keras.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.extra = 5
+
+    inputs = keras.Input(shape=(3,))
+    model = WithInit(inputs=inputs, outputs=keras.layers.Dense(2)(inputs), name="w")
+    assert model.extra == 5 and model.name == "w"
+    assert tuple(model(np.ones((2, 3), "float32")).shape) == (2, 2)
+    # The same class still works subclass-style, and its variant class is reused.
+    again = WithInit(inputs, keras.layers.Dense(1)(inputs))
+    assert type(again) is type(model)
+
+
+def test_subclass_without_inputs_is_still_a_plain_model():
+    class Plain(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    model = Plain()
+    assert type(model) is Plain
+    assert tuple(model(np.ones((1, 3), "float32")).shape) == (1, 2)
+
+
+@pytest.mark.parametrize("jit_compile", [True, False, "auto"])
+def test_compile_accepts_jit_compile_without_warning(jit_compile):
+    inputs = keras.Input(shape=(4,))
+    model = keras.Model(inputs, keras.layers.Dense(1)(inputs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.compile(optimizer="adam", loss="mse", jit_compile=jit_compile)
+        model.fit(*_data(), epochs=1, verbose=0)
+
+
+def test_register_keras_serializable_round_trip():
+    @keras.saving.register_keras_serializable(package="Tests")
+    class Scale(keras.layers.Layer):
+        def __init__(self, factor=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+        def get_config(self):
+            return {**super().get_config(), "factor": self.factor}
+
+    assert keras.saving.get_registered_name(Scale) == "Tests>Scale"
+    assert keras.saving.get_registered_object("Tests>Scale") is Scale
+    data = keras.saving.serialize_keras_object(Scale(3.0, name="s"))
+    assert data["registered_name"] == "Tests>Scale" and data["config"]["factor"] == 3.0
+    back = keras.saving.deserialize_keras_object(data)
+    assert type(back) is Scale and back.factor == 3.0 and back.name == "s"
+    np.testing.assert_allclose(back(np.ones(2, "float32")).numpy(), [3.0, 3.0])
+
+
+def test_utils_alias_and_function_registration():
+    assert keras.utils.register_keras_serializable is keras.saving.register_keras_serializable
+
+    @keras.utils.register_keras_serializable(package="Tests", name="double")
+    def double(x):
+        return x * 2
+
+    assert keras.saving.serialize_keras_object(double) == "Tests>double"
+    assert keras.saving.deserialize_keras_object("Tests>double") is double
+
+
+def test_register_rejects_class_without_get_config():
+    class NoConfig:
+        pass
+
+    with pytest.raises(ValueError, match="get_config"):
+        keras.saving.register_keras_serializable()(NoConfig)
+
+
+def test_unknown_class_names_the_fix():
+    with pytest.raises(TypeError, match="register_keras_serializable"):
+        keras.saving.deserialize_keras_object({"class_name": "Nope", "config": {}})
+
+
+def test_custom_object_scope_resolves_unregistered_class():
+    class Local(keras.layers.Layer):
+        pass
+
+    data = {"class_name": "Local", "config": {"name": "loc"}, "registered_name": None}
+    with keras.saving.custom_object_scope({"Local": Local}):
+        assert type(keras.saving.deserialize_keras_object(data)) is Local
+    with pytest.raises(TypeError):
+        keras.saving.deserialize_keras_object(data)
+
+
+_LAYERS = [
+    lambda L: L.Dense(3, activation="relu", use_bias=False),
+    lambda L: L.Dropout(0.25),
+    lambda L: L.Conv2D(4, 3, strides=2, padding="same"),
+    lambda L: L.LayerNormalization(epsilon=1e-5),
+    lambda L: L.BatchNormalization(momentum=0.9),
+    lambda L: L.Embedding(10, 4),
+    lambda L: L.Flatten(),
+    lambda L: L.LeakyReLU(negative_slope=0.2),
+    lambda L: L.Reshape((2, 3)),
+]
+
+
+@pytest.mark.parametrize("make", _LAYERS)
+def test_builtin_layer_config_round_trip(make):
+    layer = make(keras.layers)
+    data = keras.saving.serialize_keras_object(layer)
+    assert data["module"] == "keras.layers"
+    back = keras.saving.deserialize_keras_object(data)
+    assert type(back) is type(layer)
+    assert back.get_config() == layer.get_config()
+    assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
