@@ -1,0 +1,257 @@
+"""Issue 9, the Python half: right answers, loops that end, and messages that name the function
+and the argument. Each test states what TensorFlow / Keras 3 does for the same input."""
+
+import numpy as np
+import pytest
+from isolated import run_snippet
+
+import ferrotape as tf
+
+Dataset = tf.data.Dataset
+
+
+def values(ds):
+    return [tf.nest.map_structure(lambda t: t.numpy().tolist(), e) for e in ds]
+
+
+def interleaved(ds, n):
+    """Two iterators over ``ds`` advanced in turn: what each one saw."""
+    a, b = iter(ds), iter(ds)
+    seen_a, seen_b = [], []
+    for _ in range(n):
+        seen_a.append(next(a).numpy().tolist())
+        seen_b.append(next(b).numpy().tolist())
+    for it in (a, b):
+        with pytest.raises(StopIteration):
+            next(it)
+    return seen_a, seen_b
+
+
+# ----------------------------------------------------------------------------- tf.data
+
+
+def test_cache_with_two_iterators_at_once_gives_each_the_whole_dataset():
+    # Was [0, 1, 1, 2, 2, ...]: both iterators appended to one shared store. TF's memory cache
+    # gives each concurrent iterator the input, and the first complete pass fills the cache.
+    calls = []
+    ds = Dataset.range(5).map(lambda x: calls.append(1) or x).cache()
+    a, b = interleaved(ds, 5)
+    assert a == b == [0, 1, 2, 3, 4]
+    assert values(ds) == [0, 1, 2, 3, 4]  # read from the cache
+    assert len(calls) == 10  # two filling passes, then none
+
+
+def test_cache_ignores_a_pass_that_was_abandoned():
+    ds = Dataset.range(5).cache()
+    it = iter(ds)
+    next(it), next(it)
+    del it
+    assert values(ds) == [0, 1, 2, 3, 4]
+    assert values(ds) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: Dataset.range(4).repeat(2), [0, 1, 2, 3, 0, 1, 2, 3]),
+        (lambda: Dataset.range(5).batch(2).unbatch(), [0, 1, 2, 3, 4]),
+        (lambda: Dataset.range(6).take(4), [0, 1, 2, 3]),
+        (lambda: Dataset.range(6).skip(2), [2, 3, 4, 5]),
+        (lambda: Dataset.range(6).filter(lambda x: x % 2 == 0), [0, 2, 4]),
+        (lambda: Dataset.range(4).map(lambda x: x * 3), [0, 3, 6, 9]),
+        (lambda: Dataset.range(3).concatenate(Dataset.range(2)), [0, 1, 2, 0, 1]),
+        (lambda: Dataset.range(4).prefetch(2), [0, 1, 2, 3]),
+        (lambda: Dataset.range(5).shuffle(5, seed=1, reshuffle_each_iteration=False), None),
+    ],
+)
+def test_two_iterators_over_a_transformation_do_not_disturb_each_other(make, expected):
+    ds = make()
+    full = values(ds)
+    n = len(full)
+    a, b = interleaved(ds, n)
+    assert a == b == full
+    if expected is not None:
+        assert full == expected
+    else:
+        assert sorted(full) == list(range(n))
+
+
+def test_two_iterators_over_batch_and_zip():
+    ds = Dataset.range(5).batch(2)
+    a, b = iter(ds), iter(ds)
+    got = [(next(a).numpy().tolist(), next(b).numpy().tolist()) for _ in range(3)]
+    assert got == [([0, 1], [0, 1]), ([2, 3], [2, 3]), ([4], [4])]
+    zipped = Dataset.zip(Dataset.range(3), Dataset.range(10, 13))
+    a, b = iter(zipped), iter(zipped)
+    pairs = [(next(a), next(b)) for _ in range(3)]
+    assert [(int(x), int(y)) for (x, y), _ in pairs] == [(0, 10), (1, 11), (2, 12)]
+    assert [(int(x), int(y)) for _, (x, y) in pairs] == [(0, 10), (1, 11), (2, 12)]
+
+
+def test_shuffle_reshuffles_each_iterator_and_keeps_every_element():
+    ds = Dataset.range(30).shuffle(30, seed=4)
+    a, b = interleaved(ds, 30)
+    assert sorted(a) == sorted(b) == list(range(30))
+    assert a != b  # reshuffle_each_iteration: each iteration has its own order
+
+
+def test_cardinality_constants_are_tensorflows():
+    # tf.data.INFINITE_CARDINALITY == -1, tf.data.UNKNOWN_CARDINALITY == -2.
+    assert tf.data.INFINITE_CARDINALITY == -1 and tf.data.UNKNOWN_CARDINALITY == -2
+    assert int(Dataset.range(3).repeat().cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert int(Dataset.range(3).filter(lambda x: True).cardinality()) == -2
+    assert int(Dataset.range(3).repeat().take(5).cardinality()) == 5
+    assert int(Dataset.range(3).repeat().batch(2).cardinality()) == -1
+    assert int(Dataset.range(3).repeat(0).cardinality()) == 0
+    assert int(Dataset.range(3).filter(lambda x: True).repeat(0).cardinality()) == 0
+    assert int(Dataset.zip(Dataset.range(3), Dataset.range(5)).cardinality()) == 3
+    assert int(Dataset.zip(Dataset.range(3).repeat(), Dataset.range(5)).cardinality()) == 5
+    assert int(Dataset.range(3).concatenate(Dataset.range(5)).cardinality()) == 8
+    assert int(Dataset.range(3).skip(-1).cardinality()) == 0
+    with pytest.raises(TypeError, match="infinite"):
+        len(Dataset.range(3).repeat())
+
+
+def test_take_skip_negative_counts_follow_tensorflow():
+    # take(-1) (any negative) keeps everything; skip(-1) skips everything.
+    assert values(Dataset.range(4).take(-5)) == [0, 1, 2, 3]
+    assert values(Dataset.range(4).take(-1)) == [0, 1, 2, 3]
+    assert values(Dataset.range(4).skip(-1)) == []
+    assert values(Dataset.range(4).take(0)) == []
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: Dataset.range(4).batch(0), ValueError, "batch_size=0"),
+        (lambda: Dataset.range(4).batch(-3), ValueError, "batch_size=-3"),
+        (lambda: Dataset.range(4).batch(None), TypeError, "batch_size=None"),
+        (lambda: Dataset.range(4).batch(2.5), TypeError, "batch_size=2.5"),
+        (lambda: Dataset.range(4).shuffle(0), ValueError, "buffer_size=0"),
+        (lambda: Dataset.range(4).shuffle(-1), ValueError, "buffer_size=-1"),
+        (lambda: Dataset.range(4).shuffle(4, seed="a"), TypeError, "seed='a'"),
+        (lambda: Dataset.range(4).take("3"), TypeError, "count='3'"),
+        (lambda: Dataset.range(4).take(True), TypeError, "count=True"),
+        (lambda: Dataset.range(4).skip(1.5), TypeError, "count=1.5"),
+        (lambda: Dataset.range(4).repeat(2.0), TypeError, "count=2.0"),
+        (lambda: Dataset.range(4).prefetch(-5), ValueError, "buffer_size=-5"),
+        (lambda: Dataset.range(2.5), TypeError, "stop=2.5"),
+        (lambda: Dataset.range(0, 5, 0), ValueError, "step=0"),
+        (lambda: Dataset.range(), TypeError, "Dataset.range"),
+        (lambda: Dataset.zip(1, 2), TypeError, "Dataset.zip"),
+        (lambda: Dataset.range(2).concatenate([1]), TypeError, "Dataset.concatenate"),
+        (lambda: Dataset.from_tensor_slices(()), ValueError, "from_tensor_slices"),
+        (lambda: Dataset.from_tensor_slices(5), ValueError, "from_tensor_slices"),
+        (lambda: values(Dataset.range(3).map(lambda x: None)), TypeError, "Dataset.map"),
+        (
+            lambda: values(Dataset.range(3).filter(lambda x: tf.stack([x, x]) > 0)),
+            ValueError,
+            "Dataset.filter",
+        ),
+        (
+            lambda: values(Dataset.range(4).map(lambda x: tf.fill([x], 1)).batch(2)),
+            ValueError,
+            "Dataset.batch",
+        ),
+    ],
+)
+def test_dataset_arguments_are_checked_with_named_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_range_output_type_accepts_a_dtype_object():
+    # Was TypeError 'data type "<dtype: 'int32'>" not understood'.
+    ds = Dataset.range(3, output_type=tf.int32)
+    assert [x.dtype for x in ds] == [tf.int32] * 3
+    assert values(Dataset.range(1, 8, 3)) == [1, 4, 7]
+
+
+def test_zero_size_inputs_to_the_pipeline():
+    # A zero-row array gives an empty dataset (TF: cardinality 0), and every transformation of
+    # it stays empty; batching an empty dataset yields no batches.
+    empty = Dataset.from_tensor_slices((np.zeros((0, 3), "float32"), np.zeros((0,), "int64")))
+    assert int(empty.cardinality()) == 0
+    assert values(empty.batch(4)) == [] and values(empty.shuffle(3).repeat(3)) == []
+    assert values(empty.batch(4).unbatch()) == []
+    rows = Dataset.from_tensor_slices(np.zeros((3, 0), "float32")).batch(2)
+    assert [x.shape.as_list() for x in rows] == [[2, 0], [1, 0]]
+
+
+# ----------------------------------------------------------------------------- tf.nest
+
+
+def deep_list(depth, leaf=None):
+    x = [] if leaf is None else leaf
+    for _ in range(depth):
+        x = [x]
+    return x
+
+
+def deep_tuple(depth, leaf):
+    x = leaf
+    for _ in range(depth):
+        x = (x,)
+    return x
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda x: tf.nest.flatten(x), "nest.flatten"),
+        (lambda x: tf.nest.map_structure(lambda v: v, x), "nest.map_structure"),
+        (lambda x: tf.nest.pack_sequence_as(x, []), "nest.pack_sequence_as"),
+        (lambda x: tf.nest.assert_same_structure(x, x), "nest.assert_same_structure"),
+    ],
+)
+def test_deep_nests_raise_a_named_value_error(call, name):
+    # Was RecursionError. TF raises RecursionError, numpy a ValueError; the issue asks for a clear
+    # error naming the function.
+    with pytest.raises(ValueError, match=f"{name}: the structure is nested more than"):
+        call(deep_list(100_000))
+
+
+def test_nests_up_to_the_depth_limit_still_work():
+    x = deep_list(tf.nest.MAX_DEPTH - 1, leaf=1)
+    assert tf.nest.flatten(x) == [1]
+    assert tf.nest.flatten(tf.nest.map_structure(lambda v: v + 1, x)) == [2]
+
+
+def test_deeply_nested_tuples_to_from_tensor_slices_raise_a_named_value_error():
+    # Tuples are structure in tf.data (lists are values, converted by the bindings).
+    outcome = run_snippet(
+        """
+        x = np.zeros(3)
+        for _ in range(100_000):
+            x = (x,)
+        tf.data.Dataset.from_tensor_slices(x)
+        """
+    )
+    assert outcome.kind == "raised" and outcome.exc_type == "ValueError", str(outcome)
+    assert "Dataset.from_tensor_slices: the structure is nested more than" in outcome.message
+    deep_dict = {}
+    for _ in range(5000):
+        deep_dict = {"a": deep_dict, "b": np.zeros(2)}
+    with pytest.raises(ValueError, match="from_tensor_slices"):
+        Dataset.from_tensor_slices(deep_dict)
+
+
+def test_nest_map_structure_takes_several_structures_like_tensorflow():
+    assert tf.nest.map_structure(lambda a, b: a + b, (1, [2]), (10, [20])) == (11, [22])
+    with pytest.raises(ValueError, match="nest.map_structure.*same nested structure"):
+        tf.nest.map_structure(lambda a, b: a, (1, 2), (1, (2,)))
+    with pytest.raises(TypeError, match="same sequence type"):
+        tf.nest.map_structure(lambda a, b: a, (1, 2), [1, 2])
+    # check_types=False compares only the nesting (TF's argument).
+    assert tf.nest.map_structure(lambda a, b: a + b, (1, 2), [3, 4], check_types=False) == (4, 6)
+
+
+def test_nest_pack_sequence_as_counts_leaves():
+    # Was RuntimeError "generator raised StopIteration" for too few, silence for too many;
+    # TF: ValueError "Could not pack sequence. Structure had 2 atoms, but flat_sequence had 1".
+    with pytest.raises(ValueError, match="structure has 2 leaves but the flat sequence has 1"):
+        tf.nest.pack_sequence_as((1, 2), [1])
+    with pytest.raises(ValueError, match="has 3 items"):
+        tf.nest.pack_sequence_as((1, 2), [1, 2, 3])
+    with pytest.raises(TypeError, match="nest.flatten: dict keys must be sortable"):
+        tf.nest.flatten({1: 2, "a": 3})
