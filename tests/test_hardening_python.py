@@ -255,3 +255,152 @@ def test_nest_pack_sequence_as_counts_leaves():
         tf.nest.pack_sequence_as((1, 2), [1, 2, 3])
     with pytest.raises(TypeError, match="nest.flatten: dict keys must be sortable"):
         tf.nest.flatten({1: 2, "a": 3})
+
+
+# ----------------------------------------------------------------------------- Keras fit loops
+
+
+def small_model():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def small_dataset():
+    x = np.ones((8, 3), "float32")
+    y = np.ones((8, 1), "float32")
+    return Dataset.from_tensor_slices((x, y)).batch(4)
+
+
+def test_fit_on_an_infinite_dataset_without_steps_per_epoch_raises_instead_of_hanging():
+    # Was a hang. Keras 3 loops for ever here; tf.keras raised this ValueError before training.
+    outcome = run_snippet(
+        """
+        x = np.ones((8, 3), "float32")
+        ds = tf.data.Dataset.from_tensor_slices((x, x[:, :1])).batch(4).repeat()
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(ds, epochs=1, verbose=0)
+        """,
+        timeout=60,
+    )
+    assert outcome.kind == "raised" and outcome.exc_type == "ValueError", str(outcome)
+    assert "steps_per_epoch" in outcome.message and "infinitely repeating" in outcome.message
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda m, ds: m.fit(ds, validation_data=ds.repeat(), verbose=0), "validation_steps"),
+        (lambda m, ds: m.evaluate(ds.repeat(), verbose=0), "steps"),
+        (lambda m, ds: m.predict(ds.repeat(), verbose=0), "steps"),
+    ],
+)
+def test_other_loops_over_infinite_datasets_need_their_step_count(call, name):
+    model = small_model()
+    iterations = int(model.optimizer.iterations)
+    with pytest.raises(ValueError, match=f"`{name}` value"):
+        call(model, small_dataset())
+    assert int(model.optimizer.iterations) == iterations  # raised before training
+
+
+def test_loops_over_infinite_datasets_end_with_their_step_counts():
+    model, ds = small_model(), small_dataset()
+    history = model.fit(
+        ds.repeat(),
+        epochs=2,
+        steps_per_epoch=3,
+        validation_data=ds.repeat(),
+        validation_steps=2,
+        verbose=0,
+    )
+    assert len(history.history["loss"]) == len(history.history["val_loss"]) == 2
+    assert int(model.optimizer.iterations) == 6
+    assert model.predict(ds.repeat(), steps=3, verbose=0).shape == (12, 1)
+    assert np.isfinite(model.evaluate(ds.repeat(), steps=2, verbose=0))
+
+
+def test_steps_per_epoch_minus_one_runs_until_stop_training():
+    # Keras documents steps_per_epoch=-1 as "run indefinitely" on an infinite dataset.
+    class StopAfterFive(tf.keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 4:
+                self.model.stop_training = True
+
+    model = small_model()
+    model.fit(small_dataset().repeat(), steps_per_epoch=-1, callbacks=[StopAfterFive()], verbose=0)
+    assert int(model.optimizer.iterations) == 5
+
+
+@pytest.mark.parametrize("steps", [0, -2, 2.5, "3", True])
+def test_bad_step_counts_are_named(steps):
+    model, ds = small_model(), small_dataset()
+    with pytest.raises(ValueError, match=f"Received: steps_per_epoch={steps!r}"):
+        model.fit(ds, steps_per_epoch=steps, verbose=0)
+    with pytest.raises(ValueError, match=f"Received: steps={steps!r}"):
+        model.evaluate(ds, steps=steps, verbose=0)
+    with pytest.raises(ValueError, match="Received: steps=-1"):
+        model.predict(ds, steps=-1, verbose=0)  # -1 is fit's steps_per_epoch alone
+
+
+# ----------------------------------------------------------------------------- compiled losses
+
+
+N = 6
+
+
+def weighted_setup(loss_name):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(N, 3)).astype("float32")
+    y = rng.uniform(size=(N, 1)).astype("float32")
+    model = tf.keras.Sequential(
+        [tf.keras.Input((3,)), tf.keras.layers.Dense(1, activation="sigmoid")]
+    )
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss=loss_name)
+    return model, x, y
+
+
+def numpy_loss(loss_name, y, p):
+    """The per-sample loss in float64 numpy (Keras's formulas)."""
+    if loss_name == "mse":
+        return ((y - p) ** 2).mean(axis=-1)
+    p = np.clip(p, 1e-7, 1 - 1e-7)
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean(axis=-1)
+
+
+WEIGHTS = {
+    "(N,)": np.arange(1, N + 1, dtype="float32"),
+    "(N, 1)": np.arange(1, N + 1, dtype="float32")[:, None],
+    "scalar": np.float32(2.5),
+}
+
+
+@pytest.mark.parametrize("loss_name", ["mse", "binary_crossentropy"])
+@pytest.mark.parametrize("weight_kind", list(WEIGHTS))
+def test_compiled_string_loss_weights_samples_like_the_loss_object(loss_name, weight_kind):
+    # Was: weights of shape (N, 1) broadcast against per-sample values (N,) to (N, N). Keras 3
+    # wraps a compiled function in LossFunctionWrapper, which squeezes or expands the weights to
+    # the per-sample values' rank, then takes the mean over the batch ("sum_over_batch_size").
+    model, x, y = weighted_setup(loss_name)
+    weight = WEIGHTS[weight_kind]
+    pred = model.predict(x, verbose=0)
+    expected = float(np.mean(numpy_loss(loss_name, y, pred) * np.reshape(weight, (-1,))))
+    loss_object = tf.keras.losses.get({"mse": "MeanSquaredError"}.get(loss_name, "bce"))
+    if not isinstance(loss_object, tf.keras.losses.Loss):
+        loss_object = tf.keras.losses.BinaryCrossentropy()
+    direct = float(loss_object(y, pred, sample_weight=weight))
+    np.testing.assert_allclose(direct, expected, rtol=1e-5)
+    np.testing.assert_allclose(model.test_on_batch(x, y, sample_weight=weight), expected, rtol=1e-5)
+    model.reset_metrics()
+    np.testing.assert_allclose(
+        model.train_on_batch(x, y, sample_weight=weight), expected, rtol=1e-5
+    )  # the learning rate is 0: the weights do not move
+    if weight_kind == "scalar":
+        # fit and evaluate slice sample_weight per batch, so it needs a batch axis, as in Keras.
+        with pytest.raises(ValueError, match="scalar in `sample_weight`"):
+            model.evaluate(x, y, sample_weight=weight, verbose=0)
+        return
+    got = model.evaluate(x, y, sample_weight=weight, batch_size=N, verbose=0)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    history = model.fit(x, y, sample_weight=weight, batch_size=N, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"][0], expected, rtol=1e-5)

@@ -139,21 +139,22 @@ def _is_loss_object(fn):
 
 
 def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
-    """A scalar loss: Loss objects reduce themselves; loss functions return per-sample values
-    that are weighted and averaged here (Keras's "sum_over_batch_size")."""
+    """A scalar loss: Loss objects reduce themselves; a loss function (a name given to compile,
+    or the user's) is treated as Keras 3's compile treats it, as a ``LossFunctionWrapper``:
+    ``y_true`` and ``y_pred`` brought to the same rank, the per-sample values weighted by
+    ``sample_weight`` squeezed or expanded to their rank (so weights of shape ``(N, 1)`` weight
+    per-sample values of shape ``(N,)`` instead of broadcasting to ``(N, N)``), then averaged
+    ("sum_over_batch_size")."""
+    from . import losses
+
     if is_loss_object:
         if sample_weight is None:
             return fn(y_true, y_pred)
         return fn(y_true, y_pred, sample_weight=sample_weight)
-    values = fn(y_true, y_pred)
-    if not isinstance(values, _core.Tensor):
-        values = _core.convert_to_tensor(values)
-    if sample_weight is not None:
-        weight = _core.cast(_core.convert_to_tensor(sample_weight), values.dtype)
-        while weight.ndim < values.ndim:
-            weight = _core.expand_dims(weight, -1)
-        values = values * weight
-    return _core.reduce_mean(values) if values.ndim else values
+    y_true, y_pred = losses._tensor(y_true), losses._tensor(y_pred)
+    y_true, y_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    values = losses._tensor(fn(y_true, y_pred))
+    return losses.reduce_weighted_values(values, sample_weight=sample_weight)
 
 
 class _CompiledLoss:
@@ -256,7 +257,15 @@ class _ArrayBatches:
         self.arrays = [_as_array(a) for a in nest.flatten(self.structure)]
         sizes = {a.shape[0] if a.ndim else None for a in self.arrays}
         if None in sizes:
-            raise ValueError(f"{who}: every input array needs a batch (first) dimension")
+            scalars = [
+                n
+                for n, v in zip(("x", "y", "sample_weight"), self.structure, strict=False)
+                if None in _leaf_sizes(v)
+            ]
+            raise ValueError(
+                f"{who}: every input array needs a batch (first) dimension; received a scalar "
+                f"in `{scalars[0]}`"
+            )
         if len(sizes) != 1:
             parts = [
                 f"'{n}' sizes: {_leaf_sizes(v)}"
@@ -309,13 +318,13 @@ class _IterableBatches:
     """Batches from a ``ft.data.Dataset`` (re-iterated each epoch) or a one-shot iterator."""
 
     def __init__(self, source, who):
+        from .. import data
+
         self.source = source
-        self.steps = None
-        try:
-            steps = len(source)
-            self.steps = steps if steps >= 0 else None
-        except TypeError:
-            pass
+        # A generator's length is unknown; a Dataset knows its cardinality (or that it is
+        # infinite, which needs a step count: see _EpochIterator).
+        self.cardinality = source._length if isinstance(source, data.Dataset) else data.UNKNOWN
+        self.steps = self.cardinality if self.cardinality >= 0 else None
         self.who = who
 
     def batches(self):
@@ -377,10 +386,38 @@ def _class_sample_weights(y, class_weight, sample_weight, who):
     return weights
 
 
+def _steps_arg(who, name, steps):
+    """``steps_per_epoch``/``validation_steps``/``steps``: None or a positive int; fit's
+    ``steps_per_epoch`` may also be -1 (run until the data ends or ``stop_training``, for ever
+    on an infinite dataset, as Keras documents)."""
+    forever_ok = name == "steps_per_epoch"
+    if steps is None:
+        return None
+    if isinstance(steps, (int, np.integer)) and not isinstance(steps, (bool, np.bool_)):
+        if steps >= 1 or (steps == -1 and forever_ok):
+            return int(steps)
+    expected = "None, a positive integer or -1" if forever_ok else "None or a positive integer"
+    raise ValueError(f"{who}: `{name}` must be {expected}. Received: {name}={steps!r}")
+
+
 class _EpochIterator:
     """Steps of one epoch; with ``steps_per_epoch`` the source is consumed across epochs."""
 
-    def __init__(self, source, steps_per_epoch=None):
+    def __init__(self, source, steps_per_epoch, who, name):
+        steps_per_epoch = _steps_arg(who, name, steps_per_epoch)
+        if steps_per_epoch is None and getattr(source, "cardinality", None) == -1:
+            # Keras 3's EpochIterator would loop for ever here (keras/src/trainers/
+            # epoch_iterator.py: no step count and no known number of batches means `while
+            # True`), although its fit() docstring says the argument must be given; tf.keras
+            # (data_adapter.py, DataHandler._infer_steps) raised this ValueError before
+            # training, which we follow: an epoch that never ends is never what was meant.
+            raise ValueError(
+                f"{who}: when passing an infinitely repeating dataset, please specify a "
+                f"`{name}` value so that the {'epoch' if who == 'fit' else 'loop'} ends. "
+                f"Received: {name}=None"
+            )
+        if steps_per_epoch == -1:
+            steps_per_epoch = None
         self.source = source
         self.steps_per_epoch = steps_per_epoch
         self.steps = steps_per_epoch if steps_per_epoch is not None else source.steps
@@ -708,6 +745,8 @@ class Model(Layer):
         train = _EpochIterator(
             _make_batches(x, y, sample_weight, batch_size, shuffle, "fit", class_weight),
             steps_per_epoch,
+            "fit",
+            "steps_per_epoch",
         )
         validation = None
         if validation_data is not None:
@@ -717,6 +756,8 @@ class Model(Layer):
                     val_x, val_y, val_sw, validation_batch_size or batch_size, False, "fit"
                 ),
                 validation_steps,
+                "fit",
+                "validation_steps",
             )
         callback_list, history = self._callback_list(
             callbacks, verbose, epochs, train.steps, add_history=True
@@ -846,7 +887,10 @@ class Model(Layer):
         self._assert_compiled("evaluate")
         verbose = _resolve_verbose(verbose)
         iterator = _EpochIterator(
-            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"), steps
+            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"),
+            steps,
+            "evaluate",
+            "steps",
         )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         logs = self._test_loop(iterator, callback_list, verbose)
@@ -856,7 +900,9 @@ class Model(Layer):
         """The model's outputs for ``x`` (inference mode), as numpy arrays joined over
         batches."""
         verbose = _resolve_verbose(verbose)
-        iterator = _EpochIterator(_make_batches(x, None, None, batch_size, False, "predict"), steps)
+        iterator = _EpochIterator(
+            _make_batches(x, None, None, batch_size, False, "predict"), steps, "predict", "steps"
+        )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         callback_list.on_predict_begin()
         progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
