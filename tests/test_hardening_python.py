@@ -404,3 +404,66 @@ def test_compiled_string_loss_weights_samples_like_the_loss_object(loss_name, we
     np.testing.assert_allclose(got, expected, rtol=1e-5)
     history = model.fit(x, y, sample_weight=weight, batch_size=N, shuffle=False, verbose=0)
     np.testing.assert_allclose(history.history["loss"][0], expected, rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------- einsum
+
+
+@pytest.mark.parametrize(
+    "equation, shapes",
+    [
+        ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+        ("...ij,...jk->...ik", [(2, 3, 4), (1, 4, 5)]),  # a size-1 '...' axis broadcasts
+        ("...ij,...jk", [(2, 3, 4), (1, 4, 5)]),
+        ("ii->i", [(3, 3)]),
+        ("ij,ij->", [(0, 3), (0, 3)]),  # zero-size: numpy gives 0.0
+        ("ij,jk->ik", [(2, 0), (0, 3)]),  # an empty sum: zeros
+    ],
+)
+def test_einsum_matches_numpy_including_broadcast_and_zero_size(equation, shapes):
+    rng = np.random.default_rng(0)
+    operands = [rng.normal(size=s) for s in shapes]
+    got = tf.einsum(equation, *operands).numpy()
+    want = np.einsum(equation, *operands)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_einsum_gradient_through_a_broadcast_operand_is_summed():
+    a = tf.constant(np.random.default_rng(1).normal(size=(2, 3, 4)))
+    b = tf.Variable(np.ones((1, 4, 5)))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.einsum("...ij,...jk->...ik", a, b))
+    grad = tape.gradient(y, b).numpy()
+    want = np.broadcast_to(a.numpy().sum(axis=(0, 1))[None, :, None], (1, 4, 5))
+    np.testing.assert_allclose(grad, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        # Was AttributeError "'Tensor' object has no attribute 'replace'".
+        (lambda x: tf.einsum(x, x), TypeError, "einsum: the equation must be a string"),
+        (lambda x: tf.einsum("ij,jk->ik", x, x[:2]), ValueError, "subscript 'j'"),
+        (lambda x: tf.einsum("ij->ik", x), ValueError, "output subscript 'k'"),
+        # Was a silently wrong result: a rank-3 operand for two subscripts.
+        (lambda x: tf.einsum("ij", x[None]), ValueError, "operand 0 has rank 3"),
+        (lambda x: tf.einsum("i$", x), ValueError, "invalid subscript '\\$'"),
+        (lambda x: tf.einsum("ij->jj", x), ValueError, "repeats a subscript"),
+        (lambda x: tf.einsum("ij"), ValueError, "at least one input"),
+        (lambda x: tf.einsum("ij,jk->ik", x), ValueError, "2 operand subscripts but 1 inputs"),
+        (lambda x: tf.einsum("i->i->i", x[0]), ValueError, "more than one '->'"),
+        (lambda x: tf.einsum("i...->i", x[None]), ValueError, "needs '...'"),
+        (lambda x: tf.einsum("...i,...i", x, x[:2]), ValueError, "a '...' dimension"),
+        # tensordot: was a silent modulo of out-of-range axes, or a bare zip/unpack error.
+        (lambda x: tf.tensordot(x, x, [[5], [0]]), ValueError, "axis 5 is out of range"),
+        (lambda x: tf.tensordot(x, x, [[1], [0, 1]]), ValueError, "same length"),
+        (lambda x: tf.tensordot(x, x, "x"), ValueError, "axes must be an int or a pair"),
+        (lambda x: tf.tensordot(x, x[:2], [[0], [0]]), ValueError, "must have the same size"),
+        (lambda x: tf.tensordot(x, x, [[0, 0], [0, 1]]), ValueError, "repeated"),
+    ],
+)
+def test_einsum_and_tensordot_name_what_is_wrong(call, exc, match):
+    x = tf.constant(np.arange(12.0).reshape(3, 4))
+    with pytest.raises(exc, match=match):
+        call(x)
