@@ -467,3 +467,106 @@ def test_einsum_and_tensordot_name_what_is_wrong(call, exc, match):
     x = tf.constant(np.arange(12.0).reshape(3, 4))
     with pytest.raises(exc, match=match):
         call(x)
+
+
+# ----------------------------------------------------------------------------- Keras arguments
+
+layers = tf.keras.layers
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # Keras 3: "Received an invalid value for `units`, expected a positive integer."
+        (lambda: layers.Dense(-1), "Received: units=-1"),
+        (lambda: layers.Dense(0), "Received: units=0"),
+        (lambda: layers.Dense(2.5), "Received: units=2.5"),
+        (lambda: layers.Dense(True), "Received: units=True"),
+        (lambda: layers.Dropout(2), "Received: rate=2"),
+        (lambda: layers.Dropout(float("nan")), "Received: rate=nan"),
+        (lambda: layers.Conv2D(filters=0, kernel_size=0), "Received: filters=0"),
+        (lambda: layers.Conv2D(2, 0), "Received: kernel_size=0"),
+        (lambda: layers.Conv2D(2, 2.5), "Received: kernel_size=2.5"),
+        (lambda: layers.Conv2D(2, "a"), "Received: kernel_size='a'"),
+        (lambda: layers.Conv2D(2, (3, None)), "Received: kernel_size=\\(3, None\\)"),
+        (lambda: layers.Conv2D(2, 3, strides=0), "Received: strides=0"),
+        (lambda: layers.Conv2D(2, 3, padding="full"), "Received: padding='full'"),
+        (lambda: layers.MaxPooling2D(-1), "Received: pool_size=-1"),
+        # Keras 3: "Both `input_dim` and `output_dim` should be positive". Was accepted.
+        (lambda: layers.Embedding(0, 2), "Received: input_dim=0 and output_dim=2"),
+        (lambda: layers.Embedding(5, -1), "output_dim=-1"),
+        (lambda: layers.BatchNormalization(momentum="a"), "Received: momentum='a'"),
+        (lambda: layers.BatchNormalization(epsilon=float("nan")), "Received: epsilon=nan"),
+        (lambda: layers.BatchNormalization(axis="a"), "Received: axis='a'"),
+        (lambda: layers.Reshape(None), "Received: target_shape=None"),
+        (lambda: layers.Reshape((2, 0)), "Received: target_shape=\\(2, 0\\)"),
+        # Keras 3's standardize_shape. Was RecursionError for a string, accepted for -1.
+        (lambda: tf.keras.Input(shape="a"), "Received: shape='a'"),
+        (lambda: tf.keras.Input(shape=(-1,)), "Received: shape=\\(-1,\\)"),
+        (lambda: tf.keras.Input(batch_shape=(None, 2.5)), "Received: batch_shape"),
+        (lambda: tf.keras.metrics.BinaryAccuracy(threshold=2), "Received: threshold=2"),
+    ],
+)
+def test_keras_constructor_arguments_are_named(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_dense_on_a_scalar_names_the_layer():
+    # Was IndexError "tuple index out of range". Keras: "expected min_ndim=2, found ndim=0".
+    with pytest.raises(ValueError, match="expected min_ndim=2, found ndim=0"):
+        layers.Dense(2)(np.float32(1.0))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # Were "Sub: incompatible shapes" / "Mul: ..." (the op inside) and, for a metric's
+        # sample weights, numpy's "operands could not be broadcast together with remapped shapes".
+        (
+            lambda: tf.keras.losses.mean_squared_error(np.ones((2, 3)), np.ones((2, 4))),
+            "mean_squared_error: `y_true` and `y_pred` have incompatible shapes",
+        ),
+        (
+            lambda: tf.keras.losses.MeanAbsoluteError()(np.ones((2, 3)), np.ones((3, 3))),
+            "mean_absolute_error: `y_true` and `y_pred`",
+        ),
+        (
+            lambda: tf.keras.losses.MeanSquaredError()(
+                np.ones((4, 3)), np.zeros((4, 3)), sample_weight=np.ones(3)
+            ),
+            "MeanSquaredError: `sample_weight`.*sample_weight.shape=\\(3,\\)",
+        ),
+        (
+            lambda: tf.keras.metrics.Accuracy()(np.zeros(3), np.zeros(4)),
+            "accuracy: `y_true` and `y_pred`",
+        ),
+        (
+            lambda: tf.keras.metrics.Mean()([1.0, 2.0, 3.0], sample_weight=[1.0, 2.0]),
+            "mean: `sample_weight` cannot be broadcast.*sample_weight.shape=\\(2,\\)",
+        ),
+    ],
+)
+def test_loss_and_metric_shape_mismatches_name_the_loss_or_metric(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_compiled_loss_with_mismatched_sample_weight_names_the_loss():
+    model = small_model()
+    with pytest.raises(ValueError, match="mean_squared_error: `sample_weight`"):
+        model.train_on_batch(np.ones((4, 3)), np.ones((4, 1)), sample_weight=np.ones(3))
+
+
+def test_class_weight_with_zero_samples_is_not_a_numpy_reshape_error():
+    # Was numpy's "cannot reshape array of size 0 into shape (0,newaxis)"; Keras 3 (and now
+    # ferrotape) finds the data empty.
+    model = small_model()
+    x, y = np.zeros((0, 3), "float32"), np.zeros((0, 1), "float32")
+    with pytest.raises(ValueError, match="fit: the training data produced no batches"):
+        model.fit(x, y, class_weight={0: 1.0, 1: 2.0}, verbose=0)
+    with pytest.raises(ValueError, match="evaluate: the data produced no batches"):
+        model.evaluate(x, y, verbose=0)
+    with pytest.raises(ValueError, match="predict: the data produced no batches"):
+        model.predict(x, verbose=0)
+    assert model.predict_on_batch(x).shape == (0, 1)

@@ -956,6 +956,25 @@ class _Node:
         return [v for v in nest.flatten(self.inputs) if isinstance(v, KerasTensor)]
 
 
+def _checked_shape(name, shape):
+    """A shape argument as a tuple of non-negative ints or None (Keras's standardize_shape)."""
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
+        raise ValueError(
+            f"InputLayer: cannot convert {shape!r} to a shape; expected a tuple of ints or None. "
+            f"Received: {name}={shape!r}"
+        )
+    for dim in shape:
+        is_int = isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)
+        if dim is not None and (not is_int or dim < 0):
+            raise ValueError(
+                f"InputLayer: cannot convert {tuple(shape)!r} to a shape: found the entry "
+                f"{dim!r}; dimensions are non-negative ints or None. Received: {name}={shape!r}"
+            )
+    return tuple(shape)
+
+
 class InputLayer(Layer):
     """The entry point of a model: holds the input's batch shape and passes inputs through."""
 
@@ -982,10 +1001,10 @@ class InputLayer(Layer):
                 raise ValueError("InputLayer: you must pass a `shape` argument")
             if isinstance(shape, int):
                 shape = (shape,)
-            batch_shape = (batch_size,) + tuple(shape)
+            batch_shape = (batch_size, *_checked_shape("shape", shape))
         elif shape is not None:
             raise ValueError("InputLayer: pass `shape` or `batch_shape`, not both")
-        self.batch_shape = _plain_shape(tuple(batch_shape))
+        self.batch_shape = _plain_shape(_checked_shape("batch_shape", batch_shape))
         object.__setattr__(self, "built", True)
         object.__setattr__(self, "_build_input_shape", self.batch_shape)
         object.__setattr__(self, "_output_shape", self.batch_shape)

@@ -154,7 +154,8 @@ def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
     y_true, y_pred = losses._tensor(y_true), losses._tensor(y_pred)
     y_true, y_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
     values = losses._tensor(fn(y_true, y_pred))
-    return losses.reduce_weighted_values(values, sample_weight=sample_weight)
+    who = getattr(fn, "__name__", "loss")
+    return losses.reduce_weighted_values(values, sample_weight=sample_weight, who=who)
 
 
 class _CompiledLoss:
@@ -376,7 +377,10 @@ def _class_sample_weights(y, class_weight, sample_weight, who):
     labels = np.asarray(nest.flatten(y)[0])
     if labels.ndim > 1 and labels.shape[-1] > 1:
         labels = labels.argmax(axis=-1)
-    labels = labels.reshape(labels.shape[0], -1)[:, 0].astype(np.int64)
+    if labels.ndim == 0:
+        raise ValueError(f"{who}: class_weight needs labels with a batch axis, received a scalar y")
+    # The first entry of each sample's label (numpy's reshape(n, -1) fails for zero samples).
+    labels = labels[(slice(None),) + (0,) * (labels.ndim - 1)].astype(np.int64)
     try:
         weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
     except KeyError as missing:
