@@ -570,3 +570,97 @@ def test_class_weight_with_zero_samples_is_not_a_numpy_reshape_error():
     with pytest.raises(ValueError, match="predict: the data produced no batches"):
         model.predict(x, verbose=0)
     assert model.predict_on_batch(x).shape == (0, 1)
+
+
+# ----------------------------------------------------------------------------- tf.* composites
+
+x22 = np.array([[3.0, 4.0], [1.0, 2.0]], "float32")
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        # A negative clip_norm silently flipped signs (clip_by_norm) or turned clipping off
+        # (clip_by_global_norm); TF documents clip_norm > 0.
+        (lambda: tf.clip_by_norm(x22, -1.0), ValueError, "Received: clip_norm=-1.0"),
+        (lambda: tf.clip_by_norm(x22, float("nan")), ValueError, "clip_norm=nan"),
+        (lambda: tf.clip_by_norm(np.array([3, 4]), 1), TypeError, "clip_by_norm: expected a float"),
+        (lambda: tf.clip_by_global_norm([x22], -1.0), ValueError, "clip_by_global_norm"),
+        # Was iterated row by row.
+        (lambda: tf.clip_by_global_norm(tf.constant(x22), 1.0), TypeError, "t_list should be"),
+        (
+            lambda: tf.clip_by_global_norm([x22, x22.astype("float64")], 1.0),
+            TypeError,
+            "same dtype",
+        ),
+        # Was the Frobenius norm over axes (0, 1): 5 % 2 == 1.
+        (lambda: tf.norm(x22, axis=(0, 5)), ValueError, "axis 5 is out of range"),
+        (lambda: tf.norm(x22, axis=(0, 0)), ValueError, "distinct"),
+        (lambda: tf.norm(x22, axis=(0, 1, 2)), ValueError, "received axis=\\(0, 1, 2\\)"),
+        (lambda: tf.norm(x22, axis="a"), ValueError, "received axis='a'"),
+        (lambda: tf.norm(x22, ord=True), ValueError, "got True"),
+        (lambda: tf.norm(np.array([3, 4])), TypeError, "norm: expected a floating"),
+        (lambda: tf.nn.dropout(x22, "a"), ValueError, "received rate='a'"),
+        (
+            lambda: tf.nn.conv2d(
+                np.ones((1, 4, 4, 1), "float32"), np.ones((2, 2, 1, 1), "float32"), -1, "SAME"
+            ),
+            ValueError,
+            "received strides=-1",
+        ),
+        (
+            lambda: tf.nn.max_pool2d(np.ones((1, 4, 4, 1), "float32"), 2.5, 1, "SAME"),
+            ValueError,
+            "received ksize=2.5",
+        ),
+        (
+            lambda: tf.nn.conv2d_transpose(
+                np.ones((1, 4, 4, 2), "float32"), np.ones((2, 2, 3, 2), "float32"), [1, 5, 5], 1
+            ),
+            ValueError,
+            "output_shape must be 4 ints",
+        ),
+        (lambda: tf.nn.bias_add(x22, np.ones(3, "float32")), ValueError, "bias_add"),
+        (lambda: tf.strided_slice(x22, [0], [1, 2]), ValueError, "same length"),
+        (lambda: tf.strided_slice(x22, [None], [1]), ValueError, "begin must be a list of ints"),
+        (lambda: tf.strided_slice(x22, [0], [1], [0]), ValueError, "non-zero"),
+        (lambda: tf.TensorShape([-1, 2]), ValueError, "dimension -1 must be >= 0"),
+        (lambda: tf.TensorShape(["a"]), TypeError, "dimension value must be an integer"),
+        (lambda: tf.TensorShape(None), ValueError, "unknown rank"),
+    ],
+)
+def test_composites_name_their_bad_arguments(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_norms_of_empty_tensors_are_zero():
+    # Was -inf (the max of nothing); numpy raises, and a norm of nothing is 0.
+    assert float(tf.norm(np.zeros(0, "float32"), ord=np.inf)) == 0.0
+    assert float(tf.norm(np.zeros((3, 0), "float32"), ord=np.inf, axis=[0, 1])) == 0.0
+    assert float(tf.norm(np.zeros((3, 0), "float32"), ord=1, axis=[0, 1])) == 0.0
+    assert float(tf.norm(np.zeros((0, 3), "float32"))) == 0.0
+
+
+def test_tensor_shape_takes_unknown_dimensions_like_tensorflow():
+    shape = tf.TensorShape([None, 3])
+    assert shape.as_list() == [None, 3] and shape.num_elements() is None
+    assert not shape.is_fully_defined() and tf.TensorShape([2, 3]).is_fully_defined()
+    assert tf.TensorShape(3) == [3]  # TF: an int is one dimension
+    assert (tf.TensorShape([2]) == "a") is False  # was ValueError from int("a")
+    assert tf.strided_slice(x22, tf.constant([0, 1]), [2, 2]).numpy().tolist() == [[4.0], [2.0]]
+
+
+def test_module_walks_deep_cyclic_and_long_attribute_structures():
+    module = tf.Module()
+    looped = [tf.Variable(1.0)]
+    looped.append(looped)  # was RecursionError
+    module.a = looped
+    assert len(module.variables) == 1
+    chain = [tf.Module() for _ in range(3000)]  # was RecursionError
+    for parent, child in zip(chain, chain[1:], strict=False):
+        parent.child = child
+    assert len(chain[0].submodules) == 2999
+    module.deep = deep_list(5000)
+    with pytest.raises(ValueError, match="Module: an attribute is nested more than"):
+        _ = module.variables
