@@ -664,3 +664,51 @@ def test_module_walks_deep_cyclic_and_long_attribute_structures():
     module.deep = deep_list(5000)
     with pytest.raises(ValueError, match="Module: an attribute is nested more than"):
         _ = module.variables
+
+
+# ----------------------------------------------------------------------------- Keras and nests
+
+
+def dense_model():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        # Was RecursionError (the layer's check for symbolic inputs recursed).
+        (lambda x: tf.keras.layers.Dense(2)(x), "Dense 'dense"),
+        (lambda x: tf.keras.layers.Concatenate()(tuple(x)), "Concatenate 'concatenate"),
+        (lambda x: dense_model()(x), "Sequential '"),
+        # Were named "nest.flatten" / "nest.map_structure".
+        (lambda x: dense_model().predict(x, verbose=0), "predict"),
+        (lambda x: dense_model().fit(x, np.ones((1, 1)), verbose=0), "fit"),
+        (lambda x: dense_model().train_on_batch(x, np.ones((1, 1))), "train_on_batch"),
+        (lambda x: tf.keras.Model(x, x), "Model\\(inputs, outputs\\)"),
+    ],
+)
+def test_deep_inputs_to_keras_raise_a_value_error_naming_the_call(call, name):
+    with pytest.raises(ValueError, match=f"{name}.*nested more than 100 levels"):
+        call(deep_list(100_000))
+
+
+def test_messages_about_deep_values_do_not_recurse_in_repr():
+    # repr() of a 1,000-deep list raises RecursionError; messages abbreviate with reprlib.
+    x = deep_list(1000)
+    with pytest.raises(ValueError, match="Received: shape=\\[\\[\\[\\["):
+        tf.keras.Input(shape=x)
+    with pytest.raises(TypeError, match="count must be an integer"):
+        Dataset.range(3).take(x)
+    with pytest.raises(ValueError, match="same nested structure"):
+        tf.nest.map_structure(lambda a, b: a, (1, deep_list(50)), (1, 2))
+
+
+def test_keras_utils_and_initializers_name_bad_arguments():
+    # Was numpy's AxisError "axis 5 is out of bounds for array of dimension 2".
+    with pytest.raises(ValueError, match="normalize: axis must be.*Received: axis=5"):
+        tf.keras.utils.normalize(np.ones((2, 2)), axis=5)
+    # Was int("a")'s "invalid literal for int() with base 10".
+    with pytest.raises(TypeError, match="GlorotUniform: expected a shape"):
+        tf.keras.initializers.GlorotUniform()("a")

@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 import contextlib as _contextlib
+import reprlib as _reprlib
 
 import numpy as _np
 
@@ -156,7 +157,7 @@ def _int_list(name, values):
         for v in items
     ):
         raise ValueError(
-            f"strided_slice: {name} must be a list of ints, received {name}={values!r}"
+            f"strided_slice: {name} must be a list of ints, received {name}={_reprlib.repr(values)}"
         )
     return [_builtins.int(v) for v in items]
 

@@ -24,6 +24,7 @@ Cardinalities follow ``tf.data``: a count, ``INFINITE_CARDINALITY`` (-1) or
 
 import itertools
 import numbers
+import reprlib
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _int_arg(who, name, value):
         value = np.asarray(value)[()]
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
         return int(value)
-    raise TypeError(f"{who}: {name} must be an integer, received {name}={value!r}")
+    raise TypeError(f"{who}: {name} must be an integer, received {name}={reprlib.repr(value)}")
 
 
 def _as_numpy(value):
@@ -104,7 +105,9 @@ class Dataset:
         who = "Dataset.from_tensor_slices"
         components = [_as_numpy(c) for c in _flatten(tensors, who)]
         if not components:
-            raise ValueError(f"{who}: expected at least one component, received {tensors!r}")
+            raise ValueError(
+                f"{who}: expected at least one component, received {reprlib.repr(tensors)}"
+            )
         sizes = {c.shape[0] if c.ndim else None for c in components}
         if None in sizes:
             raise ValueError(
@@ -291,7 +294,8 @@ class Dataset:
         parts = nest.flatten_for(structure, (tuple, dict), "Dataset.zip")
         if not parts or not all(isinstance(d, Dataset) for d in parts):
             raise TypeError(
-                f"Dataset.zip: expected datasets (or a tuple/dict of them), received {datasets!r}"
+                f"Dataset.zip: expected datasets (or a tuple/dict of them), received "
+                f"{reprlib.repr(datasets)}"
             )
 
         def zipped():

@@ -1,6 +1,7 @@
 """``einsum`` and ``tensordot``, lowered to transpose, reshape, diagonal gathers, reductions
 and one batched matmul per pair of operands, so every path is differentiable."""
 
+import reprlib
 import string
 
 import numpy as np
@@ -202,19 +203,21 @@ def _tensordot_axes(a, b, axes):
         return list(range(a.ndim - axes, a.ndim)), list(range(axes))
     if not isinstance(axes, (list, tuple)) or len(axes) != 2:
         raise ValueError(
-            f"tensordot: axes must be an int or a pair of axis lists, received axes={axes!r}"
+            f"tensordot: axes must be an int or a pair of axis lists, received "
+            f"axes={reprlib.repr(axes)}"
         )
     pair = [[ax] if isinstance(ax, (int, np.integer)) else list(ax) for ax in axes]
     if len(pair[0]) != len(pair[1]):
         raise ValueError(
-            f"tensordot: the two axis lists must have the same length, received axes={axes!r}"
+            f"tensordot: the two axis lists must have the same length, received "
+            f"axes={reprlib.repr(axes)}"
         )
     for axes_, x, name in zip(pair, (a, b), "ab", strict=True):
         for ax in axes_:
             if not -x.ndim <= ax < x.ndim:
                 raise ValueError(
                     f"tensordot: axis {ax} is out of range for `{name}` of rank {x.ndim}, "
-                    f"received axes={axes!r}"
+                    f"received axes={reprlib.repr(axes)}"
                 )
     a_axes, b_axes = [ax % a.ndim for ax in pair[0]], [ax % b.ndim for ax in pair[1]]
     if len(set(a_axes)) != len(a_axes) or len(set(b_axes)) != len(b_axes):

@@ -3,10 +3,11 @@
 says which sequence types are structure (``tf.data`` treats lists as values).
 
 User structures can be arbitrarily deep (``x = [x]`` in a loop), so nothing here recurses: the
-walks keep their own stack, and a structure nested more than ``MAX_DEPTH`` levels is refused
-with a ValueError naming the function. TensorFlow raises RecursionError there and numpy a
-ValueError (more than 64 dimensions); no real structure is anywhere near 1,000 levels deep, and
-a bound keeps every later consumer (conversion, Keras graphs, repr) safe too.
+walks keep their own stack, and a structure nested more than ``MAX_DEPTH`` (100) levels is
+refused with a ValueError naming the function. TensorFlow raises RecursionError there and numpy
+a ValueError (more than 64 dimensions). No real structure comes near 100 levels, and the bound
+is what keeps the recursive helpers that run after a nest has been checked (Keras's shape
+walks, repr) well inside Python's recursion limit of 1,000 frames.
 
 >>> flatten({"b": [1, (2, 3)], "a": 0})
 [0, 1, 2, 3]
@@ -14,8 +15,10 @@ a bound keeps every later consumer (conversion, Keras graphs, repr) safe too.
 (11, [22])
 """
 
+import reprlib
+
 SEQUENCES = (list, tuple)
-MAX_DEPTH = 1000
+MAX_DEPTH = 100
 
 _END = object()
 
@@ -34,7 +37,7 @@ def _sorted_keys(mapping, who):
     except TypeError:
         raise TypeError(
             f"{who}: dict keys must be sortable (they flatten in sorted order), received keys "
-            f"{list(mapping)!r}"
+            f"{reprlib.repr(list(mapping))}"
         ) from None
 
 
@@ -177,8 +180,7 @@ def _zip_longest(a, b):
 
 
 def _short(structure):
-    text = repr(structure)
-    return text if len(text) <= 200 else text[:200] + "..."
+    return reprlib.repr(structure)
 
 
 def map_structure(fn, *structures, sequences=SEQUENCES, check_types=True):
@@ -190,7 +192,7 @@ def map_structure(fn, *structures, sequences=SEQUENCES, check_types=True):
 def map_for(fn, structures, sequences, check_types, who):
     """``map_structure`` whose errors name ``who``."""
     if not callable(fn):
-        raise TypeError(f"{who}: fn must be callable, received {fn!r}")
+        raise TypeError(f"{who}: fn must be callable, received {reprlib.repr(fn)}")
     if not structures:
         raise ValueError(f"{who}: expected at least one structure")
     for other in structures[1:]:

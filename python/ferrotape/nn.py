@@ -1,6 +1,7 @@
 """``ft.nn``: activations, softmax, cross-entropies and a few layer helpers."""
 
 import operator
+import reprlib
 
 import numpy as np
 
@@ -66,7 +67,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     if isinstance(rate, (_core.Tensor, _core.Variable)):
         rate = float(rate)
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate < 1:
-        raise ValueError(f"dropout: rate must be a number in [0, 1), received rate={rate!r}")
+        raise ValueError(
+            f"dropout: rate must be a number in [0, 1), received rate={reprlib.repr(rate)}"
+        )
     shape = x.shape if noise_shape is None else noise_shape
     keep = _core.random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return x * _core.cast(keep, x.dtype) / (1.0 - rate)
@@ -101,7 +104,7 @@ def _positive_ints(op, name, value):
     if values is None or any(v < 1 for v in values):
         raise ValueError(
             f"{op}: {name} must be a positive int or a list of 1, 2 or 4 positive ints, "
-            f"received {name}={value!r}"
+            f"received {name}={reprlib.repr(value)}"
         )
     return values
 

@@ -1,6 +1,7 @@
 """``ft.norm``: vector and matrix norms composed from differentiable ops."""
 
 import math
+import reprlib
 
 import numpy as np
 
@@ -35,7 +36,8 @@ def _axis(x, axis):
     """A checked axis (in range, as a non-negative int)."""
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise ValueError(
-            f"norm: axis must be None, an int or a pair of distinct ints, received axis={axis!r}"
+            f"norm: axis must be None, an int or a pair of distinct ints, received "
+            f"axis={reprlib.repr(axis)}"
         )
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(
@@ -79,7 +81,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         axis = axis[0]
     elif isinstance(axis, (list, tuple)):
         raise ValueError(
-            f"norm: axis must be None, an int or a pair of distinct ints, received axis={axis!r}"
+            f"norm: axis must be None, an int or a pair of distinct ints, received "
+            f"axis={reprlib.repr(axis)}"
         )
     if axis is not None:
         axis = _axis(x, axis)

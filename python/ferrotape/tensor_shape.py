@@ -6,6 +6,7 @@ A dimension may be None (unknown), as in TensorFlow, for shapes that describe ma
 """
 
 import operator
+import reprlib
 
 
 class TensorShape(tuple):
@@ -87,9 +88,12 @@ def _checked_dims(dims):
             d = None if d is None else operator.index(d)
         except TypeError:
             raise TypeError(
-                f"TensorShape: dimension value must be an integer or None, received {d!r}"
+                f"TensorShape: dimension value must be an integer or None, received "
+                f"{reprlib.repr(d)}"
             ) from None
         if d is not None and d < 0:
-            raise ValueError(f"TensorShape: dimension {d} must be >= 0, received dims={dims!r}")
+            raise ValueError(
+                f"TensorShape: dimension {d} must be >= 0, received dims={reprlib.repr(dims)}"
+            )
         out.append(d)
     return tuple(out)

@@ -22,6 +22,7 @@ import functools
 import inspect
 import math
 import re
+import reprlib
 import sys
 import threading
 import warnings
@@ -797,7 +798,7 @@ class Layer(Module):
             raise TypeError(
                 f"{type(self).__name__}.__call__: expected the inputs as the first argument"
             )
-        if _holds_keras_tensor(inputs):
+        if _holds_keras_tensor(inputs, f"{type(self).__name__} {self.name!r}"):
             return self._symbolic_call(inputs, rest, kwargs)
         inputs = self._converted_inputs(inputs)
         context = _CONTEXT
@@ -910,14 +911,15 @@ class Layer(Module):
         return cls(**config)
 
 
-def _holds_keras_tensor(value):
+def _holds_keras_tensor(value, who="Layer"):
+    """Whether a (nested) input holds a symbolic tensor. The walk is nest's, without
+    recursion and bounded in depth, so every later recursive helper sees a shallow nest."""
     if isinstance(value, KerasTensor):
         return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_keras_tensor(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_keras_tensor(v) for v in value.values())
-    return False
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    leaves = nest.flatten_for(value, (list, tuple), who)
+    return any(isinstance(leaf, KerasTensor) for leaf in leaves)
 
 
 # ----------------------------------------------------------------------------- Input
@@ -962,15 +964,17 @@ def _checked_shape(name, shape):
         shape = shape.as_list()
     if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
         raise ValueError(
-            f"InputLayer: cannot convert {shape!r} to a shape; expected a tuple of ints or None. "
-            f"Received: {name}={shape!r}"
+            f"InputLayer: cannot convert {reprlib.repr(shape)} to a shape; expected a tuple of "
+            f"ints or None. "
+            f"Received: {name}={reprlib.repr(shape)}"
         )
     for dim in shape:
         is_int = isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)
         if dim is not None and (not is_int or dim < 0):
             raise ValueError(
-                f"InputLayer: cannot convert {tuple(shape)!r} to a shape: found the entry "
-                f"{dim!r}; dimensions are non-negative ints or None. Received: {name}={shape!r}"
+                f"InputLayer: cannot convert {reprlib.repr(tuple(shape))} to a shape: found the "
+                f"entry {reprlib.repr(dim)}; dimensions are non-negative ints or None. "
+                f"Received: {name}={reprlib.repr(shape)}"
             )
     return tuple(shape)
 

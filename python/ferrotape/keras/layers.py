@@ -14,6 +14,8 @@ TensorShape([2, 3])
 [[4, 3], [3]]
 """
 
+import reprlib
+
 import numpy as np
 
 from .. import _core, nn
@@ -64,14 +66,14 @@ def _pair(layer, what, value):
     ):
         raise ValueError(
             f"{type(layer).__name__}: {what} must be a positive int or a pair of them. "
-            f"Received: {what}={value!r}"
+            f"Received: {what}={reprlib.repr(value)}"
         )
     return (int(pair[0]), int(pair[1]))
 
 
 def _float_arg(who, name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise ValueError(f"{who}: {name} must be a number. Received: {name}={value!r}")
+        raise ValueError(f"{who}: {name} must be a number. Received: {name}={reprlib.repr(value)}")
     return float(value)
 
 
@@ -174,7 +176,7 @@ class Dense(_KernelLayer):
         if not _is_int(units) or units < 1:
             raise ValueError(
                 f"{type(self).__name__}: received an invalid value for `units`, expected a "
-                f"positive integer. Received: units={units!r}"
+                f"positive integer. Received: units={reprlib.repr(units)}"
             )
         self.units = int(units)
         self.activation = activations.get(activation)
@@ -305,7 +307,7 @@ class Conv2D(_Conv2DBase):
         if not _is_int(filters) or filters < 1:
             raise ValueError(
                 f"{type(self).__name__}: received an invalid value for `filters`, expected a "
-                f"positive integer. Received: filters={filters!r}"
+                f"positive integer. Received: filters={reprlib.repr(filters)}"
             )
         if groups != 1:
             raise ValueError(f"Conv2D: only groups=1 is supported. Received: groups={groups!r}")
@@ -728,7 +730,7 @@ class Reshape(Layer):
         ):
             raise ValueError(
                 f"Reshape: target_shape must be a tuple of positive ints (one may be -1). "
-                f"Received: target_shape={target_shape!r}"
+                f"Received: target_shape={reprlib.repr(target_shape)}"
             )
         self.target_shape = tuple(int(d) for d in target_shape)
         if sum(d == -1 for d in self.target_shape) > 1:
@@ -799,7 +801,8 @@ class Embedding(Layer):
         if not (_is_int(input_dim) and _is_int(output_dim) and input_dim > 0 and output_dim > 0):
             raise ValueError(
                 "Embedding: both `input_dim` and `output_dim` should be positive integers. "
-                f"Received: input_dim={input_dim!r} and output_dim={output_dim!r}"
+                f"Received: input_dim={reprlib.repr(input_dim)} and "
+                f"output_dim={reprlib.repr(output_dim)}"
             )
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)

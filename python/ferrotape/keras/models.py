@@ -17,6 +17,7 @@ True
 import inspect
 import math
 import re
+import reprlib
 import shutil
 import textwrap
 import time
@@ -356,17 +357,19 @@ def _make_batches(x, y, sample_weight, batch_size, shuffle, who, class_weight=No
                 f"yield (x, y, sample_weight) from the dataset instead"
             )
         return _IterableBatches(x, who)
-    x, y, sample_weight = (_numbers_as_array(v) for v in (x, y, sample_weight))
+    x, y, sample_weight = (_numbers_as_array(v, who) for v in (x, y, sample_weight))
     if class_weight is not None and y is not None:
         sample_weight = _class_sample_weights(y, class_weight, sample_weight, who)
     return _ArrayBatches(x, y, sample_weight, batch_size, shuffle, who)
 
 
-def _numbers_as_array(value):
+def _numbers_as_array(value, who):
     """A (nested) list of plain numbers is one array; lists holding arrays are structures
-    (several inputs or outputs)."""
+    (several inputs or outputs). Every user structure passes here first, so its depth is
+    checked here (nest's bound), naming the method."""
+    leaves = nest.flatten_for(value, (list, tuple), who)
     if isinstance(value, list) and not any(
-        isinstance(leaf, (np.ndarray, _core.Tensor, _core.Variable)) for leaf in nest.flatten(value)
+        isinstance(leaf, (np.ndarray, _core.Tensor, _core.Variable)) for leaf in leaves
     ):
         return np.asarray(value)
     return value
@@ -401,7 +404,7 @@ def _steps_arg(who, name, steps):
         if steps >= 1 or (steps == -1 and forever_ok):
             return int(steps)
     expected = "None, a positive integer or -1" if forever_ok else "None or a positive integer"
-    raise ValueError(f"{who}: `{name}` must be {expected}. Received: {name}={steps!r}")
+    raise ValueError(f"{who}: `{name}` must be {expected}. Received: {name}={reprlib.repr(steps)}")
 
 
 class _EpochIterator:
@@ -931,7 +934,7 @@ class Model(Layer):
         ]
         return nest.pack_sequence_as(outputs[0], flat)
 
-    def _batch_data(self, x, y=None, sample_weight=None):
+    def _batch_data(self, who, x, y=None, sample_weight=None):
         """One batch as tensors, converted like ``fit``'s (float64 to float32)."""
 
         def convert(value):
@@ -940,25 +943,27 @@ class Model(Layer):
             return _core.convert_to_tensor(_as_array(value))
 
         parts = [x] if y is None else [x, y] if sample_weight is None else [x, y, sample_weight]
-        return tuple(nest.map_structure(convert, part) for part in parts)
+        return tuple(nest.map_for(convert, (part,), nest.SEQUENCES, True, who) for part in parts)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One ``train_step`` on the given batch; returns the loss (and metrics)."""
         self._assert_compiled("train_on_batch")
         if class_weight is not None and y is not None:
             sample_weight = _class_sample_weights(y, class_weight, sample_weight, "train_on_batch")
-        logs = _float_logs(self.train_step(self._batch_data(x, y, sample_weight)))
+        logs = _float_logs(self.train_step(self._batch_data("train_on_batch", x, y, sample_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """One ``test_step`` on the given batch; returns the loss (and metrics)."""
         self._assert_compiled("test_on_batch")
-        logs = _float_logs(self.test_step(self._batch_data(x, y, sample_weight)))
+        logs = _float_logs(self.test_step(self._batch_data("test_on_batch", x, y, sample_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
-        return nest.map_structure(_to_numpy, self.predict_step(self._batch_data(x)))
+        return nest.map_structure(
+            _to_numpy, self.predict_step(self._batch_data("predict_on_batch", x))
+        )
 
     # ------------------------------------------------------------------ weight files
     def save_weights(self, filepath, overwrite=True, max_shard_size=None):
@@ -1256,7 +1261,8 @@ class Functional(Model):
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)
-        flat_inputs, flat_outputs = nest.flatten(inputs), nest.flatten(outputs)
+        flat_inputs = nest.flatten_for(inputs, (list, tuple), "Model(inputs, outputs)")
+        flat_outputs = nest.flatten_for(outputs, (list, tuple), "Model(inputs, outputs)")
         for tensor in flat_inputs + flat_outputs:
             if not isinstance(tensor, KerasTensor):
                 raise ValueError(
