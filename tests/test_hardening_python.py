@@ -712,3 +712,12 @@ def test_keras_utils_and_initializers_name_bad_arguments():
     # Was int("a")'s "invalid literal for int() with base 10".
     with pytest.raises(TypeError, match="GlorotUniform: expected a shape"):
         tf.keras.initializers.GlorotUniform()("a")
+
+
+def test_shuffle_without_seed_and_without_reshuffle_repeats_one_order():
+    # Was a new order on every pass; TF draws the seed once when the dataset is made.
+    ds = Dataset.range(50).shuffle(50, reshuffle_each_iteration=False)
+    first = values(ds)
+    assert sorted(first) == list(range(50)) and first == values(ds) == values(ds)
+    reshuffled = Dataset.range(50).shuffle(50)
+    assert values(reshuffled) != values(reshuffled)  # 1 chance in 50! to be equal

@@ -166,8 +166,10 @@ class Dataset:
         return _core.constant(self._length, dtype="int64")
 
     def __len__(self):
+        if self._length == INFINITE:
+            raise TypeError("The dataset is infinite.")  # TensorFlow's messages
         if self._length < 0:
-            raise TypeError("The dataset length is unknown or infinite.")
+            raise TypeError("The dataset length is unknown.")
         return self._length
 
     # ------------------------------------------------------------------ transformations
@@ -239,11 +241,13 @@ class Dataset:
         if seed is not None:
             seed = _int_arg("Dataset.shuffle", "seed", seed)
         epochs = itertools.count()
-        base = np.random.SeedSequence(seed).entropy if seed is not None else None
+        # Without a seed, entropy is drawn once here, so that reshuffle_each_iteration=False
+        # repeats one order, as in TensorFlow (a fresh generator per pass reshuffled anyway).
+        base = np.random.SeedSequence(seed).entropy
 
         def shuffled():
             epoch = next(epochs) if reshuffle_each_iteration else 0
-            rng = np.random.default_rng(None if base is None else [base, epoch])
+            rng = np.random.default_rng([base, epoch])
             buffer = []
             for element in self._make_iterator():
                 if len(buffer) < buffer_size:
