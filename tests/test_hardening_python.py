@@ -721,3 +721,28 @@ def test_shuffle_without_seed_and_without_reshuffle_repeats_one_order():
     assert sorted(first) == list(range(50)) and first == values(ds) == values(ds)
     reshuffled = Dataset.range(50).shuffle(50)
     assert values(reshuffled) != values(reshuffled)  # 1 chance in 50! to be equal
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        # Was TypeError "'float' object cannot be interpreted as an integer".
+        (lambda m, x, y: m.fit(x, y, epochs=2.5, verbose=0), ValueError, "Received: epochs=2.5"),
+        (lambda m, x, y: m.fit(x, y, initial_epoch="a", verbose=0), ValueError, "initial_epoch"),
+        # Was "Attempt to convert a value (None) ... to a Tensor".
+        (lambda m, x, y: m.fit(x, None, verbose=0), ValueError, "no `y` was given"),
+        (lambda m, x, y: m.train_on_batch(x), ValueError, "no `y` was given"),
+    ],
+)
+def test_fit_arguments_are_named(call, exc, match):
+    x, y = np.ones((8, 3), "float32"), np.ones((8, 1), "float32")
+    with pytest.raises(exc, match=match):
+        call(dense_model(), x, y)
+
+
+def test_fit_takes_one_callback_not_in_a_list():
+    # Keras 3 flattens `callbacks`; was TypeError "'History' object is not iterable".
+    seen = []
+    callback = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(1))
+    dense_model().fit(np.ones((4, 3)), np.ones((4, 1)), epochs=2, callbacks=callback, verbose=0)
+    assert seen == [1, 1]

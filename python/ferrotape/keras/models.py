@@ -656,6 +656,11 @@ class Model(Layer):
         del x, training
         total = None
         if self._compiled_loss is not None:
+            if y is None:
+                raise ValueError(
+                    "compute_loss: the model was compiled with a loss, which needs targets, but "
+                    "no `y` was given (pass y=..., or (x, y) batches from a dataset)"
+                )
             total = self._compiled_loss(y, y_pred, sample_weight)
         extra = self.losses
         if extra:
@@ -745,6 +750,12 @@ class Model(Layer):
         batches. Returns the ``History`` callback: ``history.history["loss"]`` etc."""
         self._assert_compiled("fit")
         verbose = _resolve_verbose(verbose)
+        for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(
+                    f"fit: `{name}` must be a non-negative int. "
+                    f"Received: {name}={reprlib.repr(value)}"
+                )
         if validation_split and validation_data is None:
             x, y, sample_weight, validation_data = _split_validation(
                 x, y, sample_weight, validation_split
@@ -792,7 +803,7 @@ class Model(Layer):
         if isinstance(callbacks, callbacks_module.CallbackList):
             user = list(getattr(callbacks, "callbacks", []))
         else:
-            user = list(callbacks or [])
+            user = callbacks_module._flatten_callbacks(callbacks)  # one callback, or lists
         if any(isinstance(cb, callbacks_module.ProgbarLogger) for cb in user):
             verbose_bar = 0  # the user's ProgbarLogger draws the bar
         else:
