@@ -7,6 +7,7 @@ run, so every reproducer of a crash runs here. The snippet sees ``tf`` (ferrotap
 from __future__ import annotations
 
 import dataclasses
+import resource
 import signal
 import subprocess
 import sys
@@ -58,8 +59,16 @@ class Outcome:
         return f"{self.kind} {self.message} {' / '.join(tail)}".strip()
 
 
-def run_snippet(code: str, timeout: float = 60.0, env: dict | None = None) -> Outcome:
-    """Runs ``code`` (statements using ``tf`` and ``np``) in a new interpreter."""
+def run_snippet(
+    code: str, timeout: float = 60.0, env: dict | None = None, memory_limit: int | None = None
+) -> Outcome:
+    """Runs ``code`` (statements using ``tf`` and ``np``) in a new interpreter, with at most
+    ``memory_limit`` bytes of address space when given (so that a huge but legitimate allocation
+    fails fast instead of paging for minutes)."""
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
     body = textwrap.indent(textwrap.dedent(code).strip() or "pass", "    ")
     program = _WRAPPER.format(body=body)
     try:
@@ -69,6 +78,7 @@ def run_snippet(code: str, timeout: float = 60.0, env: dict | None = None) -> Ou
             text=True,
             timeout=timeout,
             env=env,
+            preexec_fn=limit_memory if memory_limit else None,
         )
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")

@@ -362,3 +362,84 @@ def test_the_console_script_points_at_main():
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["ferrotape"] == "ferrotape.cli:main"
+
+
+# ----------------------------------------------------------------------------- hostile input
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seed", "-1"], "--seed: expected an integer from 0 to 2**32 - 1, got '-1'"),
+        (["--threads", "4000"], f"--threads: expected at most {cli.MAX_THREADS} threads"),
+    ],
+)
+def test_out_of_range_seeds_and_thread_counts_are_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["train", *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_images_of_another_size_are_one_line_and_exit_2(tmp_path, capsys):
+    for name, array in zip(
+        fashion_mnist.FILES,
+        (np.zeros((8, 10, 10)), np.zeros(8), np.zeros((4, 10, 10)), np.zeros(4)),
+        strict=True,
+    ):
+        write_idx(tmp_path / name, array)
+    status, stdout, stderr = run_main(capsys, "train", "--data", tmp_path, "--out", tmp_path / "o")
+    assert status == 2 and stdout == ""
+    assert stderr == (
+        "ferrotape train: error: the images are 10x10 pixels; the models take 28x28 "
+        "Fashion-MNIST images\n"
+    )
+
+
+def test_a_gzip_bomb_is_refused_without_inflating_it(tiny_data, tmp_path, capsys):
+    for name in fashion_mnist.FILES:
+        (tmp_path / name).write_bytes((tiny_data / name).read_bytes())
+    header = bytes([0, 0, 0x08, 1]) + (4).to_bytes(4, "big")
+    bomb = gzip.compress(header + b"\0" * 200_000_000, compresslevel=1)
+    assert len(bomb) < 1_000_000
+    (tmp_path / fashion_mnist.FILES[1]).write_bytes(bomb)
+    status, _, stderr = run_main(capsys, "train", "--data", tmp_path, "--out", tmp_path / "o")
+    assert status == 2
+    assert "corrupt IDX file: the header declares shape (4,)" in stderr
+
+
+def test_an_unusable_out_directory_stops_before_training(tiny_data, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    status, stdout, stderr = run_main(
+        capsys, "train", "--data", tiny_data, "--model", "mlp", "--out", blocker / "out"
+    )
+    assert status == 2
+    assert "Epoch" not in stdout and "--out" in stderr and "cannot write" in stderr
+
+
+def test_a_diverged_loss_still_writes_valid_json():
+    history = cli._empty_history()
+    cli._record(history, {"loss": float("nan"), "accuracy": 0.1}, float("inf"), 0.1, 1.0, 10)
+    parsed = json.loads(cli._history_json(history))
+    assert parsed["loss"] == [None] and parsed["val_loss"] == [None]
+    assert parsed["accuracy"] == [0.1]
+
+
+def test_ctrl_c_saves_the_finished_epochs_and_exits_130(tiny_data, tmp_path):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "ferrotape", "train", "--data", str(tiny_data)]
+    command += ["--model", "mlp", "--epochs", "100000", "--out", str(out)]
+    trainer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in trainer.stdout:
+            if line.startswith("Epoch 2/"):
+                break
+        trainer.send_signal(subprocess.signal.SIGINT)
+        stdout, stderr = trainer.communicate(timeout=60)
+    finally:
+        trainer.kill()
+    assert trainer.returncode == 130, stderr
+    assert "interrupted after" in stderr and str(out) in stderr
+    history = json.loads((out / cli.HISTORY_FILE).read_text())
+    assert len(history["loss"]) >= 2
+    weights = safetensors.numpy.load_file(out / cli.WEIGHTS_FILE)
+    assert len(weights) == 4

@@ -443,7 +443,7 @@ def test_einsum_gradient_through_a_broadcast_operand_is_summed():
     "call, exc, match",
     [
         # Was AttributeError "'Tensor' object has no attribute 'replace'".
-        (lambda x: tf.einsum(x, x), TypeError, "einsum: the equation must be a string"),
+        (lambda x: tf.einsum(x, x), TypeError, "einsum: the first argument must be the equation"),
         (lambda x: tf.einsum("ij,jk->ik", x, x[:2]), ValueError, "subscript 'j'"),
         (lambda x: tf.einsum("ij->ik", x), ValueError, "output subscript 'k'"),
         # Was a silently wrong result: a rank-3 operand for two subscripts.

@@ -286,6 +286,18 @@ def test_batch_normalization_trains_on_batch_statistics_and_updates_moving_avera
     assert len(layer.trainable_weights) == 2 and len(layer.non_trainable_weights) == 2
 
 
+def test_batch_normalization_on_an_empty_batch_keeps_its_moving_averages():
+    # TensorFlow folds the empty batch's NaN mean into the moving averages, poisoning them for
+    # every later inference; ferrotape leaves them as they were (deliberately different).
+    bn = layers.BatchNormalization()
+    bn(np.full((3, 4), 2.0, np.float32), training=True)
+    before = (bn.moving_mean.numpy().copy(), bn.moving_variance.numpy().copy())
+    y = bn(np.zeros((0, 4), np.float32), training=True)
+    assert y.shape == (0, 4)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), before[0])
+    np.testing.assert_array_equal(bn.moving_variance.numpy(), before[1])
+
+
 def test_batch_normalization_over_channels_of_images_and_another_axis():
     x = rand(4, 3, 3, 2)
     y = layers.BatchNormalization(dtype="float64")(x, training=True).numpy()

@@ -644,6 +644,39 @@ def op_clip_by_global_norm(tf):
     return clipped, norm, tf.clip_by_norm(tf.constant(a), 0.5)
 
 
+# ---------------------------------------------------------------- Keras layers from real programs
+
+
+@program
+def keras_layers_that_real_programs_use(tf):
+    """Conv2DTranspose, padding/cropping/upsampling and the activation layers with arguments,
+    with the same weights in both libraries: outputs and input gradients."""
+    x = tf.constant(rng_array(30, (2, 4, 5, 3)))
+    layers = tf.keras.layers
+    results = []
+    for layer in [
+        layers.Conv2DTranspose(4, 3, strides=2, padding="same"),
+        layers.Conv2DTranspose(2, (2, 3), strides=(1, 2), activation="relu"),
+        layers.Conv2DTranspose(2, 3, dilation_rate=2),
+        layers.ZeroPadding2D(((1, 2), (0, 3))),
+        layers.Cropping2D(((1, 0), (2, 1))),
+        layers.UpSampling2D((2, 3)),
+        layers.LeakyReLU(),
+        layers.ELU(0.5),
+        layers.ReLU(0.8, 0.1, 0.25),
+        layers.PReLU(shared_axes=[1, 2]),
+    ]:
+        layer(x)
+        for i, weight in enumerate(layer.weights):
+            weight.assign(rng_array(31 + i, tuple(int(d) for d in weight.shape)))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x)
+            loss = tf.reduce_sum(y * y)
+        results.append((y, tape.gradient(loss, x)))
+    return results
+
+
 # ---------------------------------------------------------------- comparison
 
 

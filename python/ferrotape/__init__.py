@@ -9,7 +9,7 @@ import reprlib as _reprlib
 
 import numpy as _np
 
-from . import _core, data, errors, linalg, math, nest, nn, random
+from . import _core, config, data, errors, linalg, math, nest, nn, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -218,6 +218,7 @@ __all__ = [
     "clip_by_norm",
     "clip_by_value",
     "concat",
+    "config",
     "constant",
     "convert_to_tensor",
     "cos",
@@ -306,6 +307,7 @@ __all__ = [
     "tanh",
     "tensordot",
     "tile",
+    "train",
     "transpose",
     "truediv",
     "unstack",

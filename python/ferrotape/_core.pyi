@@ -403,9 +403,7 @@ def range(start: Any, limit: Any = ..., delta: Any = ..., dtype: Any = ..., name
 def rank(input: Any, name: Any = ...) -> Any: ...
 def realdiv(x: Any, y: Any, name: Any = ...) -> Any: ...
 def reciprocal(x: Any, name: Any = ...) -> Any: ...
-def record_custom_gradient(inputs: Any, outputs: Any, backward: Any) -> Any:
-    """Records `outputs` as a function of `inputs` (tensors or variables) whose derivative is the"""
-
+def record_custom_gradient(inputs: Any, outputs: Any, backward: Any) -> Any: ...
 def reduce_all(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Any: ...
 def reduce_any(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Any: ...
 def reduce_logsumexp(
@@ -427,7 +425,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Any = ...) -> Any: 
 def select(condition: Any, x: Any, y: Any) -> Any:
     """`condition ? x : y` with broadcasting (the one-argument form is in Python)."""
 
-def set_simd_level(cap: Any, /) -> Any:
+def set_simd_level(cap: Any) -> Any:
     """Caps the SIMD level (None lifts this cap) and returns the level now in force."""
 
 def shape(input: Any, out_type: Any = ..., name: Any = ...) -> Any:

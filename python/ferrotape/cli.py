@@ -76,6 +76,30 @@ def _positive_int(text):
     return value
 
 
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**32 - 1, got {text!r}")
+    return value
+
+
+# More native threads than this never helps (each is a full core's worth of work) and, in the
+# thousands, they exhaust memory for their stacks.
+MAX_THREADS = max(64, 4 * (os.cpu_count() or 1))
+
+
+def _thread_count(text):
+    value = _positive_int(text)
+    if value > MAX_THREADS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_THREADS} threads (4 per CPU core, or 64), got {text!r}"
+        )
+    return value
+
+
 def _positive_float(text):
     try:
         value = float(text)
@@ -137,7 +161,7 @@ def build_parser():
     )
     train.add_argument(
         "--seed",
-        type=int,
+        type=_seed,
         default=None,
         help="seed for the weights, dropout and shuffling (ft.random.set_seed and numpy), "
         "for repeatable runs (default: a fresh one each run)",
@@ -163,7 +187,7 @@ def build_parser():
     )
     train.add_argument(
         "--threads",
-        type=_positive_int,
+        type=_thread_count,
         metavar="N",
         help="native worker threads (sets RAYON_NUM_THREADS; default: one per CPU core)",
     )
@@ -209,13 +233,15 @@ def train_command(args):
         x_train, y_train = x_train[: args.limit], y_train[: args.limit]
     if len(x_train) == 0 or len(x_test) == 0:
         raise UsageError("the data set has no training or no test images")
+    for images in (x_train, x_test):
+        if images.shape[1:] != (28, 28):
+            raise UsageError(
+                f"the images are {images.shape[1]}x{images.shape[2]} pixels; the models take "
+                "28x28 Fashion-MNIST images"
+            )
     x_train, y_train = prepare(x_train, y_train, args.model)
     x_test, y_test = prepare(x_test, y_test, args.model)
-    out_dir = Path(args.out)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"--out {args.out}: cannot create the directory ({error})") from None
+    out_dir = _writable_directory(args.out)
 
     say = _Printer(args.quiet)
     if args.seed is not None:
@@ -231,10 +257,37 @@ def train_command(args):
         f"with a {loop}"
     )
     train = fit_loop if args.fit else tape_loop
-    history = train(model, optimizer, (x_train, y_train), (x_test, y_test), args, rng, say)
+    history = _empty_history()
+    try:
+        train(model, optimizer, (x_train, y_train), (x_test, y_test), args, rng, say, history)
+    except KeyboardInterrupt:
+        # An interrupt lands between Python statements, so the weights are those after a
+        # whole step: keep them, and the history of the epochs that finished.
+        finished = len(history["loss"])
+        print(
+            f"{PROG} train: interrupted after {finished} finished epoch"
+            f"{'' if finished == 1 else 's'}; saving into {out_dir}",
+            file=sys.stderr,
+        )
+        write_results(model, history, out_dir, say)
+        return 130
     say.result(f"Test accuracy: {history['val_accuracy'][-1]:.4f}")
     write_results(model, history, out_dir, say)
     return 0
+
+
+def _writable_directory(name):
+    """``--out``, created if needed and checked writable now, not after hours of training."""
+    import tempfile
+
+    out_dir = Path(name)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as error:
+        raise UsageError(f"--out {name}: cannot write into the directory ({error})") from None
+    return out_dir
 
 
 class _Printer:
@@ -347,9 +400,9 @@ def build_model(kind):
 
 
 # ----------------------------------------------------------------------------- training
-def tape_loop(model, optimizer, train_data, test_data, args, rng, say):
+def tape_loop(model, optimizer, train_data, test_data, args, rng, say, history):
     """Trains with the tutorial's step: ``model(x, training=True)``, the loss,
-    ``tape.gradient`` and ``optimizer.apply_gradients``. Returns the history dict."""
+    ``tape.gradient`` and ``optimizer.apply_gradients``, appending each epoch to ``history``."""
     import ferrotape as ft
 
     from .keras.losses import categorical_crossentropy
@@ -365,7 +418,6 @@ def tape_loop(model, optimizer, train_data, test_data, args, rng, say):
     x_train, y_train = train_data
     count, batch_size = len(x_train), args.batch_size
     steps = -(-count // batch_size)
-    history = _empty_history()
     for epoch in range(args.epochs):
         bar = _progress_bar(steps, epoch, args)
         order = rng.permutation(count)
@@ -388,12 +440,11 @@ def tape_loop(model, optimizer, train_data, test_data, args, rng, say):
     return history
 
 
-def fit_loop(model, optimizer, train_data, test_data, args, rng, say):
+def fit_loop(model, optimizer, train_data, test_data, args, rng, say, history):
     """Trains with ``model.compile`` and ``model.fit`` (test set as validation data)."""
     from .keras.callbacks import Callback
 
     del rng  # fit shuffles with ft.random, seeded by ft.random.set_seed
-    history = _empty_history()
     count = len(train_data[0])
 
     class EpochReport(Callback):
@@ -482,9 +533,11 @@ def write_results(model, history, out_dir, say):
     """Writes the weights, the history as JSON and the curves as PNG; prints the paths."""
     weights_path = out_dir / WEIGHTS_FILE
     history_path = out_dir / HISTORY_FILE
+    from .keras.saving import _write_atomically
+
     try:
         model.save_weights(weights_path)
-        history_path.write_text(json.dumps(history, indent=2) + "\n")
+        _write_atomically(history_path, (_history_json(history) + "\n").encode())
         curves_path = plot_history(history, out_dir / CURVES_FILE)
     except OSError as error:
         raise CommandError(f"cannot write the results into {out_dir}: {error}") from None
@@ -494,6 +547,17 @@ def write_results(model, history, out_dir, say):
         say.result("Training curves: skipped (matplotlib is not installed)")
     else:
         say.result(f"Training curves: {curves_path}")
+
+
+def _history_json(history):
+    """The history as strict JSON: a NaN or infinite value (a diverged loss) becomes null,
+    which every JSON reader accepts, where Python's default would write the invalid NaN."""
+
+    def finite(value):
+        return value if not isinstance(value, float) or math.isfinite(value) else None
+
+    clean = {key: [finite(v) for v in values] for key, values in history.items()}
+    return json.dumps(clean, indent=2, allow_nan=False)
 
 
 def plot_history(history, path):

@@ -380,23 +380,28 @@ class Dataset:
     def cache(self, filename="", name=None):
         """Keeps the elements in memory after the first full pass.
 
-        Each iterator that starts before the cache is complete reads the input into a list of
-        its own; the first to finish a whole pass publishes it (TensorFlow's memory cache), so
-        concurrent or abandoned passes never corrupt what later passes read.
+        Each iteration that starts before a pass has completed reads the source itself, so
+        two iterators at once each see every element once; the first to finish a full pass
+        fills the cache (a pass stopped early fills nothing, as in TensorFlow).
+
+        >>> ds = Dataset.range(3).cache()
+        >>> a, b = iter(ds), iter(ds)
+        >>> [(int(next(a)), int(next(b))) for _ in range(3)]
+        [(0, 0), (1, 1), (2, 2)]
         """
         del filename, name
-        published = []  # [elements] once a pass has completed
+        complete = []  # the elements of the first finished pass, once there is one
 
         def cached():
-            if published:
-                yield from published[0]
+            if complete:
+                yield from complete[0]
                 return
-            store = []
+            elements = []
             for element in self._make_iterator():
-                store.append(element)
+                elements.append(element)
                 yield element
-            if not published:
-                published.append(store)
+            if not complete:
+                complete.append(elements)
 
         return Dataset(cached, self._length)
 

@@ -75,11 +75,6 @@ def _check_subscripts(equation, part, what):
 def _parse(equation, inputs):
     """The operands' subscripts with '...' spelled out as letters (right-aligned, as numpy
     broadcasts), and the output's; every rank and every dimension checked."""
-    if not isinstance(equation, str):
-        raise TypeError(
-            f"einsum: the equation must be a string such as 'ij,jk->ik', received "
-            f"{type(equation).__name__}. Call einsum(equation, *inputs)"
-        )
     compact = equation.replace(" ", "")
     if compact.count("->") > 1:
         raise ValueError(f"einsum: equation {equation!r} has more than one '->'")
@@ -150,6 +145,13 @@ def einsum(equation, *inputs, **kwargs):
     >>> ft.einsum("ij,j->i", [[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy().tolist()
     [3.0, 7.0]
     """
+    if not isinstance(equation, str):
+        # Checked before the inputs are converted (TensorFlow: "'Tensor' object has no
+        # attribute 'replace'").
+        raise TypeError(
+            "einsum: the first argument must be the equation, a string such as 'ij,jk->ik'; "
+            f"received {type(equation).__name__}. Call einsum(equation, *inputs)"
+        )
     kwargs.pop("name", None)
     kwargs.pop("optimize", None)
     if kwargs:

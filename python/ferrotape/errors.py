@@ -1,7 +1,8 @@
 """TensorFlow's exception types (``ft.errors``).
 
 ``InvalidArgumentError`` also derives from ``ValueError`` so that code catching the builtin
-type, as many of TensorFlow's callers do, keeps working.
+type, as many of TensorFlow's callers do, keeps working; ``ResourceExhaustedError`` (a tensor too
+large for the machine) is also a ``MemoryError`` for the same reason.
 """
 
 
@@ -17,8 +18,18 @@ class UnimplementedError(OpError, NotImplementedError):
     """TensorFlow offers this, ferrotape does not (yet)."""
 
 
+class ResourceExhaustedError(OpError, MemoryError):
+    """A tensor too large to allocate ("OOM when allocating tensor with shape ...")."""
+
+
 class FailedPreconditionError(OpError, RuntimeError):
     """An API was used out of order."""
 
 
-__all__ = ["OpError", "InvalidArgumentError", "UnimplementedError", "FailedPreconditionError"]
+__all__ = [
+    "OpError",
+    "InvalidArgumentError",
+    "UnimplementedError",
+    "ResourceExhaustedError",
+    "FailedPreconditionError",
+]

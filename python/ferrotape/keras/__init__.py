@@ -6,6 +6,7 @@ training loop and the data sets are Python, as in Keras.
 
 from . import (
     activations,
+    backend,
     callbacks,
     datasets,
     initializers,
@@ -14,6 +15,7 @@ from . import (
     metrics,
     models,
     optimizers,
+    random,
     regularizers,
     saving,
     utils,
@@ -26,6 +28,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "backend",
     "callbacks",
     "datasets",
     "initializers",
@@ -34,6 +37,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "random",
     "regularizers",
     "saving",
     "utils",

@@ -32,8 +32,9 @@ import numpy as np
 
 from .. import _core, nest
 from .. import dtypes as ft_dtypes
+from .. import train as _checkpoints
 from ..module import Module
-from . import initializers, regularizers
+from . import backend, initializers, regularizers
 
 # ----------------------------------------------------------------------------- names
 
@@ -366,7 +367,7 @@ class Layer(Module):
             )
         if name is not None and not isinstance(name, str):
             raise TypeError(f"{type(self).__name__}: name must be a string, received {name!r}")
-        policy = DTypePolicy("float32" if dtype is None else dtype)
+        policy = DTypePolicy(backend.floatx() if dtype is None else dtype)
         setattr_(self, "_name", name or _unique_name(_snake_case(type(self).__name__)))
         setattr_(self, "_trainable", bool(trainable))
         setattr_(self, "built", False)
@@ -813,6 +814,10 @@ class Layer(Module):
             self._clear_losses()
         if not self.built:
             self._build_on_first_call(inputs)
+            if _checkpoints._has_deferred():
+                # A checkpoint restored before this layer existed assigns its weights now,
+                # before they are first used (TensorFlow's deferred restoration).
+                _checkpoints._restore_deferred()
         if accepts_training and training is not None:
             kwargs["training"] = training
         context.depth += 1

@@ -16,7 +16,10 @@ safetensors: ``safetensors.numpy.load_file`` and other readers open them.
 
 import contextlib
 import json
+import math
 import os
+import re
+import stat
 import struct
 import tempfile
 from collections.abc import Mapping
@@ -27,8 +30,27 @@ import safetensors
 import safetensors.numpy
 
 ORDER_KEY = "ferrotape.names"
-# safetensors refuses headers larger than this (100 MB); so do we, with a clearer message.
-_MAX_HEADER_BYTES = 100_000_000
+# A header takes about 100 bytes per tensor, so 16 MiB is room for over 100,000 tensors while
+# keeping a hostile header from costing seconds and gigabytes to parse (safetensors itself
+# allows 100 MB).
+_MAX_HEADER_BYTES = 16 * 1024 * 1024
+# Little-endian numpy types of the safetensors dtypes ferrotape reads; BF16 has no numpy type
+# and is widened to float32 (exactly: a bfloat16 is the top half of a float32).
+_NUMPY_TYPES = {
+    "BOOL": "|b1",
+    "U8": "|u1",
+    "I8": "|i1",
+    "I16": "<i2",
+    "U16": "<u2",
+    "F16": "<f2",
+    "BF16": "<u2",
+    "I32": "<i4",
+    "U32": "<u4",
+    "F32": "<f4",
+    "I64": "<i8",
+    "U64": "<u8",
+    "F64": "<f8",
+}
 _DTYPE_SIZES = {
     "BOOL": 1,
     "U8": 1,
@@ -74,16 +96,44 @@ def load_weights_file(path, return_metadata=False):
     file and ``ValueError`` naming the file for one that is not safetensors, truncated or corrupt.
     """
     path = Path(path)
-    data = path.read_bytes()
+    data = _read_regular_file(path)
     header = _checked_header(path, data)
-    try:
-        arrays = safetensors.numpy.load(data)
-    except safetensors.SafetensorError as error:
-        raise ValueError(f"{path}: corrupt safetensors file: {error}") from None
-    metadata = dict(header.get("__metadata__") or {})
+    metadata = header.get("__metadata__") or {}
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+    ):
+        raise ValueError(f"{path}: corrupt safetensors header: __metadata__ must map strings")
+    metadata = dict(metadata)
     names = _stored_order(path, metadata.pop(ORDER_KEY, None), header)
-    ordered = {name: arrays[name] for name in names}
+    start = 8 + struct.unpack("<Q", data[:8])[0]
+    ordered = {name: _decoded(data, start, header[name]) for name in names}
     return (ordered, metadata) if return_metadata else ordered
+
+
+def _read_regular_file(path):
+    """The bytes of ``path``, which must be a regular file: a FIFO would block for ever and a
+    device such as /dev/zero never ends. Opened without blocking, then checked on the open
+    descriptor, so a file swapped for a FIFO after a first look is caught too."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{path}: is a directory, not a weights file") from None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file (a device, FIFO or socket)")
+        return file.read()
+
+
+def _decoded(data, start, entry):
+    """One tensor's array (a copy, native byte order), BF16 widened to float32."""
+    begin, shape = entry["data_offsets"][0], entry["shape"]
+    array = np.frombuffer(
+        data, _NUMPY_TYPES[entry["dtype"]], offset=start + begin, count=math.prod(shape)
+    ).reshape(shape)
+    if entry["dtype"] == "BF16":
+        return (array.astype(np.uint32) << 16).view(np.float32)
+    return array.astype(array.dtype.newbyteorder("="))
 
 
 def _ordered_arrays(named_arrays):
@@ -118,9 +168,22 @@ def _checked_metadata(metadata):
 
 
 def _write_atomically(path, data):
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Writes ``data`` to ``path`` so that a reader sees the old file or the new one, never a
+    mix, and an interrupted write leaves the old file as it was.
+
+    The data goes to a hidden temporary file beside the target (the target of a symbolic
+    link: the link itself stays), is synced, and is renamed over the target. The new file gets
+    the mode of the file it replaces, or 0666 less the umask as ``open`` would give. A
+    temporary left by a save that was killed outright is removed by the next save of the same
+    file (its name holds the writer's process id, which is then no longer alive).
+    """
+    path = Path(os.path.realpath(path))
+    prefix = f".{path.name}.{os.getpid()}."
+    _remove_stale_temporaries(path)
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
+            os.fchmod(file.fileno(), _mode_for(path))
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
@@ -130,6 +193,46 @@ def _write_atomically(path, data):
             os.unlink(temp_name)
         raise
     _sync_directory(path.parent)
+
+
+def _mode_for(path):
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask():
+    """The process's umask, read without changing it where Linux reports it."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # elsewhere: set and restore (not atomic, but nothing better exists)
+    os.umask(mask)
+    return mask
+
+
+def _remove_stale_temporaries(path):
+    """Removes ``.NAME.PID.*.tmp`` files of ``path`` whose writer process is gone."""
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)\.[^.]+\.tmp$")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            match = pattern.match(entry.name)
+            if match and not _process_alive(int(match.group(1))):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists but belongs to someone else
+    return True
 
 
 def _sync_directory(directory):
@@ -157,9 +260,10 @@ def _checked_header(path, data):
         )
     try:
         header = json.loads(data[8 : 8 + header_size])
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ValueError(
-            f"{path}: not a safetensors file: the header is not JSON ({error})"
+            f"{path}: not a safetensors file: the header is not JSON ({reason})"
         ) from None
     if not isinstance(header, dict):
         raise ValueError(f"{path}: not a safetensors file: the header is not a JSON object")
@@ -181,11 +285,17 @@ def _checked_entry(path, name, entry, data_size):
     """Checks one tensor's header entry against the data; returns where its data ends."""
     try:
         dtype, shape, (begin, end) = entry["dtype"], entry["shape"], entry["data_offsets"]
-        nbytes = _DTYPE_SIZES[dtype] * int(np.prod(shape, dtype=np.int64))
+        if not all(type(d) is int and d >= 0 for d in shape) or not all(
+            type(o) is int for o in (begin, end)
+        ):
+            raise ValueError("shape and data_offsets must hold non-negative integers")
+        nbytes = _DTYPE_SIZES[dtype] * math.prod(shape)
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(
             f"{path}: corrupt safetensors header: bad entry for {name!r} ({error!r})"
         ) from None
+    if dtype not in _NUMPY_TYPES:
+        raise ValueError(f"{path}: {name!r} has dtype {dtype}, which ferrotape cannot load")
     if end > data_size:
         raise ValueError(
             f"{path}: truncated safetensors file: {name!r} ends at data byte {end}, past the "

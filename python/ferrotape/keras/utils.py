@@ -296,4 +296,16 @@ class ProgressBar:
         return " - ".join([head, *details])
 
 
-__all__ = ["ProgressBar", "format_logs", "normalize", "to_categorical"]
+def set_random_seed(seed):
+    """Seeds every generator a Keras program draws from: Python's ``random``, numpy's global
+    generator and ferrotape's (``ft.random.set_seed``), as ``keras.utils.set_random_seed``."""
+    import random
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"set_random_seed: seed must be an int. Received: seed={seed!r}")
+    random.seed(int(seed))
+    np.random.seed(int(seed) % 2**32)
+    _core.random.set_seed(int(seed))
+
+
+__all__ = ["ProgressBar", "format_logs", "normalize", "set_random_seed", "to_categorical"]

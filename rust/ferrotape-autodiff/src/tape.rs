@@ -26,12 +26,18 @@ use crate::variable::Variable;
 /// inputs (`None` for those not needed or not differentiable).
 pub type BackwardFn = dyn Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
+/// What a host language attaches to a user-defined derivative: the objects (a Python callable)
+/// its garbage collector must be able to see through the tape that keeps them alive.
+pub type HostObject = Arc<dyn std::any::Any + Send + Sync>;
+
 /// One recorded op.
 pub struct Entry {
     op: &'static str,
     inputs: SmallVec<[TensorId; 2]>,
     outputs: SmallVec<[(TensorId, Shape, DType); 1]>,
     backward: Box<BackwardFn>,
+    /// Set for `record_custom` entries only; each entry, and so each tape, has its own.
+    host: Option<HostObject>,
 }
 
 #[derive(Default)]
@@ -106,7 +112,9 @@ pub fn record<F>(
     }
     with_active_tapes(|tapes| {
         let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
-        record_ids(op, tapes, ids, outputs, move || Box::new(make_backward()));
+        record_ids(op, tapes, ids, outputs, move || {
+            (Box::new(make_backward()), None)
+        });
     });
 }
 
@@ -115,7 +123,7 @@ fn record_ids(
     tapes: &[Arc<Tape>],
     inputs: SmallVec<[TensorId; 2]>,
     outputs: &[&Tensor],
-    make_backward: impl FnOnce() -> Box<BackwardFn>,
+    make_backward: impl FnOnce() -> (Box<BackwardFn>, Option<HostObject>),
 ) {
     let mut make = Some(make_backward);
     let mut entry: Option<Arc<Entry>> = None;
@@ -129,6 +137,7 @@ fn record_ids(
             continue;
         }
         let e = entry.get_or_insert_with(|| {
+            let (backward, host) = (make.take().unwrap())();
             Arc::new(Entry {
                 op,
                 inputs: inputs.take().unwrap(),
@@ -136,7 +145,8 @@ fn record_ids(
                     .iter()
                     .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
                     .collect(),
-                backward: (make.take().unwrap())(),
+                backward,
+                host,
             })
         });
         st.tracked.extend(outputs.iter().map(|t| t.id()));
@@ -162,22 +172,32 @@ pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
         }
         let ids = SmallVec::from_slice(&[var.id()]);
         record_ids("ReadVariableOp", tapes, ids, &[out], || {
-            Box::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]))
+            let identity = |g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]);
+            (Box::new(identity), None)
         });
     });
 }
 
 /// Records a user-defined derivative (`custom_gradient`) for `outputs` as a function of `inputs`.
+///
+/// `make` is called once per recording tape, so that each tape's entry holds its own host
+/// object: a garbage collector walking from one tape then counts each reference exactly once
+/// (a shared one would be counted by every tape holding it).
 pub fn record_custom(
     op: &'static str,
     inputs: &[TensorId],
     outputs: &[&Tensor],
-    backward: Box<BackwardFn>,
+    mut make: impl FnMut() -> (Box<BackwardFn>, HostObject),
 ) {
     with_active_tapes(|tapes| {
-        record_ids(op, tapes, SmallVec::from_slice(inputs), outputs, || {
-            backward
-        })
+        for tape in tapes {
+            let ids = SmallVec::from_slice(inputs);
+            let tape = std::slice::from_ref(tape);
+            record_ids(op, tape, ids, outputs, || {
+                let (backward, host) = make();
+                (backward, Some(host))
+            });
+        }
     });
 }
 
@@ -208,6 +228,22 @@ impl Source {
 }
 
 impl Tape {
+    /// Calls `f` with the host objects of the entries this tape holds (see `record_custom`).
+    /// Returns false, having called nothing, when another thread holds the tape: a garbage
+    /// collector must not wait here (that thread may be waiting for the collector's lock), and
+    /// missing edges only make it keep objects longer.
+    pub fn try_for_each_host_object(&self, mut f: impl FnMut(&HostObject)) -> bool {
+        let Some(state) = self.state.try_lock() else {
+            return false;
+        };
+        for entry in &state.entries {
+            if let Some(host) = &entry.host {
+                f(host);
+            }
+        }
+        true
+    }
+
     pub fn new(persistent: bool, watch_accessed_variables: bool) -> Arc<Tape> {
         // Room for a typical small step up front: growing the set op by op showed up as
         // rehashing in profiles of the tape's hot path.
@@ -340,7 +376,7 @@ impl Tape {
             }
             let seed = match output_gradients.and_then(|g| g.get(i)) {
                 Some(g) => ops::broadcast_to(&ops::cast(g, t.dtype())?, t.shape())?,
-                None => ops::ones_like(t),
+                None => ops::ones_like(t)?,
             };
             seeds.push((t.id(), seed));
         }
@@ -410,11 +446,11 @@ impl Tape {
             .into_iter()
             .map(|c| match c {
                 Some(g) => ops::reshape(&g, &[batch, flat_src]),
-                None => Ok(ops::zeros(source.dtype, &[batch, flat_src])),
+                None => ops::zeros(source.dtype, &[batch, flat_src]),
             })
             .collect::<Result<Vec<_>>>()?;
         if cols.is_empty() {
-            return Ok(ops::zeros(source.dtype, &out_shape));
+            return ops::zeros(source.dtype, &out_shape);
         }
         ops::reshape(&ops::stack(&cols, 1)?, &out_shape)
     }
@@ -431,8 +467,8 @@ fn stack_rows(
     }
     let rows = rows
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| ops::zeros(s.dtype, &s.shape)))
-        .collect::<Vec<_>>();
+        .map(|r| r.map_or_else(|| ops::zeros(s.dtype, &s.shape), Ok))
+        .collect::<Result<Vec<_>>>()?;
     let mut shape: Shape = target_shape.into();
     shape.extend_from_slice(&s.shape);
     Ok(Some(ops::reshape(&ops::stack(&rows, 0)?, &shape)?))
@@ -479,9 +515,9 @@ fn sweep(
                 } else {
                     grads.remove(id)
                 };
-                g.unwrap_or_else(|| ops::zeros(*dtype, shape))
+                g.map_or_else(|| ops::zeros(*dtype, shape), Ok)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let in_grads = (e.backward)(&out_grads, &needs)?;
         for ((&id, need), g) in e.inputs.iter().zip(needs).zip(in_grads) {
             if let (true, Some(g)) = (need, g) {
@@ -492,10 +528,12 @@ fn sweep(
     };
     if consume {
         while let Some(e) = entries.pop() {
+            ferrotape_core::interrupt::check("GradientTape.gradient")?;
             visit(&e, &mut grads).map_err(|err| name_backward(err, e.op))?;
         }
     } else {
         for e in entries.iter().rev() {
+            ferrotape_core::interrupt::check("GradientTape.gradient")?;
             visit(e, &mut grads).map_err(|err| name_backward(err, e.op))?;
         }
     }

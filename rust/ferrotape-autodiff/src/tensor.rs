@@ -68,7 +68,7 @@ impl Tensor {
 
     /// A scalar of this tensor's dtype.
     pub fn scalar_like(&self, value: f64) -> Tensor {
-        Tensor::new(Array::full(self.dtype(), &[], value))
+        Tensor::new(Array::scalar_of(self.dtype(), value))
     }
 }
 

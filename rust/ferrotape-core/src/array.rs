@@ -26,13 +26,38 @@ pub fn row_major_strides(shape: &[usize]) -> Strides {
     let mut acc = 1isize;
     for (s, &d) in strides.iter_mut().zip(shape).rev() {
         *s = acc;
-        acc *= d.max(1) as isize;
+        // Saturating: an empty array may have dims whose product overflows ([0, 2**32, 2**32]
+        // is a valid shape); its strides are never used to address an element.
+        acc = acc.saturating_mul(d.max(1) as isize);
     }
     strides
 }
 
+/// The element count of a shape already validated by [`checked_num_elements`] (every `Array`'s
+/// shape is: the constructors that can grow one check it).
 pub fn num_elements(shape: &[usize]) -> usize {
     shape.iter().product()
+}
+
+/// The one check every shape that enters the core goes through: the element count, refusing
+/// (like TensorFlow's `TensorShape`) a count above `i64::MAX` as it is accumulated from the
+/// left. One checked multiply per dimension, so it costs nothing next to any kernel.
+pub fn checked_num_elements(op: &'static str, shape: &[usize]) -> Result<usize> {
+    let mut n: usize = 1;
+    for &d in shape {
+        n = n
+            .checked_mul(d)
+            .filter(|&n| n <= i64::MAX as usize && d <= i64::MAX as usize)
+            .ok_or_else(|| too_many_elements(op, shape))?;
+    }
+    Ok(n)
+}
+
+fn too_many_elements(op: &'static str, shape: &[usize]) -> Error {
+    Error::invalid(
+        op,
+        format!("Shape {shape:?} would have more than 2**63 - 1 elements"),
+    )
 }
 
 /// Numpy broadcasting of two shapes.
@@ -61,6 +86,7 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Sh
             ));
         };
     }
+    checked_num_elements(op, &out)?;
     Ok(out)
 }
 
@@ -117,7 +143,7 @@ pub fn for_each_offset<const N: usize>(
 impl Array {
     /// An array over a whole buffer, with a row-major layout.
     pub fn from_buffer(buf: Buffer, shape: &[usize]) -> Result<Array> {
-        let n = num_elements(shape);
+        let n = checked_num_elements("Array", shape)?;
         if buf.len() != n {
             return Err(Error::invalid(
                 "Array",
@@ -147,13 +173,22 @@ impl Array {
         Array::from_arc(Arc::new(T::into_buffer(vec![v])), &[])
     }
 
-    pub fn zeros(dtype: DType, shape: &[usize]) -> Array {
-        Array::from_arc(Arc::new(Buffer::zeros(dtype, num_elements(shape))), shape)
+    /// A scalar of `dtype` holding `value` (converted as [`Buffer::full`] does).
+    pub fn scalar_of(dtype: DType, value: f64) -> Array {
+        // One element always fits: the size checks cannot refuse it.
+        let buf = Buffer::full("Scalar", dtype, &[], value).expect("one element fits");
+        Array::from_arc(Arc::new(buf), &[])
     }
 
-    pub fn full(dtype: DType, shape: &[usize], value: f64) -> Array {
-        let buf = Buffer::full(dtype, num_elements(shape), value);
-        Array::from_arc(Arc::new(buf), shape)
+    /// Zeros of `shape`; `op` names the caller in the size errors (see [`Buffer::full`]).
+    pub fn zeros(op: &'static str, dtype: DType, shape: &[usize]) -> Result<Array> {
+        Array::full(op, dtype, shape, 0.0)
+    }
+
+    /// `value` converted to `dtype` in every element of `shape`.
+    pub fn full(op: &'static str, dtype: DType, shape: &[usize], value: f64) -> Result<Array> {
+        let buf = Buffer::full(op, dtype, shape, value)?;
+        Ok(Array::from_arc(Arc::new(buf), shape))
     }
 
     pub fn dtype(&self) -> DType {
@@ -190,7 +225,11 @@ impl Array {
     }
 
     /// True when the elements sit in row-major order without gaps (dims of size 1 ignored).
+    /// An empty array is contiguous whatever its strides: it has no elements to be out of order.
     pub fn is_contiguous(&self) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
         let mut expected = 1isize;
         for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
             if d != 1 && s != expected {
@@ -230,7 +269,8 @@ impl Array {
     /// The same values with a contiguous layout (no copy if already contiguous).
     pub fn contiguous(&self) -> Array {
         if self.is_empty() {
-            return Array::zeros(self.dtype(), &self.shape);
+            let buf = Buffer::empty(self.dtype());
+            return Array::from_arc(Arc::new(buf), &self.shape);
         }
         if self.is_contiguous() {
             return self.clone();
@@ -241,6 +281,21 @@ impl Array {
             Element::into_buffer(out)
         });
         Array::from_arc(Arc::new(buf), &self.shape)
+    }
+
+    /// `contiguous`, with the copy (if one is needed) allocated fallibly: for the ops whose
+    /// purpose is to materialise a broadcast (`fill`, `tile`), where the copy is the user's
+    /// whole request and may be too big.
+    pub fn try_contiguous(&self, op: &'static str) -> Result<Array> {
+        if self.is_empty() || self.is_contiguous() {
+            return Ok(self.contiguous());
+        }
+        let buf = crate::with_buffer!(&*self.buf, v => {
+            let mut out = crate::buffer::alloc(op, &self.shape)?;
+            for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| out.push(v[i]));
+            Element::into_buffer(out)
+        });
+        Ok(Array::from_arc(Arc::new(buf), &self.shape))
     }
 
     /// The buffer, made uniquely owned and contiguous, for in-place updates.
@@ -276,7 +331,7 @@ impl Array {
 
     /// A view with a new shape (a copy first if the layout is not contiguous).
     pub fn reshape(&self, shape: &[usize]) -> Result<Array> {
-        if num_elements(shape) != self.len() {
+        if checked_num_elements("Reshape", shape)? != self.len() {
             return Err(Error::invalid(
                 "Reshape",
                 format!(
@@ -318,8 +373,11 @@ impl Array {
         })
     }
 
-    /// A view broadcast to `shape` (zero strides on the repeated axes).
+    /// A view broadcast to `shape` (zero strides on the repeated axes). The view costs no
+    /// memory, but the shape is checked as if it were allocated: every kernel may materialise
+    /// its input with [`Array::contiguous`], which must not fail.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        crate::buffer::check_alloc("BroadcastTo", self.dtype(), shape)?;
         if shape.len() < self.rank() {
             return Err(Error::invalid(
                 "BroadcastTo",
@@ -382,5 +440,37 @@ impl Array {
         a.shape.insert(axis, 1);
         a.strides.insert(axis, 0);
         a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_arrays_are_contiguous_and_writable() {
+        let mut a = Array::zeros("test", DType::F32, &[2, 0]).unwrap();
+        assert!(a.is_contiguous());
+        assert!(a.buffer_mut().is_some());
+        let wide = Array::zeros("test", DType::F32, &[0, 1 << 32, 1 << 32]).unwrap();
+        assert_eq!(wide.len(), 0);
+        assert_eq!(wide.contiguous().shape(), &[0, 1 << 32, 1 << 32]);
+    }
+
+    #[test]
+    fn views_check_the_shapes_they_grow_to() {
+        let one = Array::scalar(1.0f32);
+        assert!(matches!(
+            one.broadcast_to(&[1 << 32, 1 << 32]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            one.broadcast_to(&[1 << 60]),
+            Err(Error::ResourceExhausted { .. })
+        ));
+        assert!(one.reshape(&[1 << 32, 1 << 32]).is_err());
+        let empty = Array::zeros("test", DType::F32, &[0]).unwrap();
+        assert!(empty.reshape(&[1 << 32, 1 << 32, 0]).is_err());
+        assert!(Array::from_vec(Vec::<f32>::new(), &[1 << 32, 1 << 32]).is_err());
     }
 }

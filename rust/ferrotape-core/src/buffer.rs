@@ -7,9 +7,143 @@
 //! variant to [`Device`] and a device buffer behind the `gpu` feature; ops reach storage only
 //! through `Array`, so they need no rewrite.
 
+//!
+//! Sizes (hard to undo): every allocation of tensor storage is sized by [`check_alloc`] and made
+//! with a fallible allocation ([`alloc`], [`Buffer::full`]), so a shape too large for the machine
+//! is an `Error::ResourceExhausted` (TensorFlow's `ResourceExhaustedError`) instead of an abort.
+//! Linux overcommits and hands out huge zeroed blocks lazily, so a request the allocator would
+//! grant can still be one that kills the process later: a single allocation larger than the
+//! memory the process may use (physical memory, `ulimit -v`, a container's limit) is refused
+//! up front. Views never allocate, but `Array::broadcast_to` checks its shape as if they did,
+//! because any kernel may materialise a view.
+
+use std::sync::OnceLock;
+
 use half::{bf16, f16};
 
-use crate::DType;
+use crate::{array::checked_num_elements, DType, Error, Result};
+
+/// The most bytes one allocation may take, read once: the smallest of the physical memory, the
+/// process's address-space limit (`ulimit -v`) and its control group's memory limit (a
+/// container's), each where it can be read. Past any of them the allocation either fails or
+/// gets the process killed later, so it is refused up front instead.
+fn memory_limit() -> usize {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        [
+            read_mem_total(),
+            read_address_space_limit(),
+            read_cgroup_limit(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(usize::MAX)
+    })
+}
+
+/// `MemTotal` from `/proc/meminfo`, in bytes.
+fn read_mem_total() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The soft `RLIMIT_AS` from `/proc/self/limits` (`None` when unlimited).
+fn read_address_space_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// This process's control-group memory limit: cgroup v2's `memory.max` or v1's
+/// `memory.limit_in_bytes` (`None` when unlimited or unreadable).
+fn read_cgroup_limit() -> Option<usize> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read =
+        |file: String| -> Option<usize> { std::fs::read_to_string(file).ok()?.trim().parse().ok() };
+    groups.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?.trim());
+        if controllers.is_empty() {
+            read(format!("/sys/fs/cgroup{path}/memory.max"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            read(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"))
+                .or_else(|| read("/sys/fs/cgroup/memory/memory.limit_in_bytes".into()))
+        } else {
+            None
+        }
+    })
+}
+
+fn oom(op: &'static str, dtype: DType, shape: &[usize]) -> Error {
+    Error::resource_exhausted(
+        op,
+        format!("OOM when allocating tensor with shape {shape:?} and type {dtype}"),
+    )
+}
+
+/// The one size check before tensor storage is allocated: the shape's element count (see
+/// [`checked_num_elements`]), refused as `ResourceExhausted` when the bytes exceed the memory
+/// the process may use (see [`memory_limit`]). One checked multiply per dimension and one
+/// comparison.
+pub fn check_alloc(op: &'static str, dtype: DType, shape: &[usize]) -> Result<usize> {
+    let n = checked_num_elements(op, shape)?;
+    if n > memory_limit() / dtype.size_in_bytes() {
+        return Err(oom(op, dtype, shape));
+    }
+    Ok(n)
+}
+
+/// An empty `Vec` with room for the elements of `shape`: the fallible allocation kernels make
+/// their outputs with (then `push`/`extend` into it).
+pub fn alloc<T: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<T>> {
+    let n = check_alloc(op, T::DTYPE, shape)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| oom(op, T::DTYPE, shape))?;
+    Ok(v)
+}
+
+/// `alloc` filled with `value`.
+pub fn alloc_full<T: Element>(op: &'static str, shape: &[usize], value: T) -> Result<Vec<T>> {
+    let mut v = alloc(op, shape)?;
+    v.resize(v.capacity(), value);
+    Ok(v)
+}
+
+/// `alloc` filled with zeros, which come from the allocator already zeroed (calloc): for big
+/// buffers much cheaper than writing them.
+pub fn alloc_zeros<T: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<T>> {
+    let n = check_alloc(op, T::DTYPE, shape)?;
+    zeroed(n).ok_or_else(|| oom(op, T::DTYPE, shape))
+}
+
+/// A `Vec` of `n` all-zero-bytes elements, or `None` when the allocator refuses.
+fn zeroed<T: Element>(n: usize) -> Option<Vec<T>> {
+    if n == 0 || std::mem::size_of::<T>() == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    // SAFETY: the layout has a non-zero size; every `Element` (IEEE floats, integers, bool) has
+    // all-zero bytes as a valid value (0, +0.0, false), so the zeroed block holds `n`
+    // initialised elements, and it was allocated by the global allocator with `T`'s layout
+    // for capacity `n`, as `Vec::from_raw_parts` requires.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut T;
+        if ptr.is_null() {
+            return None;
+        }
+        Some(Vec::from_raw_parts(ptr, n, n))
+    }
+}
 
 /// Where a buffer lives. Only the CPU exists today; see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -59,29 +193,39 @@ impl Buffer {
         self.len() == 0
     }
 
-    /// A buffer of `len` zeros (false for bool).
-    pub fn zeros(dtype: DType, len: usize) -> Buffer {
+    /// The elements of `shape`, each `value` converted to `dtype` (non-zero is true for bool),
+    /// through the checked, fallible allocation; `op` names the caller in its errors.
+    pub fn full(op: &'static str, dtype: DType, shape: &[usize], value: f64) -> Result<Buffer> {
+        fn typed<T: Element>(op: &'static str, shape: &[usize], value: f64) -> Result<Buffer> {
+            // +0.0 only: -0.0 has a sign bit, so it cannot come from a zeroed block.
+            let v = if value == 0.0 && value.is_sign_positive() {
+                alloc_zeros(op, shape)?
+            } else {
+                alloc_full(op, shape, T::from_f64(value))?
+            };
+            Ok(T::into_buffer(v))
+        }
         match dtype {
-            DType::F16 => Buffer::F16(vec![f16::ZERO; len]),
-            DType::BF16 => Buffer::BF16(vec![bf16::ZERO; len]),
-            DType::F32 => Buffer::F32(vec![0.0; len]),
-            DType::F64 => Buffer::F64(vec![0.0; len]),
-            DType::I32 => Buffer::I32(vec![0; len]),
-            DType::I64 => Buffer::I64(vec![0; len]),
-            DType::Bool => Buffer::Bool(vec![false; len]),
+            DType::F16 => typed::<f16>(op, shape, value),
+            DType::BF16 => typed::<bf16>(op, shape, value),
+            DType::F32 => typed::<f32>(op, shape, value),
+            DType::F64 => typed::<f64>(op, shape, value),
+            DType::I32 => typed::<i32>(op, shape, value),
+            DType::I64 => typed::<i64>(op, shape, value),
+            DType::Bool => typed::<bool>(op, shape, value),
         }
     }
 
-    /// A buffer of `len` copies of `value` converted to `dtype` (non-zero is true for bool).
-    pub fn full(dtype: DType, len: usize, value: f64) -> Buffer {
+    /// A buffer with no elements.
+    pub fn empty(dtype: DType) -> Buffer {
         match dtype {
-            DType::F16 => Buffer::F16(vec![f16::from_f64(value); len]),
-            DType::BF16 => Buffer::BF16(vec![bf16::from_f64(value); len]),
-            DType::F32 => Buffer::F32(vec![value as f32; len]),
-            DType::F64 => Buffer::F64(vec![value; len]),
-            DType::I32 => Buffer::I32(vec![value as i32; len]),
-            DType::I64 => Buffer::I64(vec![value as i64; len]),
-            DType::Bool => Buffer::Bool(vec![value != 0.0; len]),
+            DType::F16 => Buffer::F16(Vec::new()),
+            DType::BF16 => Buffer::BF16(Vec::new()),
+            DType::F32 => Buffer::F32(Vec::new()),
+            DType::F64 => Buffer::F64(Vec::new()),
+            DType::I32 => Buffer::I32(Vec::new()),
+            DType::I64 => Buffer::I64(Vec::new()),
+            DType::Bool => Buffer::Bool(Vec::new()),
         }
     }
 }
@@ -157,4 +301,57 @@ macro_rules! with_buffer {
             $crate::Buffer::Bool($v) => $body,
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_past_i64_are_invalid_arguments() {
+        let err = check_alloc("Fill", DType::F32, &[1 << 32, 1 << 32]).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidArgument { op: "Fill", .. }),
+            "{err}"
+        );
+        assert!(err
+            .to_string()
+            .contains("[4294967296, 4294967296] would have more than 2**63"));
+        // TensorFlow accumulates from the left: a leading 0 keeps the count at 0.
+        assert_eq!(
+            checked_num_elements("Fill", &[0, 1 << 32, 1 << 32]).unwrap(),
+            0
+        );
+        assert!(checked_num_elements("Fill", &[1 << 32, 1 << 32, 0]).is_err());
+        assert!(checked_num_elements("Fill", &[usize::MAX]).is_err());
+        assert_eq!(checked_num_elements("Fill", &[]).unwrap(), 1);
+    }
+
+    #[test]
+    fn allocations_past_physical_memory_are_resource_exhausted() {
+        let err = alloc::<f32>("Zeros", &[1 << 62]).unwrap_err();
+        assert!(
+            matches!(err, Error::ResourceExhausted { op: "Zeros", .. }),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(text.contains("OOM when allocating tensor with shape [4611686018427387904]"));
+        assert!(text.contains("type float32"), "{text}");
+        assert!(Buffer::full("Fill", DType::F64, &[1 << 62], 1.0).is_err());
+        assert!(alloc_zeros::<i64>("Zeros", &[1 << 62]).is_err());
+    }
+
+    #[test]
+    fn fallible_allocations_hold_what_they_promise() {
+        assert_eq!(alloc::<f64>("T", &[2, 3]).unwrap().capacity(), 6);
+        assert_eq!(alloc_zeros::<f32>("T", &[3]).unwrap(), vec![0.0; 3]);
+        assert_eq!(alloc_zeros::<bool>("T", &[2]).unwrap(), vec![false; 2]);
+        assert!(alloc_zeros::<f32>("T", &[0, 5]).unwrap().is_empty());
+        assert_eq!(alloc_full::<i32>("T", &[2], 7).unwrap(), vec![7, 7]);
+        // -0.0 keeps its sign (it cannot come from a zeroed block).
+        let Buffer::F32(v) = Buffer::full("T", DType::F32, &[2], -0.0).unwrap() else {
+            panic!("float32 buffer expected");
+        };
+        assert!(v.iter().all(|x| *x == 0.0 && x.is_sign_negative()));
+    }
 }

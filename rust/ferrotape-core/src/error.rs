@@ -18,6 +18,14 @@ pub enum Error {
     /// (Python's `RuntimeError`).
     #[error("{op}: {msg}")]
     Runtime { op: &'static str, msg: String },
+    /// An allocation larger than the machine can hold, or one the allocator refused
+    /// (TensorFlow's `ResourceExhaustedError`; Python also catches it as `MemoryError`).
+    #[error("{op}: {msg}")]
+    ResourceExhausted { op: &'static str, msg: String },
+    /// The op was stopped by Ctrl-C (see [`crate::interrupt`]); the binding raises what the
+    /// Python signal handler raises (`KeyboardInterrupt` by default).
+    #[error("{op}: interrupted")]
+    Cancelled { op: &'static str },
     /// A feature that exists in TensorFlow but not (yet) here.
     #[error("{op}: {msg}")]
     Unimplemented { op: &'static str, msg: String },
@@ -49,6 +57,13 @@ impl Error {
 
     pub fn runtime(op: &'static str, msg: impl Into<String>) -> Error {
         Error::Runtime {
+            op,
+            msg: msg.into(),
+        }
+    }
+
+    pub fn resource_exhausted(op: &'static str, msg: impl Into<String>) -> Error {
+        Error::ResourceExhausted {
             op,
             msg: msg.into(),
         }

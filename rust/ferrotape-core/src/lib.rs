@@ -6,14 +6,16 @@ mod array;
 mod buffer;
 mod dtype;
 mod error;
+pub mod interrupt;
 pub mod kernels;
 pub mod random;
 pub mod simd;
 
 pub use array::{
-    broadcast_shapes, for_each_offset, num_elements, row_major_strides, Array, Shape, Strides,
+    broadcast_shapes, checked_num_elements, for_each_offset, num_elements, row_major_strides,
+    Array, Shape, Strides,
 };
-pub use buffer::{Buffer, Device, Element};
+pub use buffer::{alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Device, Element};
 pub use dtype::DType;
 pub use error::{Error, Result};
 pub use half::{bf16, f16};

@@ -22,6 +22,13 @@ fn check_float(op: &'static str, dtype: DType) -> Result<()> {
     }
 }
 
+/// The number of samples for `shape`: checked for the result's dtype and for the float64
+/// draws the result is cast from.
+fn draw_count(op: &'static str, shape: &[usize], dtype: DType) -> Result<usize> {
+    crate::check_alloc(op, dtype, shape)?;
+    crate::check_alloc(op, DType::F64, shape)
+}
+
 /// Normal samples with the given mean and standard deviation.
 pub fn normal(
     rng: &mut StdRng,
@@ -31,10 +38,9 @@ pub fn normal(
     dtype: DType,
 ) -> Result<Array> {
     check_float("RandomStandardNormal", dtype)?;
-    let n = crate::num_elements(shape);
-    let v: Vec<f64> = (0..n)
-        .map(|_| mean + stddev * Distribution::<f64>::sample(&StandardNormal, rng))
-        .collect();
+    let n = draw_count("RandomStandardNormal", shape, dtype)?;
+    let mut v = crate::alloc::<f64>("RandomStandardNormal", shape)?;
+    v.extend((0..n).map(|_| mean + stddev * Distribution::<f64>::sample(&StandardNormal, rng)));
     cast(&Array::from_vec(v, shape)?, dtype)
 }
 
@@ -47,15 +53,14 @@ pub fn truncated_normal(
     dtype: DType,
 ) -> Result<Array> {
     check_float("TruncatedNormal", dtype)?;
-    let n = crate::num_elements(shape);
-    let v: Vec<f64> = (0..n)
-        .map(|_| loop {
-            let z: f64 = StandardNormal.sample(rng);
-            if z.abs() <= 2.0 {
-                break mean + stddev * z;
-            }
-        })
-        .collect();
+    let n = draw_count("TruncatedNormal", shape, dtype)?;
+    let mut v = crate::alloc::<f64>("TruncatedNormal", shape)?;
+    v.extend((0..n).map(|_| loop {
+        let z: f64 = StandardNormal.sample(rng);
+        if z.abs() <= 2.0 {
+            break mean + stddev * z;
+        }
+    }));
     cast(&Array::from_vec(v, shape)?, dtype)
 }
 
@@ -67,23 +72,20 @@ pub fn uniform(
     maxval: f64,
     dtype: DType,
 ) -> Result<Array> {
+    let n = draw_count("RandomUniform", shape, dtype)?;
     let empty_int_range = dtype.is_int() && (maxval as i64) <= (minval as i64);
-    if (maxval <= minval || empty_int_range) && crate::num_elements(shape) > 0 {
+    if (maxval <= minval || empty_int_range) && n > 0 {
         return Err(Error::invalid(
             "RandomUniform",
             format!("need minval < maxval, received {minval} and {maxval}"),
         ));
     }
-    let n = crate::num_elements(shape);
-    let v: Vec<f64> = if dtype.is_int() {
-        (0..n)
-            .map(|_| rng.random_range(minval as i64..maxval as i64) as f64)
-            .collect()
+    let mut v = crate::alloc::<f64>("RandomUniform", shape)?;
+    if dtype.is_int() {
+        v.extend((0..n).map(|_| rng.random_range(minval as i64..maxval as i64) as f64));
     } else {
-        (0..n)
-            .map(|_| minval + (maxval - minval) * rng.random::<f64>())
-            .collect()
-    };
+        v.extend((0..n).map(|_| minval + (maxval - minval) * rng.random::<f64>()));
+    }
     cast(&Array::from_vec(v, shape)?, dtype)
 }
 

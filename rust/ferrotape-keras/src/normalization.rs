@@ -58,7 +58,7 @@ impl BatchNormalization {
         let batch = kernels::cast(&batch, current.dtype())?;
         // moving -= (moving - batch)·(1 - momentum): the same rule, one in-place update.
         let delta = kernels::binary(BinaryOp::Sub, &current, &batch)?;
-        let factor = Array::full(current.dtype(), &[], 1.0 - self.momentum);
+        let factor = Array::scalar_of(current.dtype(), 1.0 - self.momentum);
         moving.assign_update(&kernels::binary(BinaryOp::Mul, &delta, &factor)?, true)
     }
 
@@ -83,8 +83,12 @@ impl BatchNormalization {
             let beta = self.beta.as_ref().map(Variable::read);
             let (y, mean, variance) =
                 ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, self.epsilon)?;
-            self.update_moving(&self.moving_mean, &mean)?;
-            self.update_moving(&self.moving_variance, &variance)?;
+            // An empty batch carries no statistics: TensorFlow folds its NaN mean into the
+            // moving averages (poisoning them for good); the moving averages stay as they were.
+            if x.len() > 0 {
+                self.update_moving(&self.moving_mean, &mean)?;
+                self.update_moving(&self.moving_variance, &variance)?;
+            }
             return Ok(y);
         }
         let gamma = self.gamma.as_ref().map(Variable::read);

@@ -7,7 +7,7 @@ use ferrotape_autodiff::{DType, Tensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor};
+use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Count, Flag, Int, Real, Text};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
 use crate::tensor::{wrap, PyTensor};
@@ -40,11 +40,11 @@ fn reshape(
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
+#[pyo3(signature = (a, perm=None, conjugate=Flag(false), name=None))]
 fn transpose(
     a: &Bound<'_, PyAny>,
     perm: Option<&Bound<'_, PyAny>>,
-    conjugate: bool,
+    conjugate: Flag,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = (conjugate, name);
@@ -100,24 +100,27 @@ fn concat(
 }
 
 #[pyfunction]
-#[pyo3(signature = (values, axis=0, name=None))]
+#[pyo3(signature = (values, axis=Int(0), name=None))]
 fn stack(
     values: &Bound<'_, PyAny>,
-    axis: i64,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     wrap(ops::stack(&tensors(values)?, axis))
 }
 
 #[pyfunction]
-#[pyo3(signature = (value, num=None, axis=0, name=None))]
+#[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
     value: &Bound<'_, PyAny>,
-    num: Option<usize>,
-    axis: i64,
+    num: Option<Count>,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
+    let num = num.map(|v| v.0);
+    let axis = axis.0;
     let _ = name;
     let parts = ops::unstack(&to_tensor(value, None)?, axis).raise()?;
     if let Some(n) = num {
@@ -132,21 +135,31 @@ fn unstack(
 }
 
 #[pyfunction]
-#[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
+#[pyo3(signature = (value, num_or_size_splits, axis=Int(0), num=None, name=None))]
 fn split(
     value: &Bound<'_, PyAny>,
     num_or_size_splits: &Bound<'_, PyAny>,
-    axis: i64,
-    num: Option<usize>,
+    axis: Int,
+    num: Option<Count>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
+    let axis = axis.0;
+    let num = num.map(|v| v.0);
     let _ = (num, name);
     let t = to_tensor(value, None)?;
     let ax = ops::norm_axis("Split", axis, t.rank()).raise()?;
     let d = t.shape()[ax];
     let sizes: Vec<usize> = match int_of(num_or_size_splits) {
         Ok(n) => {
-            let n = n.max(1) as usize;
+            // TensorFlow's num_split is an int32 attr of at least 1; more parts than the axis
+            // has elements is only possible for an empty axis, and each part is a tensor.
+            if n < 1 || n > i32::MAX as i64 || (n as usize > d.max(1) && n > 1 << 16) {
+                return Err(PyValueError::new_err(format!(
+                    "Split: num_split must be in [1, {}] for dimension {d}, received {n}",
+                    d.max(1 << 16).min(i32::MAX as usize)
+                )));
+            }
+            let n = n as usize;
             if d % n != 0 {
                 return Err(PyValueError::new_err(format!(
                     "Split: dimension {d} of axis {axis} is not divisible by {n}"
@@ -155,8 +168,20 @@ fn split(
             vec![d / n; n]
         }
         Err(_) => {
+            // At most one -1 (inferred), as reshape; the known sizes must fit in the axis.
             let s = ints_of(num_or_size_splits)?;
-            let known: i64 = s.iter().filter(|&&x| x >= 0).sum();
+            let known = s
+                .iter()
+                .filter(|&&x| x >= 0)
+                .try_fold(0i64, |acc, &x| acc.checked_add(x))
+                .filter(|&k| k <= d as i64);
+            let unknown = s.iter().filter(|&&x| x < 0).count();
+            let (Some(known), true) = (known, unknown <= 1 && s.iter().all(|&x| x >= -1)) else {
+                return Err(PyValueError::new_err(format!(
+                    "Split: size_splits must be sizes >= 0 (at most one -1) that fit in \
+                     dimension {d} of axis {axis}, received {s:?}"
+                )));
+            };
             s.iter()
                 .map(|&x| {
                     if x < 0 {
@@ -183,12 +208,12 @@ fn tile(
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
+#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
 fn pad(
     tensor: &Bound<'_, PyAny>,
     paddings: &Bound<'_, PyAny>,
-    mode: &str,
-    constant_values: f64,
+    mode: Text,
+    constant_values: Real,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
@@ -206,7 +231,7 @@ fn pad(
         .chunks(2)
         .map(|p| (p[0] as usize, p[1] as usize))
         .collect();
-    let mode = match mode.to_ascii_uppercase().as_str() {
+    let mode = match mode.0.to_ascii_uppercase().as_str() {
         "CONSTANT" => PadMode::Constant,
         "REFLECT" => PadMode::Reflect,
         "SYMMETRIC" => PadMode::Symmetric,
@@ -216,7 +241,7 @@ fn pad(
             )))
         }
     };
-    wrap(ops::pad(&t, &pairs, mode, constant_values))
+    wrap(ops::pad(&t, &pairs, mode, constant_values.0))
 }
 
 #[pyfunction]
@@ -260,15 +285,16 @@ fn slice(
 }
 
 #[pyfunction]
-#[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=0, name=None))]
+#[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
     params: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     validate_indices: Option<&Bound<'_, PyAny>>,
     axis: Option<&Bound<'_, PyAny>>,
-    batch_dims: i64,
+    batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let batch_dims = batch_dims.0;
     let _ = (validate_indices, name);
     if batch_dims != 0 {
         return Err(PyValueError::new_err(
@@ -287,13 +313,14 @@ fn gather(
 }
 
 #[pyfunction]
-#[pyo3(signature = (params, indices, batch_dims=0, name=None))]
+#[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
     params: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
-    batch_dims: i64,
+    batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let batch_dims = batch_dims.0;
     let _ = name;
     if batch_dims != 0 {
         return Err(PyValueError::new_err(
@@ -330,10 +357,11 @@ fn one_hot(
     depth: &Bound<'_, PyAny>,
     on_value: Option<&Bound<'_, PyAny>>,
     off_value: Option<&Bound<'_, PyAny>>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let depth = usize::try_from(int_of(depth)?)
         .map_err(|_| PyValueError::new_err("one_hot: depth must be >= 0"))?;
@@ -364,16 +392,14 @@ fn one_hot(
 }
 
 fn filled(
+    op: &'static str,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     value: f64,
 ) -> PyResult<PyTensor> {
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
-    Ok(PyTensor::new(Tensor::new(Array::full(
-        d,
-        &dims_of(shape)?,
-        value,
-    ))))
+    let a = Array::full(op, d, &dims_of(shape)?, value).raise()?;
+    Ok(PyTensor::new(Tensor::new(a)))
 }
 
 #[pyfunction]
@@ -384,7 +410,7 @@ fn zeros(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 0.0)
+    filled("Zeros", shape, dtype, 0.0)
 }
 
 #[pyfunction]
@@ -395,7 +421,7 @@ fn ones(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    filled(shape, dtype, 1.0)
+    filled("Ones", shape, dtype, 1.0)
 }
 
 fn filled_like(
@@ -405,7 +431,9 @@ fn filled_like(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
-    Ok(PyTensor::new(Tensor::new(Array::full(d, t.shape(), value))))
+    Ok(PyTensor::new(Tensor::new(
+        Array::full("Fill", d, t.shape(), value).raise()?,
+    )))
 }
 
 #[pyfunction]
@@ -443,18 +471,22 @@ fn fill(
     if v.rank() != 0 {
         return Err(PyValueError::new_err("fill: value must be a scalar"));
     }
-    wrap(ops::broadcast_to(&v, &dims_of(dims)?).map(|t| Tensor::new(t.value().contiguous())))
+    let filled =
+        ops::broadcast_to(&v, &dims_of(dims)?).and_then(|t| t.value().try_contiguous("Fill"));
+    wrap(filled.map(Tensor::new))
 }
 
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
-    num_rows: usize,
-    num_columns: Option<usize>,
+    num_rows: Count,
+    num_columns: Option<Count>,
     batch_shape: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let num_rows = num_rows.0;
+    let num_columns = num_columns.map(|v| v.0);
     let _ = name;
     let batch = match batch_shape {
         Some(b) if !b.is_none() => dims_of(b)?,
@@ -506,14 +538,15 @@ fn range(
 
 /// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).
 #[pyfunction]
-#[pyo3(signature = (start, stop, num, name=None, axis=0))]
+#[pyo3(signature = (start, stop, num, name=None, axis=Int(0)))]
 fn linspace(
     start: &Bound<'_, PyAny>,
     stop: &Bound<'_, PyAny>,
     num: &Bound<'_, PyAny>,
     name: Option<&Bound<'_, PyAny>>,
-    axis: i64,
+    axis: Int,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     if axis != 0 {
         return Err(PyValueError::new_err("linspace: only axis=0 is supported"));
@@ -558,8 +591,8 @@ fn constant(
                     .reshape(&[])
                     .raise()?
                     .broadcast_to(&dims)
-                    .raise()?
-                    .contiguous();
+                    .and_then(|b| b.try_contiguous("Const"))
+                    .raise()?;
                 return Ok(PyTensor::new(Tensor::new(filled)));
             }
             Ok(PyTensor::new(Tensor::new(
@@ -616,7 +649,7 @@ fn size(
     let _ = name;
     let n = to_tensor(input, None)?.len();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    Ok(PyTensor::new(Tensor::new(Array::full(d, &[], n as f64))))
+    Ok(PyTensor::new(Tensor::new(Array::scalar_of(d, n as f64))))
 }
 
 #[pyfunction]

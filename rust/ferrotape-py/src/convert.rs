@@ -6,7 +6,10 @@
 use ferrotape_autodiff::core::{kernels, Array, Buffer};
 use ferrotape_autodiff::{ops, DType, Tensor};
 use half::f16;
-use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+    ToPyArray,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
@@ -59,6 +62,17 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
 }
 
 fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    let dtype = arr.dtype();
+    if !arr.is_aligned() || dtype.is_native_byteorder() == Some(false) {
+        // Elements that are misaligned or stored in the other byte order are not valid Rust
+        // values in place: numpy copies them into an aligned array in native order first.
+        // (`astype` always copies into a fresh, aligned array; `ascontiguousarray` would hand
+        // back a contiguous but misaligned array unchanged.)
+        let native = dtype.call_method1("newbyteorder", ("=",))?;
+        let copy = arr.call_method1("astype", (native,))?;
+        let copy = copy.cast::<PyUntypedArray>()?;
+        return Array::from_buffer(numpy_buffer(copy)?, copy.shape()).raise();
+    }
     Array::from_buffer(numpy_buffer(arr)?, arr.shape()).raise()
 }
 
@@ -81,20 +95,43 @@ pub fn as_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
 }
 
 fn scalar(dtype: DType, value: f64) -> Array {
-    Array::full(dtype, &[], value)
+    Array::scalar_of(dtype, value)
 }
 
-fn contains_tensor(obj: &Bound<'_, PyAny>) -> bool {
-    if obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>() {
-        return true;
+/// The deepest nest of lists and tuples a value may have (numpy's limit on dimensions): deeper
+/// ones are refused before anything recurses over them, so a hostile nest cannot exhaust the
+/// native stack (of the main thread or of a thread started with a small stack).
+const MAX_NESTING: usize = 64;
+
+fn too_deep() -> PyErr {
+    PyValueError::new_err(format!(
+        "Cannot convert a value nested more than {MAX_NESTING} levels deep to a Tensor \
+         (a tensor has at most {MAX_NESTING} dimensions)"
+    ))
+}
+
+fn is_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()
+}
+
+/// Whether a nest of lists and tuples holds a tensor or variable, scanned with an explicit
+/// stack; fails on a nest deeper than `MAX_NESTING - depth` levels.
+fn contains_tensor(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
+    let mut stack = vec![(obj.clone(), depth)];
+    while let Some((item, level)) = stack.pop() {
+        if item.is_instance_of::<PyTensor>() || item.is_instance_of::<PyVariable>() {
+            return Ok(true);
+        }
+        if is_sequence(&item) {
+            if level >= MAX_NESTING {
+                return Err(too_deep());
+            }
+            for child in item.try_iter()? {
+                stack.push((child?, level + 1));
+            }
+        }
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        return obj
-            .try_iter()
-            .map(|it| it.flatten().any(|x| contains_tensor(&x)))
-            .unwrap_or(false);
-    }
-    false
+    Ok(false)
 }
 
 /// Converts any tensor-like Python value, optionally to `dtype` (TensorFlow's
@@ -110,16 +147,28 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
             _ => Ok(t),
         };
     }
-    Ok(Tensor::new(to_array(obj, dtype)?))
+    Ok(Tensor::new(to_array(obj, dtype, 0)?))
 }
 
 /// Converts a value already known not to be a tensor or variable to `dtype`.
 pub fn value_to_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
-    Ok(Tensor::new(to_array(obj, Some(dtype))?))
+    Ok(Tensor::new(to_array(obj, Some(dtype), 0)?))
 }
 
-/// Converts a non-tensor Python value to an array.
-fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+/// `to_tensor` for an element `depth` levels inside a nest being converted.
+fn nested_to_tensor(
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+    depth: usize,
+) -> PyResult<Tensor> {
+    match as_tensor(obj) {
+        Some(_) => to_tensor(obj, dtype),
+        None => Ok(Tensor::new(to_array(obj, dtype, depth)?)),
+    }
+}
+
+/// Converts a non-tensor Python value, found `depth` levels inside a nest, to an array.
+fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyResult<Array> {
     // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).
     if obj.is_exact_instance_of::<PyBool>() {
         let b: bool = obj.extract()?;
@@ -155,12 +204,13 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
         return cast_to(from_numpy(arr)?, dtype);
     }
     let py = obj.py();
-    let is_sequence = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
-    if is_sequence && contains_tensor(obj) {
-        // Pack element by element so a gradient can flow into the tensors inside.
+    let is_sequence = is_sequence(obj);
+    if is_sequence && contains_tensor(obj, depth)? {
+        // Pack element by element so a gradient can flow into the tensors inside; the scan
+        // above bounds this recursion by MAX_NESTING.
         let parts = obj
             .try_iter()?
-            .map(|x| to_tensor(&x?, dtype))
+            .map(|x| nested_to_tensor(&x?, dtype, depth + 1))
             .collect::<PyResult<Vec<_>>>()?;
         let first = parts[0].dtype();
         let parts = parts
@@ -227,6 +277,112 @@ pub fn numpy_value<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny
     Ok(arr)
 }
 
+/// The `TypeError` for an argument of the wrong kind: "expected WHAT, received TYPE VALUE"
+/// (the value shortened; `None` named as such). PyO3 adds the argument's name as a note.
+pub fn expected(what: &str, obj: Borrowed<'_, '_, PyAny>) -> PyErr {
+    if obj.is_none() {
+        return PyTypeError::new_err(format!("expected {what}, received None"));
+    }
+    let kind = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    let mut shown: String = obj.to_string().chars().take(60).collect();
+    if shown.len() == 60 {
+        shown.push_str("...");
+    }
+    PyTypeError::new_err(format!("expected {what}, received {kind} {shown}"))
+}
+
+/// A string argument (`mode`, `padding`, ...): anything else is a `TypeError` saying so.
+#[derive(Clone, Debug)]
+pub struct Text(pub String);
+
+impl FromPyObject<'_, '_> for Text {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Text> {
+        match obj.cast::<pyo3::types::PyString>() {
+            Ok(s) => Ok(Text(s.to_cow()?.into_owned())),
+            Err(_) => Err(expected("a string", obj)),
+        }
+    }
+}
+
+/// A real-number argument (`alpha`, `beta`, a fill value): Python and numpy numbers and
+/// one-element tensors, through `__float__` as Python's `float()` takes them.
+#[derive(Clone, Copy, Debug)]
+pub struct Real(pub f64);
+
+impl FromPyObject<'_, '_> for Real {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Real> {
+        if obj.is_instance_of::<pyo3::types::PyString>() || !obj.hasattr("__float__")? {
+            return Err(expected("a number", obj));
+        }
+        obj.extract::<f64>().map(Real)
+    }
+}
+
+/// An integer argument (`axis`, `batch_dims`): Python and numpy integers and integer scalar
+/// tensors, as [`int_of`] reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct Int(pub i64);
+
+impl FromPyObject<'_, '_> for Int {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Int> {
+        int_of(&obj).map(Int)
+    }
+}
+
+/// A count or size argument (`num`, `num_rows`): an [`Int`] that is not negative.
+#[derive(Clone, Copy, Debug)]
+pub struct Count(pub usize);
+
+impl FromPyObject<'_, '_> for Count {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Count> {
+        let n = int_of(&obj)?;
+        usize::try_from(n).map(Count).map_err(|_| {
+            PyValueError::new_err(format!("expected a count (0 or more), received {n}"))
+        })
+    }
+}
+
+/// A flag TensorFlow passes on to its kernel as an attribute (`transpose_a`, `adjoint`), where
+/// it must be a real bool: `True`, `False` (or numpy's), never a truthy `1`.
+#[derive(Clone, Copy, Debug)]
+pub struct Bool(pub bool);
+
+impl FromPyObject<'_, '_> for Bool {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Bool> {
+        obj.extract::<bool>()
+            .map(Bool)
+            .map_err(|_| expected("a bool (True or False)", obj))
+    }
+}
+
+/// A flag argument (`keepdims`, `transpose_a`, `persistent`, ...) read as TensorFlow reads
+/// one: by its truth value, so `1`, `np.True_` and `None` work as they do there. An object
+/// without a truth value (a tensor of several elements) raises its own error.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag(pub bool);
+
+impl FromPyObject<'_, '_> for Flag {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Flag> {
+        obj.is_truthy().map(Flag)
+    }
+}
+
 /// Integer-like Python value (int, numpy integer, integer scalar tensor) as i64.
 pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     if let Some(t) = as_tensor(obj) {
@@ -238,6 +394,9 @@ pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
             t.shape(),
             t.dtype()
         )));
+    }
+    if !obj.hasattr("__index__")? {
+        return Err(expected("an integer", obj.as_borrowed()));
     }
     obj.call_method0("__index__")?.extract()
 }

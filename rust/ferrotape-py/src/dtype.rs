@@ -102,15 +102,33 @@ pub fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
                 .getattr("name")?
                 .extract()?,
         }
+    } else if obj.is_instance(&obj.py().import("numpy")?.getattr("dtype")?)?
+        || obj.hasattr("dtype")?
+    {
+        // A numpy dtype, or an object that has one (a numpy scalar).
+        let numpy_dtype = obj.py().import("numpy")?.call_method1("dtype", (obj,));
+        numpy_dtype
+            .and_then(|d| d.getattr("name")?.extract())
+            .map_err(|_| cannot_convert(obj))?
     } else {
-        obj.py()
-            .import("numpy")?
-            .call_method1("dtype", (obj,))?
-            .getattr("name")?
-            .extract()?
+        return Err(cannot_convert(obj));
     };
     DType::from_name(&name)
         .ok_or_else(|| PyTypeError::new_err(format!("ferrotape does not support dtype {name:?}")))
+}
+
+/// TensorFlow's message for a value that names no dtype.
+fn cannot_convert(obj: &Bound<'_, PyAny>) -> PyErr {
+    let shown: String = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_default()
+        .chars()
+        .take(60)
+        .collect();
+    PyTypeError::new_err(format!(
+        "Cannot convert value {shown} to a TensorFlow DType."
+    ))
 }
 
 /// An optional dtype argument (`None` stays `None`).

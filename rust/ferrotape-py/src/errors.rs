@@ -4,14 +4,17 @@
 use std::cell::RefCell;
 
 use ferrotape_autodiff::Error;
-use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
 thread_local! {
-    /// A Python exception raised inside a callback the Rust side ran (a custom gradient):
-    /// it travels through Rust as an `Error` and is re-raised unchanged at the boundary.
+    /// A Python exception raised while the Rust side ran (in a custom gradient, or by a signal
+    /// handler that stopped an op): it travels through Rust as an `Error` and is re-raised
+    /// unchanged at the boundary.
     static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
 }
 
@@ -47,11 +50,15 @@ pub fn to_py(err: Error) -> PyErr {
             }
             // TensorFlow's tape errors carry no op prefix; seeds print these messages verbatim.
             Error::Runtime { msg, .. } => return PyRuntimeError::new_err(msg.clone()),
+            // Stopped by Ctrl-C without a handler's exception parked (another thread's op).
+            Error::Cancelled { .. } => return PyKeyboardInterrupt::new_err(err.to_string()),
             Error::Unimplemented { .. } => ("UnimplementedError", err.to_string()),
+            Error::ResourceExhausted { .. } => ("ResourceExhaustedError", err.to_string()),
         };
         match error_class(py, class) {
             Some(cls) => PyErr::from_type(cls, msg),
             None if class == "UnimplementedError" => PyNotImplementedError::new_err(msg),
+            None if class == "ResourceExhaustedError" => PyMemoryError::new_err(msg),
             None => PyValueError::new_err(msg),
         }
     })

@@ -9,7 +9,7 @@ use ferrotape_keras::Activation;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::convert::to_tensor;
+use crate::convert::{to_tensor, Flag, Text};
 use crate::errors::Raise;
 use crate::tensor::{compute, wrap, PyTensor};
 use crate::variable::{remember_owner, PyVariable};
@@ -45,7 +45,7 @@ fn conv_params(
 fn run(
     py: Python<'_>,
     inputs: &Bound<'_, PyAny>,
-    call: impl FnOnce(&Tensor) -> ferrotape_autodiff::Result<Tensor> + Send,
+    call: impl Fn(&Tensor) -> ferrotape_autodiff::Result<Tensor> + Sync,
 ) -> PyResult<PyTensor> {
     let x = to_tensor(inputs, None)?;
     wrap(compute(py, x.len(), || call(&x)))
@@ -87,13 +87,13 @@ impl PyConv2D {
         bias: Option<&Bound<'_, PyAny>>,
         strides: [usize; 2],
         dilation_rate: [usize; 2],
-        padding: &str,
+        padding: Text,
         activation: Option<&str>,
     ) -> PyResult<Self> {
         Ok(PyConv2D(layers::Conv2D {
             kernel: variable(kernel, "Conv2D: kernel")?,
             bias: optional_variable(bias, "Conv2D: bias")?,
-            params: conv_params(strides, dilation_rate, padding)?,
+            params: conv_params(strides, dilation_rate, &padding.0)?,
             activation: Activation::parse(activation).raise()?,
         }))
     }
@@ -115,13 +115,13 @@ impl PyDepthwiseConv2D {
         bias: Option<&Bound<'_, PyAny>>,
         strides: [usize; 2],
         dilation_rate: [usize; 2],
-        padding: &str,
+        padding: Text,
         activation: Option<&str>,
     ) -> PyResult<Self> {
         Ok(PyDepthwiseConv2D(layers::DepthwiseConv2D {
             kernel: variable(kernel, "DepthwiseConv2D: kernel")?,
             bias: optional_variable(bias, "DepthwiseConv2D: bias")?,
-            params: conv_params(strides, dilation_rate, padding)?,
+            params: conv_params(strides, dilation_rate, &padding.0)?,
             activation: Activation::parse(activation).raise()?,
         }))
     }
@@ -158,14 +158,14 @@ impl PyBatchNormalization {
         }))
     }
 
-    #[pyo3(signature = (inputs, training=false))]
+    #[pyo3(signature = (inputs, training=Flag(false)))]
     fn __call__(
         &self,
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
-        training: bool,
+        training: Flag,
     ) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x, training))
+        run(py, inputs, |x| self.0.call(x, training.0))
     }
 }
 
@@ -208,14 +208,14 @@ impl PyDropout {
         ))
     }
 
-    #[pyo3(signature = (inputs, training=false))]
+    #[pyo3(signature = (inputs, training=Flag(false)))]
     fn __call__(
         &self,
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
-        training: bool,
+        training: Flag,
     ) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x, training))
+        run(py, inputs, |x| self.0.call(x, training.0))
     }
 }
 

@@ -14,6 +14,7 @@ mod array;
 mod convert;
 mod dtype;
 mod errors;
+mod interrupts;
 mod keras;
 mod linalg;
 mod math;
@@ -78,5 +79,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "random", random::register)?;
     submodule(m, "keras", keras::register)?;
     submodule(m, "optimizers", optimizers::register)?;
+    interrupts::install(m.py())?;
     Ok(())
 }

@@ -1,29 +1,29 @@
 //! `ft.linalg`: matrix products and dense linear algebra.
 
-use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{ops, Tensor};
 use pyo3::prelude::*;
 
-use crate::convert::{binary_operands, to_tensor};
+use crate::convert::{binary_operands, to_tensor, Bool, Flag};
 use crate::tensor::{compute, wrap, PyTensor};
 
 /// a @ b over the last two axes; `adjoint_*` equals `transpose_*` for real dtypes.
 #[pyfunction]
-#[pyo3(signature = (a, b, transpose_a=false, transpose_b=false, adjoint_a=false, adjoint_b=false,
-    a_is_sparse=false, b_is_sparse=false, output_type=None, grad_a=false, grad_b=false, name=None))]
+#[pyo3(signature = (a, b, transpose_a=Bool(false), transpose_b=Bool(false), adjoint_a=Bool(false), adjoint_b=Bool(false),
+    a_is_sparse=Bool(false), b_is_sparse=Bool(false), output_type=None, grad_a=Flag(false), grad_b=Flag(false), name=None))]
 #[allow(clippy::too_many_arguments)]
 fn matmul(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
-    transpose_a: bool,
-    transpose_b: bool,
-    adjoint_a: bool,
-    adjoint_b: bool,
-    a_is_sparse: bool,
-    b_is_sparse: bool,
+    transpose_a: Bool,
+    transpose_b: Bool,
+    adjoint_a: Bool,
+    adjoint_b: Bool,
+    a_is_sparse: Bool,
+    b_is_sparse: Bool,
     output_type: Option<&Bound<'_, PyAny>>,
-    grad_a: bool,
-    grad_b: bool,
+    grad_a: Flag,
+    grad_b: Flag,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = (a_is_sparse, b_is_sparse, output_type, grad_a, grad_b, name);
@@ -33,58 +33,76 @@ fn matmul(
         .max(y.len())
         .saturating_mul(x.shape().last().copied().unwrap_or(1));
     wrap(compute(py, work, || {
-        ops::matmul(&x, &y, transpose_a || adjoint_a, transpose_b || adjoint_b)
+        ops::matmul(
+            &x,
+            &y,
+            transpose_a.0 || adjoint_a.0,
+            transpose_b.0 || adjoint_b.0,
+        )
     }))
 }
 
 #[pyfunction]
-#[pyo3(signature = (matrix, rhs, adjoint=false, name=None))]
+#[pyo3(signature = (matrix, rhs, adjoint=Bool(false), name=None))]
 fn solve(
+    py: Python<'_>,
     matrix: &Bound<'_, PyAny>,
     rhs: &Bound<'_, PyAny>,
-    adjoint: bool,
+    adjoint: Bool,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let (a, b) = binary_operands(matrix, rhs)?;
-    let a = if adjoint {
+    let a = if adjoint.0 {
         ops::matrix_transpose(&a).map_err(crate::errors::to_py)?
     } else {
         a
     };
-    wrap(ops::solve(&a, &b))
+    wrap(compute(py, factorisation_work(&a), || ops::solve(&a, &b)))
 }
 
 #[pyfunction]
-#[pyo3(signature = (input, adjoint=false, name=None))]
+#[pyo3(signature = (input, adjoint=Bool(false), name=None))]
 fn inv(
+    py: Python<'_>,
     input: &Bound<'_, PyAny>,
-    adjoint: bool,
+    adjoint: Bool,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let a = to_tensor(input, None)?;
-    let a = if adjoint {
+    let a = if adjoint.0 {
         ops::matrix_transpose(&a).map_err(crate::errors::to_py)?
     } else {
         a
     };
-    wrap(ops::inv(&a))
+    wrap(compute(py, factorisation_work(&a), || ops::inv(&a)))
 }
 
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
-fn det(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+fn det(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::det(&to_tensor(input, None)?))
+    let a = to_tensor(input, None)?;
+    wrap(compute(py, factorisation_work(&a), || ops::det(&a)))
+}
+
+/// An LU factorisation's work, about n³ per matrix: the elements times the matrix side.
+fn factorisation_work(a: &Tensor) -> usize {
+    a.len()
+        .saturating_mul(a.shape().last().copied().unwrap_or(1))
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, name=None, conjugate=false))]
+#[pyo3(signature = (a, name=None, conjugate=Flag(false)))]
 fn matrix_transpose(
     a: &Bound<'_, PyAny>,
     name: Option<&Bound<'_, PyAny>>,
-    conjugate: bool,
+    conjugate: Flag,
 ) -> PyResult<PyTensor> {
     let _ = (name, conjugate);
     wrap(ops::matrix_transpose(&to_tensor(a, None)?))

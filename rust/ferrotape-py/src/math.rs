@@ -6,7 +6,7 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
 
-use crate::convert::{axes_of, binary_operands, int_of, to_tensor};
+use crate::convert::{as_tensor, axes_of, binary_operands, int_of, to_tensor, Flag};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
 use crate::tensor::{compute, truediv as true_divide, wrap, PyTensor};
@@ -98,10 +98,10 @@ macro_rules! reductions {
     ($($name:ident => $f:expr),* $(,)?) => {
         $(
             #[pyfunction]
-            #[pyo3(signature = (input_tensor, axis=None, keepdims=false, name=None))]
-            fn $name(py: Python<'_>, input_tensor: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+            #[pyo3(signature = (input_tensor, axis=None, keepdims=Flag(false), name=None))]
+            fn $name(py: Python<'_>, input_tensor: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: Flag, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
-                reduce(py, $f, input_tensor, axis, keepdims)
+                reduce(py, $f, input_tensor, axis, keepdims.0)
             }
         )*
         fn register_reductions(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -208,11 +208,26 @@ fn clip_by_value(
 /// The sum of a list of same-shaped tensors.
 #[pyfunction]
 #[pyo3(signature = (inputs, name=None))]
-fn add_n(inputs: Vec<Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let _ = name;
+    // TensorFlow takes any iterable of tensors but a tensor itself, and raises ValueError.
+    let refused = || {
+        let shown =
+            crate::convert::expected("an iterable of at least one tensor", inputs.as_borrowed());
+        pyo3::exceptions::PyValueError::new_err(format!("add_n: {}", shown.value(inputs.py())))
+    };
+    if as_tensor(inputs).is_some() || inputs.is_instance_of::<pyo3::types::PyString>() {
+        return Err(refused());
+    }
+    let inputs: Vec<Bound<'_, PyAny>> = match inputs.try_iter() {
+        Ok(items) => items.collect::<PyResult<_>>()?,
+        Err(_) => return Err(refused()),
+    };
     let mut it = inputs.iter();
     let first = it.next().ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err("add_n: inputs must be a non-empty list")
+        pyo3::exceptions::PyValueError::new_err(
+            "add_n: expected an iterable of at least one tensor, received an empty one",
+        )
     })?;
     let mut acc = to_tensor(first, None)?;
     for x in it {

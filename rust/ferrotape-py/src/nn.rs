@@ -6,7 +6,7 @@ use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::convert::{binary_operands, to_tensor};
+use crate::convert::{binary_operands, to_tensor, Flag, Int, Real, Text};
 use crate::errors::to_py;
 use crate::tensor::{compute, wrap, PyTensor};
 
@@ -34,37 +34,38 @@ activations! {
 }
 
 #[pyfunction]
-#[pyo3(signature = (features, alpha=0.2, name=None))]
+#[pyo3(signature = (features, alpha=Real(0.2), name=None))]
 fn leaky_relu(
     features: &Bound<'_, PyAny>,
-    alpha: f64,
+    alpha: Real,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::leaky_relu(&to_tensor(features, None)?, alpha))
+    wrap(ops::leaky_relu(&to_tensor(features, None)?, alpha.0))
 }
 
 #[pyfunction]
-#[pyo3(signature = (features, approximate=false, name=None))]
+#[pyo3(signature = (features, approximate=Flag(false), name=None))]
 fn gelu(
     features: &Bound<'_, PyAny>,
-    approximate: bool,
+    approximate: Flag,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::gelu(&to_tensor(features, None)?, approximate))
+    wrap(ops::gelu(&to_tensor(features, None)?, approximate.0))
 }
 
 /// x·sigmoid(beta·x).
 #[pyfunction]
-#[pyo3(signature = (features, beta=1.0, name=None))]
+#[pyo3(signature = (features, beta=Real(1.0), name=None))]
 fn silu(
     features: &Bound<'_, PyAny>,
-    beta: f64,
+    beta: Real,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let x = to_tensor(features, None)?;
+    let beta = beta.0;
     if beta == 1.0 {
         return wrap(ops::swish(&x));
     }
@@ -80,9 +81,10 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
 fn softmax(
     py: Python<'_>,
     logits: &Bound<'_, PyAny>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let t = to_tensor(logits, None)?;
     wrap(compute(py, t.len(), || {
@@ -95,9 +97,10 @@ fn softmax(
 fn log_softmax(
     py: Python<'_>,
     logits: &Bound<'_, PyAny>,
-    axis: Option<i64>,
+    axis: Option<Int>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.map(|v| v.0);
     let _ = name;
     let t = to_tensor(logits, None)?;
     wrap(compute(py, t.len(), || {
@@ -114,14 +117,15 @@ fn required<'a, 'py>(
 }
 
 #[pyfunction]
-#[pyo3(signature = (labels=None, logits=None, axis=-1, name=None))]
+#[pyo3(signature = (labels=None, logits=None, axis=Int(-1), name=None))]
 fn softmax_cross_entropy_with_logits(
     py: Python<'_>,
     labels: Option<&Bound<'_, PyAny>>,
     logits: Option<&Bound<'_, PyAny>>,
-    axis: i64,
+    axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let axis = axis.0;
     let _ = name;
     let (z, x) = binary_operands(required(labels, "labels")?, required(logits, "logits")?)?;
     let x2 = x.clone();
@@ -184,10 +188,10 @@ fn conv2d_nhwc(
     filters: &Bound<'_, PyAny>,
     stride: [usize; 2],
     dilation: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<PyTensor> {
     let (x, f) = binary_operands(input, filters)?;
-    let params = conv_params(stride, dilation, padding)?;
+    let params = conv_params(stride, dilation, &padding.0)?;
     let work = x.len() * f.shape().iter().take(2).product::<usize>().max(1);
     wrap(compute(py, work, || ops::conv2d(&x, &f, None, params)))
 }
@@ -201,10 +205,10 @@ fn conv2d_backprop_input_nhwc(
     out_backprop: &Bound<'_, PyAny>,
     stride: [usize; 2],
     dilation: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<PyTensor> {
     let (f, dy) = binary_operands(filters, out_backprop)?;
-    let params = conv_params(stride, dilation, padding)?;
+    let params = conv_params(stride, dilation, &padding.0)?;
     let work = dy.len() * f.shape().iter().take(2).product::<usize>().max(1);
     wrap(compute(py, work, || {
         ops::conv2d_backprop_input(&input_sizes, &f, &dy, params)
@@ -219,10 +223,10 @@ fn conv2d_backprop_filter_nhwc(
     out_backprop: &Bound<'_, PyAny>,
     stride: [usize; 2],
     dilation: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<PyTensor> {
     let (x, dy) = binary_operands(input, out_backprop)?;
-    let params = conv_params(stride, dilation, padding)?;
+    let params = conv_params(stride, dilation, &padding.0)?;
     let work = x.len() * filter_sizes.iter().take(2).product::<usize>().max(1);
     wrap(compute(py, work, || {
         ops::conv2d_backprop_filter(&x, &filter_sizes, &dy, params)
@@ -234,9 +238,9 @@ fn pool_window(
     x: &Tensor,
     window: [usize; 2],
     stride: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<Window2d> {
-    let padding = Padding::parse(op, padding).map_err(to_py)?;
+    let padding = Padding::parse(op, &padding.0).map_err(to_py)?;
     Window2d::new(op, x.shape(), window, stride, [1, 1], padding).map_err(to_py)
 }
 
@@ -246,7 +250,7 @@ fn max_pool_nhwc(
     input: &Bound<'_, PyAny>,
     window: [usize; 2],
     stride: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<PyTensor> {
     let x = to_tensor(input, None)?;
     let w = pool_window("MaxPool", &x, window, stride, padding)?;
@@ -259,7 +263,7 @@ fn avg_pool_nhwc(
     input: &Bound<'_, PyAny>,
     window: [usize; 2],
     stride: [usize; 2],
-    padding: &str,
+    padding: Text,
 ) -> PyResult<PyTensor> {
     let x = to_tensor(input, None)?;
     let w = pool_window("AvgPool", &x, window, stride, padding)?;

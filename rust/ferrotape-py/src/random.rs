@@ -9,7 +9,7 @@ use ferrotape_autodiff::{DType, Tensor};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, to_tensor};
+use crate::convert::{dims_of, to_tensor, Real};
 use crate::dtype::optional_dtype;
 use crate::errors::Raise;
 use crate::tensor::PyTensor;
@@ -67,15 +67,17 @@ fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn normal(
     shape: &Bound<'_, PyAny>,
-    mean: f64,
-    stddev: f64,
+    mean: Real,
+    stddev: Real,
     dtype: Option<&Bound<'_, PyAny>>,
     seed: Option<u64>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let mean = mean.0;
+    let stddev = stddev.0;
     let _ = name;
     let a = random::normal(
         &mut next_rng(seed),
@@ -89,15 +91,17 @@ fn normal(
 }
 
 #[pyfunction]
-#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn truncated_normal(
     shape: &Bound<'_, PyAny>,
-    mean: f64,
-    stddev: f64,
+    mean: Real,
+    stddev: Real,
     dtype: Option<&Bound<'_, PyAny>>,
     seed: Option<u64>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let mean = mean.0;
+    let stddev = stddev.0;
     let _ = name;
     let a = random::truncated_normal(
         &mut next_rng(seed),
@@ -111,15 +115,17 @@ fn truncated_normal(
 }
 
 #[pyfunction]
-#[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, minval=Real(0.0), maxval=None, dtype=None, seed=None, name=None))]
 fn uniform(
     shape: &Bound<'_, PyAny>,
-    minval: f64,
-    maxval: Option<f64>,
+    minval: Real,
+    maxval: Option<Real>,
     dtype: Option<&Bound<'_, PyAny>>,
     seed: Option<u64>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let minval = minval.0;
+    let maxval = maxval.map(|v| v.0);
     let _ = name;
     let d = float_dtype(dtype)?;
     let maxval = match maxval {
@@ -150,7 +156,8 @@ fn shuffle(
     }
     let perm = random::permutation(&mut next_rng(seed), t.shape()[0]);
     let index: Vec<Option<usize>> = perm.into_iter().map(Some).collect();
-    let a = ferrotape_autodiff::core::kernels::take(t.value(), 0, &index, 0.0);
+    let a = ferrotape_autodiff::core::kernels::take("RandomShuffle", t.value(), 0, &index, 0.0)
+        .raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 

@@ -10,8 +10,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError}
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 
-use crate::convert::{as_tensor, to_tensor};
+use crate::convert::{as_tensor, to_tensor, Flag};
 use crate::errors::{park, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::{owner_of, remember_owner, PyVariable};
@@ -147,18 +148,18 @@ fn fill_unconnected(
     sources: &[Source],
     zero: bool,
     lead: &[usize],
-) -> Vec<Option<PyTensor>> {
+) -> PyResult<Vec<Option<PyTensor>>> {
     results
         .into_iter()
         .zip(sources)
         .map(|(r, s)| match r {
-            Some(t) => Some(PyTensor::new(t)),
+            Some(t) => Ok(Some(PyTensor::new(t))),
             None if zero => {
                 let mut shape = lead.to_vec();
                 shape.extend_from_slice(&s.shape);
-                Some(PyTensor::new(ops::zeros(s.dtype, &shape)))
+                Ok(Some(PyTensor::new(ops::zeros(s.dtype, &shape).raise()?)))
             }
-            None => None,
+            None => Ok(None),
         })
         .collect()
 }
@@ -187,9 +188,19 @@ impl PyGradientTape {
         Ok(())
     }
 
-    fn run<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tape) -> T + Send) -> T {
+    /// Runs a sweep over the tape. A persistent tape's sweep runs without the GIL and can be
+    /// stopped by Ctrl-C and run again (see `interrupts`); a non-persistent one frees its
+    /// entries as it goes, so it cannot be run again and is never stopped halfway (it releases
+    /// the GIL only for long tapes).
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl Fn(&Tape) -> ferrotape_autodiff::Result<T> + Sync,
+    ) -> ferrotape_autodiff::Result<T> {
         let tape = &self.tape;
-        if tape.len() > DETACH_SWEEP_ENTRIES {
+        if self.persistent {
+            crate::interrupts::run(py, || f(tape))
+        } else if tape.len() > DETACH_SWEEP_ENTRIES {
             py.detach(|| f(tape))
         } else {
             f(tape)
@@ -199,15 +210,48 @@ impl PyGradientTape {
 
 #[pymethods]
 impl PyGradientTape {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        let mut outcome = Ok(());
+        self.tape.try_for_each_host_object(|host| {
+            let Some(hook) = host.downcast_ref::<CustomGradientFn>() else {
+                return;
+            };
+            // try_lock: the collector must not wait for a thread that may wait for it.
+            if let (true, Ok(function)) = (outcome.is_ok(), hook.0.try_lock()) {
+                if let Some(function) = function.as_ref() {
+                    outcome = visit.call(function);
+                }
+            }
+        });
+        outcome
+    }
+
+    fn __clear__(&self) {
+        let mut released = Vec::new();
+        self.tape.try_for_each_host_object(|host| {
+            if let Some(hook) = host.downcast_ref::<CustomGradientFn>() {
+                let mut guard = hook
+                    .0
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                released.extend(guard.take());
+            }
+        });
+        // Dropped here, outside the tape's lock: releasing them may run Python code.
+        drop(released);
+    }
+
     #[new]
-    #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
-    fn py_new(persistent: bool, watch_accessed_variables: bool) -> Self {
-        PyGradientTape {
+    #[pyo3(signature = (persistent=None, watch_accessed_variables=None))]
+    fn py_new(persistent: Option<Flag>, watch_accessed_variables: Option<Flag>) -> PyResult<Self> {
+        let persistent = persistent.is_some_and(|f| f.0);
+        let watch_accessed_variables = watch_accessed_variables.is_none_or(|f| f.0);
+        Ok(PyGradientTape {
             tape: Tape::new(persistent, watch_accessed_variables),
             persistent,
             recording: AtomicBool::new(false),
             entered: AtomicBool::new(false),
-        }
+        })
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
@@ -322,7 +366,7 @@ impl PyGradientTape {
                     .iter()
                     .zip(&targets)
                     .map(|(g, t)| match g.is_none() {
-                        true => Ok(ops::ones_like(t)),
+                        true => ops::ones_like(t).raise(),
                         false => to_tensor(g, Some(t.dtype())).or_else(|_| to_tensor(g, None)),
                     })
                     .collect::<PyResult<Vec<_>>>()?,
@@ -331,11 +375,11 @@ impl PyGradientTape {
         let grads = self
             .run(py, |tape| tape.gradient(&targets, &srcs, seeds.as_deref()))
             .raise()?;
-        pack(sources, shape, fill_unconnected(grads, &srcs, zero, &[]))
+        pack(sources, shape, fill_unconnected(grads, &srcs, zero, &[])?)
     }
 
     /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
-    #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
+    #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn jacobian<'py>(
         &self,
         py: Python<'py>,
@@ -343,10 +387,10 @@ impl PyGradientTape {
         sources: &Bound<'py, PyAny>,
         unconnected_gradients: Option<&Bound<'py, PyAny>>,
         parallel_iterations: Option<&Bound<'py, PyAny>>,
-        experimental_use_pfor: bool,
+        experimental_use_pfor: Flag,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _ = parallel_iterations;
-        self.check_pfor(experimental_use_pfor)?;
+        self.check_pfor(experimental_use_pfor.0)?;
         self.begin_differentiation()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
@@ -355,13 +399,13 @@ impl PyGradientTape {
         pack(
             sources,
             shape,
-            fill_unconnected(jacobians, &srcs, zero, target.shape()),
+            fill_unconnected(jacobians, &srcs, zero, target.shape())?,
         )
     }
 
     /// Per-example Jacobians, shape `(batch,) + target.shape[1:] + source.shape[1:]`; zeros
     /// where the target does not depend on the source.
-    #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=true))]
+    #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn batch_jacobian(
         &self,
         py: Python<'_>,
@@ -369,10 +413,10 @@ impl PyGradientTape {
         source: &Bound<'_, PyAny>,
         unconnected_gradients: Option<&Bound<'_, PyAny>>,
         parallel_iterations: Option<&Bound<'_, PyAny>>,
-        experimental_use_pfor: bool,
+        experimental_use_pfor: Flag,
     ) -> PyResult<PyTensor> {
         let _ = (unconnected_gradients, parallel_iterations);
-        self.check_pfor(experimental_use_pfor)?;
+        self.check_pfor(experimental_use_pfor.0)?;
         self.begin_differentiation()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;
@@ -425,8 +469,24 @@ fn pop_variable_watcher(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyAny>>> {
 
 /// Records `outputs` as a function of `inputs` (tensors or variables) whose derivative is the
 /// Python callable `backward(*output_grads) -> list of input grads`.
+/// The Python function of one tape's `custom_gradient` entry. The tape's `__traverse__`
+/// reports it to Python's garbage collector and `__clear__` drops it, so a cycle through it (a
+/// gradient function that refers to the tape) is collected like any Python cycle.
+struct CustomGradientFn(std::sync::Mutex<Option<Py<PyAny>>>);
+
+impl CustomGradientFn {
+    fn get(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let guard = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        guard.as_ref().map(|f| f.clone_ref(py))
+    }
+}
+
 #[pyfunction]
 fn record_custom_gradient(
+    py: Python<'_>,
     inputs: Vec<Bound<'_, PyAny>>,
     outputs: Vec<Bound<'_, PyAny>>,
     backward: Py<PyAny>,
@@ -441,26 +501,55 @@ fn record_custom_gradient(
         .collect::<PyResult<Vec<_>>>()?;
     let n_inputs = ids.len();
     let refs: Vec<&Tensor> = outs.iter().collect();
-    let backward_fn = move |grads: &[Tensor], _needs: &[bool]| {
-        Python::attach(|py| {
-            let args: Vec<PyTensor> = grads.iter().cloned().map(PyTensor::new).collect();
-            let result = backward.bind(py).call1(PyTuple::new(py, args)?)?;
-            let result: Vec<Bound<'_, PyAny>> = result.extract()?;
-            if result.len() != n_inputs {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "custom_gradient function expected to return {n_inputs} gradients, but returned {} instead",
-                    result.len()
-                )));
-            }
-            result
-                .iter()
-                .map(|g| if g.is_none() { Ok(None) } else { to_tensor(g, None).map(Some) })
-                .collect::<PyResult<Vec<_>>>()
-        })
-        .map_err(park)
+    let make = || {
+        let hook = Arc::new(CustomGradientFn(std::sync::Mutex::new(Some(
+            backward.clone_ref(py),
+        ))));
+        let callable = hook.clone();
+        let backward_fn = move |grads: &[Tensor], _needs: &[bool]| {
+            Python::attach(|py| {
+                let Some(function) = callable.get(py) else {
+                    return Err(PyRuntimeError::new_err(
+                        "custom_gradient: the gradient function was released with its tape",
+                    ));
+                };
+                custom_gradient_call(py, &function, grads, n_inputs)
+            })
+            .map_err(park)
+        };
+        let boxed: Box<tape::BackwardFn> = Box::new(backward_fn);
+        (boxed, hook as tape::HostObject)
     };
-    tape::record_custom("CustomGradient", &ids, &refs, Box::new(backward_fn));
+    tape::record_custom("CustomGradient", &ids, &refs, make);
     Ok(())
+}
+
+/// Calls a `custom_gradient` function with the output gradients; its input gradients.
+fn custom_gradient_call(
+    py: Python<'_>,
+    backward: &Py<PyAny>,
+    grads: &[Tensor],
+    n_inputs: usize,
+) -> PyResult<Vec<Option<Tensor>>> {
+    let args: Vec<PyTensor> = grads.iter().cloned().map(PyTensor::new).collect();
+    let result = backward.bind(py).call1(PyTuple::new(py, args)?)?;
+    let result: Vec<Bound<'_, PyAny>> = result.extract()?;
+    if result.len() != n_inputs {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "custom_gradient function expected to return {n_inputs} gradients, but returned {} instead",
+            result.len()
+        )));
+    }
+    result
+        .iter()
+        .map(|g| {
+            if g.is_none() {
+                Ok(None)
+            } else {
+                to_tensor(g, None).map(Some)
+            }
+        })
+        .collect::<PyResult<Vec<_>>>()
 }
 
 /// A new tensor with the same value as `x` and no recorded history.

@@ -18,10 +18,15 @@ use crate::errors::Raise;
 /// well under a microsecond and releasing would only add overhead to the tape's hot path.
 pub const DETACH_THRESHOLD: usize = 16 * 1024;
 
-/// Runs `f`, releasing the GIL when `work` is large enough to matter to other threads.
-pub fn compute<T: Send>(py: Python<'_>, work: usize, f: impl FnOnce() -> T + Send) -> T {
+/// Runs the op `f`, releasing the GIL when `work` is large enough to matter to other threads;
+/// such an op can be stopped by Ctrl-C (see `interrupts`).
+pub fn compute<T: Send>(
+    py: Python<'_>,
+    work: usize,
+    f: impl Fn() -> Result<T> + Sync,
+) -> Result<T> {
     if work >= DETACH_THRESHOLD {
-        py.detach(f)
+        crate::interrupts::run(py, f)
     } else {
         f()
     }
@@ -253,8 +258,53 @@ pub fn value_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
 }
 
 /// Python methods shared by `Tensor` and `Variable`.
+/// Iterating a tensor: its rows along the first axis, each made when asked for (`t[i]`, so a
+/// gradient flows into the row), as TensorFlow iterates; building them all up front would cost
+/// the whole tensor's size before the first row.
+#[pyclass(module = "ferrotape", frozen)]
+pub struct TensorRows {
+    tensor: Tensor,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl TensorRows {
+    pub fn new(tensor: Tensor) -> TensorRows {
+        TensorRows {
+            tensor,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+}
+
+#[pymethods]
+impl TensorRows {
+    fn __iter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self) -> PyResult<Option<PyTensor>> {
+        let row = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if row >= self.tensor.shape()[0] {
+            return Ok(None);
+        }
+        let shape = self.tensor.shape();
+        let rest = shape[1..].iter().map(|&len| AxisSlice::Range {
+            begin: 0,
+            len,
+            step: 1,
+        });
+        let spec: Vec<AxisSlice> = std::iter::once(AxisSlice::Index(row)).chain(rest).collect();
+        wrap(ops::strided_slice(&self.tensor, &spec)).map(Some)
+    }
+
+    fn __length_hint__(&self) -> usize {
+        let done = self.next.load(std::sync::atomic::Ordering::Relaxed);
+        self.tensor.shape()[0].saturating_sub(done)
+    }
+}
+
 macro_rules! tensor_methods {
-    ($cls:ident) => {
+    ($cls:ident, $pyname:literal) => {
         #[pymethods]
         impl $cls {
             /// Makes numpy defer to our reflected operators (`ndarray * tensor` stays a tensor).
@@ -318,9 +368,8 @@ macro_rules! tensor_methods {
                 if t.rank() == 0 {
                     return Err(PyTypeError::new_err("Cannot iterate over a scalar tensor."));
                 }
-                let rows = ops::unstack(&t, 0).raise()?;
-                let rows: Vec<PyTensor> = rows.into_iter().map(PyTensor::new).collect();
-                pyo3::types::PyList::new(slf.py(), rows)?.try_iter().map(|i| i.into_any())
+                let rows = $crate::tensor::TensorRows::new(t);
+                Ok(Bound::new(slf.py(), rows)?.into_any())
             }
 
             fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
@@ -363,7 +412,7 @@ macro_rules! tensor_methods {
             }
 
             fn __hash__(&self) -> PyResult<isize> {
-                Err(PyTypeError::new_err(concat!(stringify!($cls), " is unhashable. Instead, use id() as the key.")))
+                Err(PyTypeError::new_err(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
             }
 
             fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::add) }
@@ -412,7 +461,7 @@ macro_rules! tensor_methods {
 
 pub(crate) use tensor_methods;
 
-tensor_methods!(PyTensor);
+tensor_methods!(PyTensor, "Tensor");
 
 #[pymethods]
 impl PyTensor {

@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
-use crate::convert::{numpy_value, to_numpy, to_tensor};
+use crate::convert::{numpy_value, to_numpy, to_tensor, Flag};
 use crate::dtype::{optional_dtype, PyDType};
 use crate::errors::Raise;
 use crate::tensor::{
@@ -45,7 +45,7 @@ impl TensorLike for PyVariable {
     }
 }
 
-tensor_methods!(PyVariable);
+tensor_methods!(PyVariable, "Variable");
 
 fn update(
     slf: &Bound<'_, PyVariable>,
@@ -63,14 +63,14 @@ fn update(
 #[pymethods]
 impl PyVariable {
     #[new]
-    #[pyo3(signature = (initial_value=None, trainable=None, validate_shape=true, caching_device=None,
+    #[pyo3(signature = (initial_value=None, trainable=None, validate_shape=Flag(true), caching_device=None,
         name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
         synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         initial_value: Option<&Bound<'_, PyAny>>,
-        trainable: Option<bool>,
-        validate_shape: bool,
+        trainable: Option<Flag>,
+        validate_shape: Flag,
         caching_device: Option<&Bound<'_, PyAny>>,
         name: Option<String>,
         variable_def: Option<&Bound<'_, PyAny>>,
@@ -80,7 +80,7 @@ impl PyVariable {
         synchronization: Option<&Bound<'_, PyAny>>,
         aggregation: Option<&Bound<'_, PyAny>>,
         shape: Option<&Bound<'_, PyAny>>,
-        experimental_enable_variable_lifting: Option<bool>,
+        experimental_enable_variable_lifting: Option<Flag>,
     ) -> PyResult<Self> {
         let _ = (
             validate_shape,
@@ -108,7 +108,11 @@ impl PyVariable {
         let value = to_tensor(&init, optional_dtype(dtype)?)?;
         let name = name.unwrap_or_else(|| "Variable".to_string());
         Ok(PyVariable {
-            var: Variable::new(value.value().contiguous(), trainable.unwrap_or(true), name),
+            var: Variable::new(
+                value.value().contiguous(),
+                trainable.is_none_or(|f| f.0),
+                name,
+            ),
         })
     }
 
@@ -123,13 +127,13 @@ impl PyVariable {
     }
 
     /// Assigns `value` (same shape and dtype) in place and returns the variable.
-    #[pyo3(signature = (value, use_locking=None, name=None, read_value=true))]
+    #[pyo3(signature = (value, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign<'py>(
         slf: &Bound<'py, Self>,
         value: &Bound<'py, PyAny>,
-        use_locking: Option<bool>,
+        use_locking: Option<Flag>,
         name: Option<String>,
-        read_value: bool,
+        read_value: Flag,
     ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
         update(slf, value, None)?;
@@ -137,13 +141,13 @@ impl PyVariable {
     }
 
     /// `self += delta` in place; returns the variable.
-    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_add<'py>(
         slf: &Bound<'py, Self>,
         delta: &Bound<'py, PyAny>,
-        use_locking: Option<bool>,
+        use_locking: Option<Flag>,
         name: Option<String>,
-        read_value: bool,
+        read_value: Flag,
     ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
         update(slf, delta, Some(false))?;
@@ -151,13 +155,13 @@ impl PyVariable {
     }
 
     /// `self -= delta` in place; returns the variable.
-    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_sub<'py>(
         slf: &Bound<'py, Self>,
         delta: &Bound<'py, PyAny>,
-        use_locking: Option<bool>,
+        use_locking: Option<Flag>,
         name: Option<String>,
-        read_value: bool,
+        read_value: Flag,
     ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
         update(slf, delta, Some(true))?;

@@ -5,6 +5,7 @@ big-endian uint32 per dimension, then the values in C order, big-endian.
 """
 
 import gzip
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -61,17 +62,39 @@ def parse_idx(data, source="<bytes>"):
     return values.astype(dtype.newbyteorder("="))
 
 
+# The largest IDX payload read (4 GiB, 60 times the full Fashion-MNIST training images): a
+# header declaring more is refused before anything is allocated.
+MAX_IDX_BYTES = 1 << 32
+
+
 def read_idx(path):
-    """The array in the IDX file at ``path``, decompressing it if it is gzip-compressed."""
+    """The array in the IDX file at ``path``, decompressing it if it is gzip-compressed.
+
+    Reads only as many bytes as the header declares (plus one, to notice extra data), so a
+    small gzip file that would expand without end (a "gzip bomb") costs no more than the
+    array it claims to hold.
+    """
     path = Path(path)
     with open(path, "rb") as file:
-        raw = file.read()
-    if raw[:2] == _GZIP_MAGIC:
+        compressed = file.read(2) == _GZIP_MAGIC
+        file.seek(0)
+        stream = gzip.GzipFile(fileobj=file) if compressed else file
         try:
-            raw = gzip.decompress(raw)
+            head = stream.read(4)
+            ndim = head[3] if len(head) == 4 else 0
+            head += stream.read(4 * ndim)
+            if len(head) == 4 + 4 * ndim and head[:2] == b"\0\0" and head[2] in _IDX_DTYPES:
+                shape = struct.unpack(f">{ndim}I", head[4:])
+                size = math.prod(shape) * _IDX_DTYPES[head[2]].itemsize
+                if size > MAX_IDX_BYTES:
+                    raise ValueError(
+                        f"{path}: the IDX header declares shape {shape} ({size} bytes), more "
+                        f"than the {MAX_IDX_BYTES} bytes ferrotape reads"
+                    )
+                head += stream.read(size + 1)
         except (OSError, EOFError, zlib.error) as error:
             raise ValueError(f"{path}: truncated or corrupt gzip data ({error})") from None
-    return parse_idx(raw, source=str(path))
+    return parse_idx(head, source=str(path))
 
 
 def read_images_and_labels(images_path, labels_path, num_classes=10):

@@ -302,6 +302,9 @@ class Optimizer:
             new_variables.append(variable)
         for variable in new_variables:
             self._slots.append(self._create_slots(variable))
+        if new_variables and ft.train._has_deferred():
+            # A checkpoint restored before these slots existed assigns their values now.
+            ft.train._restore_deferred()
 
     def _create_slots(self, variable):
         """The slot variables of one variable (a tuple); none in the base class."""

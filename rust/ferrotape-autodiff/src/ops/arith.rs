@@ -122,8 +122,8 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             move |g| mul(g, &mul(&b1, &pow(&a1, &sub(&b1, &b1.scalar_like(1.0))?)?)?),
             move |g| {
                 let positive = compare(CompareOp::Greater, &a2, &a2.scalar_like(0.0))?;
-                let safe = where_(&positive, &a2, &super::ones_like(&a2))?;
-                let log_a = where_(&positive, &log(&safe)?, &zeros_like(&a2))?;
+                let safe = where_(&positive, &a2, &super::ones_like(&a2)?)?;
+                let log_a = where_(&positive, &log(&safe)?, &zeros_like(&a2)?)?;
                 mul(g, &mul(&log_a, &y)?)
             },
         )
@@ -146,7 +146,7 @@ fn max_min(
             // The gradient goes to `a` where it wins or ties, else to `b`.
             let a_wins = compare(tie, &a, &b)?;
             let g = &gs[0];
-            let zero = zeros_like(g);
+            let zero = zeros_like(g)?;
             let ga = if needs[0] {
                 Some(unbroadcast(&where_(&a_wins, g, &zero)?, &sa)?)
             } else {
@@ -206,7 +206,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// sign(x); its derivative is 0 everywhere (TensorFlow returns zeros).
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sign, x)?;
-    record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)));
+    record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
     Ok(y)
 }
 

@@ -54,7 +54,7 @@ pub fn log1p(x: &Tensor) -> Result<Tensor> {
 /// return 0 for a zero upstream gradient, so `where(x > 0, sqrt(x), ...)` has no NaN gradient.
 pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tensor> {
     let no_gradient = compare(CompareOp::Equal, g, &g.scalar_like(0.0))?;
-    where_(&no_gradient, &zeros_like(value), value)
+    where_(&no_gradient, &zeros_like(value)?, value)
 }
 
 /// sqrt(x); d/dx = 0.5/sqrt(x) = 0.5/y (0 where the upstream gradient is 0).

@@ -51,16 +51,25 @@ use ferrotape_core::{Array, DType, Result};
 use crate::tensor::Tensor;
 
 /// A new (untracked) tensor of zeros.
-pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
-    Tensor::new(Array::zeros(dtype, shape))
+pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
+    Ok(Tensor::new(Array::zeros("Zeros", dtype, shape)?))
 }
 
-pub fn zeros_like(t: &Tensor) -> Tensor {
-    zeros(t.dtype(), t.shape())
+pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::new(Array::zeros(
+        "ZerosLike",
+        t.dtype(),
+        t.shape(),
+    )?))
 }
 
-pub fn ones_like(t: &Tensor) -> Tensor {
-    Tensor::new(Array::full(t.dtype(), t.shape(), 1.0))
+pub fn ones_like(t: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::new(Array::full(
+        "OnesLike",
+        t.dtype(),
+        t.shape(),
+        1.0,
+    )?))
 }
 
 /// A tensor shaped like `t` with ones at the given flat positions: a Jacobian row's seed.

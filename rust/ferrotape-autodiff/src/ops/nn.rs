@@ -62,7 +62,7 @@ pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
 /// `x` where `linear` is false, else 0: exp() is then only evaluated on the negative side, so
 /// a large positive `x` cannot overflow it (and a NaN from there cannot leak into the gradient).
 fn negative_side(x: &Tensor, linear: &Tensor) -> Result<Tensor> {
-    where_(linear, &zeros_like(x), x)
+    where_(linear, &zeros_like(x)?, x)
 }
 
 /// x if x > 0 else exp(x) - 1; d/dx = 1 or y + 1.
@@ -231,7 +231,7 @@ pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Re
     }
     let labels = cast(labels, logits.dtype())?;
     let nonneg = compare(CompareOp::GreaterEqual, logits, &logits.scalar_like(0.0))?;
-    let relu_logits = where_(&nonneg, logits, &zeros_like(logits))?;
+    let relu_logits = where_(&nonneg, logits, &zeros_like(logits)?)?;
     let neg_abs = where_(&nonneg, &neg(logits)?, logits)?;
     add(
         &sub(&relu_logits, &mul(logits, &labels)?)?,

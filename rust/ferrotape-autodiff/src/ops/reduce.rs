@@ -107,7 +107,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
         move |gs: &[Tensor], _: &[bool]| {
             let zero = x.scalar_like(0.0);
             let is_zero = compare(CompareOp::Equal, &x, &zero)?;
-            let nonzero = where_(&is_zero, &super::ones_like(&x), &x)?;
+            let nonzero = where_(&is_zero, &super::ones_like(&x)?, &x)?;
             let prod_nonzero = reduce_prod(&nonzero, Some(&axes), true)?;
             let zeros = super::reduce_sum(&cast(&is_zero, x.dtype())?, Some(&axes), true)?;
             let none_zero = compare(CompareOp::Equal, &zeros, &zero)?;
@@ -120,7 +120,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
             let others = where_(
                 &none_zero,
                 &div(&prod_nonzero, &nonzero)?,
-                &where_(&lone_zero, &prod_nonzero, &zeros_like(&x))?,
+                &where_(&lone_zero, &prod_nonzero, &zeros_like(&x)?)?,
             )?;
             Ok(vec![Some(mul(&reshape(&gs[0], &kept)?, &others)?)])
         }
@@ -136,7 +136,7 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Res
         &sub(&raw_max, &raw_max)?,
         &raw_max.scalar_like(0.0),
     )?;
-    let m = stop_gradient(&where_(&finite, &raw_max, &zeros_like(&raw_max))?);
+    let m = stop_gradient(&where_(&finite, &raw_max, &zeros_like(&raw_max)?)?);
     let sum = super::reduce_sum(&exp(&sub(x, &m)?)?, axes, keepdims)?;
     let m = if keepdims {
         m

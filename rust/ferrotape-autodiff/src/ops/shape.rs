@@ -20,11 +20,13 @@ pub fn resolve_shape(op: &'static str, len: usize, shape: &[i64]) -> Result<Shap
             format!("only one dimension may be -1 and none below it, received {shape:?}"),
         ));
     }
-    let known: usize = shape
+    // The known dims (no -1 here: checked above) must not overflow before the division.
+    let known_dims: Shape = shape
         .iter()
         .filter(|&&d| d >= 0)
         .map(|&d| d as usize)
-        .product();
+        .collect();
+    let known = ferrotape_core::checked_num_elements(op, &known_dims)?;
     let fill = if unknown == 1 {
         if known == 0 || len % known != 0 {
             return Err(Error::invalid(
@@ -222,7 +224,7 @@ pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
 /// Selects positions `index` along `axis` (`None` gives 0): gather and pad lower to this.
 /// d/dx = the gradient summed back into the positions it was taken from.
 pub fn take(x: &Tensor, axis: usize, index: Arc<Vec<Option<usize>>>, fill: f64) -> Result<Tensor> {
-    let y = Tensor::new(kernels::take(x.value(), axis, &index, fill));
+    let y = Tensor::new(kernels::take("Take", x.value(), axis, &index, fill)?);
     record("Take", &[x], &[&y], || {
         let d = x.shape()[axis];
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take_add(&gs[0], axis, index.clone(), d)?)])
@@ -317,7 +319,8 @@ pub fn concat(xs: &[Tensor], axis: i64) -> Result<Tensor> {
 /// Splits `x` into pieces of `sizes` along `axis` (views); d/dx = concat of the gradients.
 pub fn split(x: &Tensor, sizes: &[usize], axis: i64) -> Result<Vec<Tensor>> {
     let axis = norm_axis("Split", axis, x.rank())?;
-    if sizes.iter().sum::<usize>() != x.shape()[axis] {
+    let total = sizes.iter().try_fold(0usize, |acc, &n| acc.checked_add(n));
+    if total != Some(x.shape()[axis]) {
         return Err(Error::invalid(
             "Split",
             format!(
@@ -470,6 +473,14 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -
             ),
         ));
     }
+    // The padded shape is checked before any index list as long as an axis is built.
+    let padded: Shape = x
+        .shape()
+        .iter()
+        .zip(paddings)
+        .map(|(&d, &(b, a))| d.saturating_add(b).saturating_add(a))
+        .collect();
+    ferrotape_core::check_alloc(OP, x.dtype(), &padded)?;
     let mut out = x.clone();
     for (axis, &(before, after)) in paddings.iter().enumerate() {
         if before == 0 && after == 0 {

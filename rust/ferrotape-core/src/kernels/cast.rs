@@ -3,8 +3,8 @@
 
 use crate::{for_each_offset, Array, Buffer, DType, Element, Result};
 
-fn convert<S: Element, D: Element>(src: &Array, data: &[S]) -> Vec<D> {
-    let mut out = Vec::with_capacity(src.len());
+fn convert<S: Element, D: Element>(src: &Array, data: &[S]) -> Result<Vec<D>> {
+    let mut out = crate::alloc("Cast", src.shape())?;
     if let Some(s) = src.contiguous_slice::<S>() {
         out.extend(s.iter().map(|&x| D::from_f64(x.to_f64())));
     } else {
@@ -12,7 +12,7 @@ fn convert<S: Element, D: Element>(src: &Array, data: &[S]) -> Vec<D> {
             out.push(D::from_f64(data[i].to_f64()))
         });
     }
-    out
+    Ok(out)
 }
 
 /// `a` converted to `dtype` (a plain view when the dtype is already right).
@@ -21,13 +21,13 @@ pub fn cast(a: &Array, dtype: DType) -> Result<Array> {
         return Ok(a.clone());
     }
     let buf = crate::with_buffer!(a.buffer(), v => match dtype {
-        DType::F16 => Buffer::F16(convert(a, v)),
-        DType::BF16 => Buffer::BF16(convert(a, v)),
-        DType::F32 => Buffer::F32(convert(a, v)),
-        DType::F64 => Buffer::F64(convert(a, v)),
-        DType::I32 => Buffer::I32(convert(a, v)),
-        DType::I64 => Buffer::I64(convert(a, v)),
-        DType::Bool => Buffer::Bool(convert(a, v)),
+        DType::F16 => Buffer::F16(convert(a, v)?),
+        DType::BF16 => Buffer::BF16(convert(a, v)?),
+        DType::F32 => Buffer::F32(convert(a, v)?),
+        DType::F64 => Buffer::F64(convert(a, v)?),
+        DType::I32 => Buffer::I32(convert(a, v)?),
+        DType::I64 => Buffer::I64(convert(a, v)?),
+        DType::Bool => Buffer::Bool(convert(a, v)?),
     });
     Array::from_buffer(buf, a.shape())
 }

@@ -19,7 +19,7 @@ use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::cast;
-use crate::{simd, Array, Buffer, DType, Element, Error, Result};
+use crate::{interrupt, simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
 /// TensorFlow); `valid` uses only positions where the whole window fits.
@@ -51,7 +51,15 @@ fn output_size(
     dilation: usize,
     padding: Padding,
 ) -> Result<(usize, usize)> {
-    let effective = (window - 1) * dilation + 1;
+    let effective = (window - 1)
+        .checked_mul(dilation)
+        .and_then(|e| e.checked_add(1))
+        .ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("the window ({window}) dilated by {dilation} is too large to address"),
+            )
+        })?;
     match padding {
         Padding::Valid => {
             if input < effective {
@@ -66,7 +74,9 @@ fn output_size(
         }
         Padding::Same => {
             let out = input.div_ceil(stride);
-            let needed = ((out.max(1) - 1) * stride + effective).saturating_sub(input);
+            let needed = ((out.max(1) - 1) * stride)
+                .saturating_add(effective)
+                .saturating_sub(input);
             Ok((out, needed / 2))
         }
     }
@@ -191,17 +201,39 @@ impl Window2d {
         }
     }
 
+    /// The taps `k` of output position `o` along `axis` that land inside the input: those with
+    /// `0 <= o·stride + k·dilation - pad < size`. Computed, not searched, so a window far larger
+    /// than the image (valid with 'SAME' padding: TensorFlow clips it) costs what the image
+    /// costs, not what the window would.
+    #[inline(always)]
+    fn taps_inside(&self, o: usize, axis: usize) -> std::ops::Range<usize> {
+        let (pad, size, taps) = if axis == 0 {
+            (self.pad_top, self.in_h, self.k_h)
+        } else {
+            (self.pad_left, self.in_w, self.k_w)
+        };
+        let (start, step) = ((o * self.stride[axis]) as u128, self.dilation[axis] as u128);
+        let (pad, size) = (pad as u128, size as u128);
+        let first = pad.saturating_sub(start).div_ceil(step);
+        let end = (size + pad).saturating_sub(start).div_ceil(step);
+        let taps = taps as u128;
+        (first.min(taps) as usize)..(end.min(taps) as usize)
+    }
+
     /// Calls `f(tap, input_pixel)` for the taps of output position (`oy`, `ox`) inside the image.
     #[inline(always)]
     fn taps_at(&self, oy: usize, ox: usize, mut f: impl FnMut(usize, usize)) {
-        for ky in 0..self.k_h {
-            let Some(iy) = self.source(oy, ky, 0) else {
-                continue;
-            };
-            for kx in 0..self.k_w {
-                if let Some(ix) = self.source(ox, kx, 1) {
-                    f(ky * self.k_w + kx, iy * self.in_w + ix);
-                }
+        let columns = self.taps_inside(ox, 1);
+        for ky in self.taps_inside(oy, 0) {
+            let iy = oy * self.stride[0] + ky * self.dilation[0] - self.pad_top;
+            for kx in columns.clone() {
+                let ix = ox * self.stride[1] + kx * self.dilation[1] - self.pad_left;
+                // Only convolutions read the tap, and their filter bounds `k_h·k_w`; a pooling
+                // window may be far larger than any index, so the product may wrap there.
+                f(
+                    ky.wrapping_mul(self.k_w).wrapping_add(kx),
+                    iy * self.in_w + ix,
+                );
             }
         }
     }
@@ -481,6 +513,9 @@ fn conv2d_typed<T: GemmFloat>(
             out.par_chunks_mut(per_image)
                 .enumerate()
                 .for_each(|(n, dst)| {
+                    if interrupt::requested() {
+                        return;
+                    }
                     simd::dispatch(
                         #[inline(always)]
                         || conv2d_direct_image(w, image(n), filter, out_c, dst),
@@ -491,6 +526,9 @@ fn conv2d_typed<T: GemmFloat>(
                 #[inline(always)]
                 || {
                     for (n, dst) in out.chunks_mut(per_image).enumerate() {
+                        if interrupt::requested() {
+                            break;
+                        }
                         conv2d_direct_image(w, image(n), filter, out_c, dst);
                     }
                 },
@@ -501,6 +539,9 @@ fn conv2d_typed<T: GemmFloat>(
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
     let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        if interrupt::requested() {
+            return; // `float_kernel` turns the unfinished output into `Cancelled`.
+        }
         let count = dst.len() / (positions * out_c);
         let lhs = group_patches(w, x, g * group, count, cols);
         gemm_strided(
@@ -593,6 +634,9 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
     let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+        if interrupt::requested() {
+            return; // `float_kernel` turns the unfinished output into `Cancelled`.
+        }
         let count = dst.len() / w.image_len();
         let first = g * group;
         let dy_group = &dy[first * positions * out_c..(first + count) * positions * out_c];
@@ -653,6 +697,9 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     let accumulate = |range: std::ops::Range<usize>, acc: &mut Vec<T>, parallel: bool| {
         let mut cols = Vec::new();
         for g in range {
+            if interrupt::requested() {
+                break;
+            }
             let first = g * group;
             let count = group.min(w.batch - first);
             let patches = group_patches(w, x, first, count, &mut cols);
@@ -742,6 +789,19 @@ impl Conv2dParams {
     }
 }
 
+/// The im2col patch matrix of an image (`positions × patch`) is allocated whole, and can be far
+/// larger than both operands (a large filter over a large image): checked like an output, and
+/// before the group sizing multiplies its dimensions.
+fn check_patches(op: &'static str, w: &Window2d, dtype: DType) -> Result<()> {
+    if !w.is_pointwise() {
+        // Every factor on its own: the window may come from a user-given shape (the
+        // `input_sizes` of a backward pass), so nothing here is multiplied unchecked.
+        let dims = [w.out_h, w.out_w, w.k_h, w.k_w, w.channels];
+        crate::check_alloc(op, dtype, &dims)?;
+    }
+    Ok(())
+}
+
 /// Runs `f` on contiguous f32 or f64 data (half types through f32), returning an Array of the
 /// first operand's dtype.
 fn float_kernel(
@@ -755,6 +815,8 @@ fn float_kernel(
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op, a.dtype(), b.dtype()));
     }
+    // The output can be far larger than both operands (many output channels of a 1x1 filter).
+    crate::check_alloc(op, a.dtype(), out_shape)?;
     let (a, b) = (a.contiguous(), b.contiguous());
     let buffer = match (a.buffer(), b.buffer()) {
         (Buffer::F32(_), _) => Buffer::F32(f32_kernel(
@@ -778,6 +840,8 @@ fn float_kernel(
         }
         _ => return Err(Error::unsupported(op, a.dtype(), "a floating-point dtype")),
     };
+    // The kernels skip their remaining images once asked to stop: the output is unfinished.
+    interrupt::check(op)?;
     Array::from_buffer(buffer, out_shape)
 }
 
@@ -791,6 +855,7 @@ pub fn conv2d(
 ) -> Result<Array> {
     const OP: &str = "Conv2D";
     let w = params.window(OP, x.shape(), filter.shape())?;
+    check_patches(OP, &w, x.dtype())?;
     let out_c = filter.shape()[3];
     let shape = [w.batch, w.out_h, w.out_w, out_c];
     let Some(bias) = bias else {
@@ -839,6 +904,7 @@ pub fn conv2d_backprop_input(
 ) -> Result<Array> {
     const OP: &str = "Conv2DBackpropInput";
     let w = params.window(OP, input_shape, filter.shape())?;
+    check_patches(OP, &w, filter.dtype())?;
     let out_c = filter.shape()[3];
     check_output_gradient(OP, &w, out_c, dy)?;
     float_kernel(
@@ -859,6 +925,7 @@ pub fn conv2d_backprop_filter(
 ) -> Result<Array> {
     const OP: &str = "Conv2DBackpropFilter";
     let w = params.window(OP, x.shape(), filter_shape)?;
+    check_patches(OP, &w, x.dtype())?;
     let out_c = filter_shape[3];
     check_output_gradient(OP, &w, out_c, dy)?;
     float_kernel(
@@ -968,6 +1035,9 @@ fn per_image<T: GemmFloat, U: Send>(
         out.par_chunks_mut(per_image)
             .enumerate()
             .for_each(|(n, o)| {
+                if interrupt::requested() {
+                    return;
+                }
                 simd::dispatch(
                     #[inline(always)]
                     || f(image(n), o, n),
@@ -978,6 +1048,9 @@ fn per_image<T: GemmFloat, U: Send>(
             #[inline(always)]
             || {
                 for (n, o) in out.chunks_mut(per_image).enumerate() {
+                    if interrupt::requested() {
+                        break;
+                    }
                     f(image(n), o, n);
                 }
             },
@@ -1018,7 +1091,7 @@ pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
     const OP: &str = "MaxPool";
     let shape = [w.batch, w.out_h, w.out_w, w.channels];
     let x = x.contiguous();
-    match x.buffer() {
+    let pooled = match x.buffer() {
         Buffer::F32(_) => Array::from_vec(
             max_pool_typed::<f32>(w, x.contiguous_slice().expect("contiguous")),
             &shape,
@@ -1029,7 +1102,9 @@ pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
         ),
         Buffer::F16(_) | Buffer::BF16(_) => cast(&max_pool(&cast(&x, DType::F32)?, w)?, x.dtype()),
         _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
-    }
+    }?;
+    interrupt::check(OP)?;
+    Ok(pooled)
 }
 
 /// For each element of `y = max_pool(x, w)`, the flat row-major index of the input element it

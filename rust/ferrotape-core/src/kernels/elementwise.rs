@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use super::{cast, FloatElem, PARALLEL_THRESHOLD};
 use crate::{
-    broadcast_shapes, for_each_offset, simd, Array, Buffer, DType, Element, Error, Result,
+    broadcast_shapes, check_alloc, for_each_offset, simd, Array, Buffer, DType, Element, Error,
+    Result,
 };
 
 /// Elements per task when a loop is split across threads, and per [`simd::dispatch`] call.
@@ -153,9 +154,11 @@ fn zip<T: Element, U: Element>(
             return rows(y, &x[..k], |q, p| f(p, q));
         }
     }
+    // Callers computed `shape` by broadcasting both and checked its size, so this view
+    // cannot be refused.
     let (a, b) = (
-        a.broadcast_to(shape).unwrap(),
-        b.broadcast_to(shape).unwrap(),
+        a.broadcast_to(shape).expect("operands broadcast to shape"),
+        b.broadcast_to(shape).expect("operands broadcast to shape"),
     );
     let mut out = Vec::with_capacity(a.len());
     for_each_offset(
@@ -395,9 +398,25 @@ where
             "integers to negative integer powers are not allowed",
         ));
     }
+    // MIN / -1 overflows (and panics in Rust even in release builds): dividing by -1 is a
+    // wrapping negation, with remainder 0, as two's-complement hardware gives.
+    let div = |x: T, y: T| {
+        if y == T::zero() - T::one() {
+            T::zero().wrapping_sub(&x)
+        } else {
+            x / y
+        }
+    };
+    let rem = |x: T, y: T| {
+        if y == T::zero() - T::one() {
+            T::zero()
+        } else {
+            x % y
+        }
+    };
     let floor_div = |x: T, y: T| {
-        let q = x / y;
-        if (x % y != T::zero()) && ((x < T::zero()) != (y < T::zero())) {
+        let q = div(x, y);
+        if (rem(x, y) != T::zero()) && ((x < T::zero()) != (y < T::zero())) {
             q - T::one()
         } else {
             q
@@ -407,9 +426,11 @@ where
         BinaryOp::Add => zip(a, da, b, db, s, |x, y| x.wrapping_add(&y)),
         BinaryOp::Sub => zip(a, da, b, db, s, |x, y| x.wrapping_sub(&y)),
         BinaryOp::Mul => zip(a, da, b, db, s, |x, y| x.wrapping_mul(&y)),
-        BinaryOp::Div => zip(a, da, b, db, s, |x, y| x / y),
+        BinaryOp::Div => zip(a, da, b, db, s, div),
         BinaryOp::FloorDiv => zip(a, da, b, db, s, floor_div),
-        BinaryOp::Mod => zip(a, da, b, db, s, |x, y| x - floor_div(x, y) * y),
+        BinaryOp::Mod => zip(a, da, b, db, s, |x, y| {
+            x.wrapping_sub(&floor_div(x, y).wrapping_mul(&y))
+        }),
         // Square-and-multiply, wrapping on overflow like TensorFlow's integer kernels.
         BinaryOp::Pow => zip(a, da, b, db, s, |x, y| {
             let (mut acc, mut base, mut e) = (T::one(), x, y.to_u64().unwrap_or(0));
@@ -424,7 +445,10 @@ where
         }),
         BinaryOp::Maximum => zip(a, da, b, db, s, |x, y| x.max(y)),
         BinaryOp::Minimum => zip(a, da, b, db, s, |x, y| x.min(y)),
-        BinaryOp::SquaredDifference => zip(a, da, b, db, s, |x, y| (x - y).wrapping_mul(&(x - y))),
+        BinaryOp::SquaredDifference => zip(a, da, b, db, s, |x, y| {
+            let d = x.wrapping_sub(&y);
+            d.wrapping_mul(&d)
+        }),
         BinaryOp::Atan2 => {
             return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype"))
         }
@@ -437,6 +461,7 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), a.dtype(), &shape)?;
     let buf = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(binary_float(op, a, x, b, y, &shape)),
         (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(binary_float(op, a, x, b, y, &shape)),
@@ -481,6 +506,7 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), DType::Bool, &s)?;
     let out = match (a.buffer(), b.buffer()) {
         (Buffer::F16(x), Buffer::F16(y)) => compare_typed::<f16>(op, a, x, b, y, &s),
         (Buffer::BF16(x), Buffer::BF16(y)) => compare_typed::<bf16>(op, a, x, b, y, &s),
@@ -511,6 +537,7 @@ pub fn logical(op: LogicalOp, a: &Array, b: &Array) -> Result<Array> {
         ));
     };
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
+    check_alloc(op.name(), DType::Bool, &s)?;
     let out = match op {
         LogicalOp::And => zip(a, x, b, y, &s, |p, q| p && q),
         LogicalOp::Or => zip(a, x, b, y, &s, |p, q| p || q),
@@ -585,6 +612,7 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
         &broadcast_shapes(OP, cond.shape(), x.shape())?,
         y.shape(),
     )?;
+    check_alloc(OP, x.dtype(), &s)?;
     let (cv, xv, yv) = (
         cond.broadcast_to(&s)?,
         x.broadcast_to(&s)?,
@@ -616,6 +644,7 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
         return Err(Error::mismatch(OP, g.dtype(), y.dtype()));
     }
     let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
+    check_alloc(OP, g.dtype(), &shape)?;
     fn typed<T: FloatElem>(g: &Array, y: &Array, shape: &[usize]) -> Vec<T> {
         let (gd, yd) = (
             T::slice(g.buffer()).expect("dtype checked"),

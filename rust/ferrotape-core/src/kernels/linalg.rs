@@ -2,7 +2,7 @@
 //! whatever the input float type (the result is cast back), which keeps float32 solves accurate.
 
 use super::cast;
-use crate::{Array, DType, Error, Result, Shape};
+use crate::{interrupt, Array, DType, Error, Result, Shape};
 
 struct Lu {
     lu: Vec<f64>,
@@ -11,14 +11,16 @@ struct Lu {
     singular: bool,
 }
 
-fn lu(mut a: Vec<f64>, n: usize) -> Lu {
+/// Each column's elimination is O(n²) work: the loops check for Ctrl-C once per column.
+fn lu(op: &'static str, mut a: Vec<f64>, n: usize) -> Result<Lu> {
     let mut perm: Vec<usize> = (0..n).collect();
     let mut sign = 1.0;
     let mut singular = false;
     for c in 0..n {
+        interrupt::check(op)?;
         let p = (c..n)
             .max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs()))
-            .unwrap();
+            .unwrap_or(c); // c..n is never empty inside this loop
         if a[p * n + c] == 0.0 {
             singular = true;
             continue;
@@ -38,22 +40,23 @@ fn lu(mut a: Vec<f64>, n: usize) -> Lu {
             }
         }
     }
-    Lu {
+    Ok(Lu {
         lu: a,
         perm,
         sign,
         singular,
-    }
+    })
 }
 
 /// Solves L·U·x = P·b for one column set `b` (n × k, row-major).
-fn lu_solve(f: &Lu, n: usize, b: &[f64], k: usize) -> Vec<f64> {
+fn lu_solve(op: &'static str, f: &Lu, n: usize, b: &[f64], k: usize) -> Result<Vec<f64>> {
     let mut x: Vec<f64> = f
         .perm
         .iter()
         .flat_map(|&p| b[p * k..(p + 1) * k].to_vec())
         .collect();
     for c in 0..k {
+        interrupt::check(op)?;
         for r in 0..n {
             let mut s = x[r * k + c];
             for j in 0..r {
@@ -69,7 +72,7 @@ fn lu_solve(f: &Lu, n: usize, b: &[f64], k: usize) -> Vec<f64> {
             x[r * k + c] = s / f.lu[r * n + r];
         }
     }
-    x
+    Ok(x)
 }
 
 fn square_batches(op: &'static str, a: &Array) -> Result<(usize, usize, Vec<f64>)> {
@@ -87,7 +90,8 @@ fn square_batches(op: &'static str, a: &Array) -> Result<(usize, usize, Vec<f64>
         return Err(Error::unsupported(op, a.dtype(), "a floating dtype"));
     }
     let n = a.shape()[r - 1];
-    let batches = a.len() / (n * n).max(1);
+    // From the batch dims, not `len / n²`: a 0×0 matrix still has one determinant (1).
+    let batches = crate::num_elements(&a.shape()[..r - 2]);
     Ok((n, batches, cast(a, DType::F64)?.to_vec::<f64>()))
 }
 
@@ -113,11 +117,11 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
     let bv = cast(b, DType::F64)?.to_vec::<f64>();
     let mut out = Vec::with_capacity(bv.len());
     for i in 0..batches {
-        let f = lu(av[i * n * n..(i + 1) * n * n].to_vec(), n);
+        let f = lu(OP, av[i * n * n..(i + 1) * n * n].to_vec(), n)?;
         if f.singular {
             return Err(Error::invalid(OP, "input matrix is not invertible"));
         }
-        out.extend(lu_solve(&f, n, &bv[i * n * k..(i + 1) * n * k], k));
+        out.extend(lu_solve(OP, &f, n, &bv[i * n * k..(i + 1) * n * k], k)?);
     }
     cast(&Array::from_vec(out, b.shape())?, a.dtype())
 }
@@ -132,28 +136,29 @@ pub fn inv(a: &Array) -> Result<Array> {
     }
     let mut out = Vec::with_capacity(av.len());
     for i in 0..batches {
-        let f = lu(av[i * n * n..(i + 1) * n * n].to_vec(), n);
+        let f = lu(OP, av[i * n * n..(i + 1) * n * n].to_vec(), n)?;
         if f.singular {
             return Err(Error::invalid(OP, "input is not invertible"));
         }
-        out.extend(lu_solve(&f, n, &identity, n));
+        out.extend(lu_solve(OP, &f, n, &identity, n)?);
     }
     cast(&Array::from_vec(out, a.shape())?, a.dtype())
 }
 
 /// The determinant of each matrix in the batch (shape: the batch shape).
 pub fn det(a: &Array) -> Result<Array> {
-    let (n, batches, av) = square_batches("MatrixDeterminant", a)?;
-    let dets: Vec<f64> = (0..batches)
+    const OP: &str = "MatrixDeterminant";
+    let (n, batches, av) = square_batches(OP, a)?;
+    let dets = (0..batches)
         .map(|i| {
-            let f = lu(av[i * n * n..(i + 1) * n * n].to_vec(), n);
-            if f.singular {
+            let f = lu(OP, av[i * n * n..(i + 1) * n * n].to_vec(), n)?;
+            Ok(if f.singular {
                 0.0
             } else {
                 f.sign * (0..n).map(|j| f.lu[j * n + j]).product::<f64>()
-            }
+            })
         })
-        .collect();
+        .collect::<Result<Vec<f64>>>()?;
     let shape: Shape = a.shape()[..a.rank() - 2].into();
     cast(&Array::from_vec(dets, &shape)?, a.dtype())
 }
@@ -171,5 +176,13 @@ mod tests {
         assert!((4.0 * x[0] + 3.0 * x[1] - 10.0).abs() < 1e-12);
         let ai = inv(&a).unwrap().to_vec::<f64>();
         assert!((ai[0] - -0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_matrices_have_determinant_one() {
+        // numpy and TensorFlow: det of a 0×0 matrix is 1 (the empty product); inv is empty.
+        let empty = Array::zeros("test", DType::F64, &[3, 0, 0]).unwrap();
+        assert_eq!(det(&empty).unwrap().to_vec::<f64>(), vec![1.0; 3]);
+        assert_eq!(inv(&empty).unwrap().shape(), &[3, 0, 0]);
     }
 }

@@ -65,6 +65,8 @@ fn plan(a: &Array, b: &Array, transpose_a: bool, transpose_b: bool) -> Result<Pl
     let batch = broadcast_shapes(OP, &a.shape()[..ra - 2], &b.shape()[..rb - 2])?;
     let mut out_shape = batch.clone();
     out_shape.extend([m, n]);
+    // The output can be far larger than both inputs ([m, 0] @ [0, n]).
+    crate::check_alloc(OP, a.dtype(), &out_shape)?;
     let mut a_full = batch.clone();
     a_full.extend([m, k]);
     let mut b_full = batch.clone();
@@ -92,53 +94,68 @@ fn batch_offsets(p: &Plan) -> Vec<(usize, usize)> {
     offs
 }
 
+/// Multiply-adds per gemm call when a product is split into row blocks so that Ctrl-C can stop
+/// it between blocks (about a tenth of a second on one core; products below it are one call).
+/// Tests use tiny blocks so that the split itself is checked.
+const BLOCK_WORK: usize = if cfg!(test) { 1 << 12 } else { 1 << 30 };
+/// The fewest rows per block, so that each call is still large enough for gemm.
+const MIN_BLOCK_ROWS: usize = if cfg!(test) { 2 } else { 256 };
+
 fn matmul_gemm<T: Element + num_traits::Zero + num_traits::One + 'static>(
     p: &Plan,
     da: &[T],
     db: &[T],
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     let (m, n, k) = (p.m, p.n, p.k);
-    let mut out = vec![T::zero(); crate::num_elements(&p.out_shape)];
+    let mut out = crate::alloc_zeros::<T>("MatMul", &p.out_shape)?;
     if m == 0 || n == 0 || k == 0 {
-        return out;
+        return Ok(out);
     }
     let ra = p.a.rank();
     let (a_rs, a_cs) = (p.a.strides()[ra - 2], p.a.strides()[ra - 1]);
     let (b_rs, b_cs) = (p.b.strides()[ra - 2], p.b.strides()[ra - 1]);
-    let parallelism = if m * n * k >= GEMM_PARALLEL_WORK {
+    let parallelism = if m.saturating_mul(n).saturating_mul(k) >= GEMM_PARALLEL_WORK {
         Parallelism::Rayon(rayon::current_num_threads())
     } else {
         Parallelism::None
     };
+    let rows = (BLOCK_WORK / n.saturating_mul(k).max(1))
+        .max(MIN_BLOCK_ROWS)
+        .min(m);
     for (bi, (oa, ob)) in batch_offsets(p).into_iter().enumerate() {
-        let dst = out[bi * m * n..].as_mut_ptr();
-        // SAFETY: `plan` checked the shapes; the offsets and strides describe elements inside
-        // `da` and `db` (views of their buffers), and `dst` has room for m·n elements.
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                dst,
-                1,
-                n as isize,
-                false,
-                da.as_ptr().add(oa),
-                a_cs,
-                a_rs,
-                db.as_ptr().add(ob),
-                b_cs,
-                b_rs,
-                T::zero(),
-                T::one(),
-                false,
-                false,
-                false,
-                parallelism,
-            );
+        for r0 in (0..m).step_by(rows) {
+            crate::interrupt::check("MatMul")?;
+            let block = rows.min(m - r0);
+            let dst = out[(bi * m + r0) * n..].as_mut_ptr();
+            // SAFETY: `plan` checked the shapes; the offsets and strides describe elements
+            // inside `da` and `db` (views of their buffers), row `r0` of this batch's `a` starts
+            // `r0 * a_rs` elements after `oa`, and `dst` has room for `block * n` elements.
+            unsafe {
+                gemm::gemm(
+                    block,
+                    n,
+                    k,
+                    dst,
+                    1,
+                    n as isize,
+                    false,
+                    da.as_ptr().offset(oa as isize + r0 as isize * a_rs),
+                    a_cs,
+                    a_rs,
+                    db.as_ptr().add(ob),
+                    b_cs,
+                    b_rs,
+                    T::zero(),
+                    T::one(),
+                    false,
+                    false,
+                    false,
+                    parallelism,
+                );
+            }
         }
     }
-    out
+    Ok(out)
 }
 
 fn matmul_int<
@@ -147,14 +164,15 @@ fn matmul_int<
     p: &Plan,
     da: &[T],
     db: &[T],
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     let (m, n, k) = (p.m, p.n, p.k);
     let ra = p.a.rank();
     let (a_rs, a_cs) = (p.a.strides()[ra - 2], p.a.strides()[ra - 1]);
     let (b_rs, b_cs) = (p.b.strides()[ra - 2], p.b.strides()[ra - 1]);
-    let mut out = Vec::with_capacity(crate::num_elements(&p.out_shape));
+    let mut out = crate::alloc::<T>("MatMul", &p.out_shape)?;
     for (oa, ob) in batch_offsets(p) {
         for i in 0..m {
+            crate::interrupt::check("MatMul")?;
             for j in 0..n {
                 let mut acc = T::zero();
                 for l in 0..k {
@@ -166,7 +184,7 @@ fn matmul_int<
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// `a @ b` over the last two axes, batch axes broadcast; `transpose_*` flips an operand's last
@@ -177,10 +195,10 @@ pub fn matmul(a: &Array, b: &Array, transpose_a: bool, transpose_b: bool) -> Res
     }
     let p = plan(a, b, transpose_a, transpose_b)?;
     let buf = match (p.a.buffer(), p.b.buffer()) {
-        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(matmul_gemm(&p, x, y)),
-        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(matmul_gemm(&p, x, y)),
-        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(matmul_int(&p, x, y)),
-        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(matmul_int(&p, x, y)),
+        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(matmul_gemm(&p, x, y)?),
+        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(matmul_gemm(&p, x, y)?),
+        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(matmul_int(&p, x, y)?),
+        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(matmul_int(&p, x, y)?),
         (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
             let r = matmul(
                 &cast(a, DType::F32)?,
@@ -221,5 +239,31 @@ mod tests {
             matmul(&ai, &ai, false, false).unwrap().to_vec::<i32>(),
             vec![7, 10, 15, 22]
         );
+    }
+
+    #[test]
+    fn products_split_into_row_blocks_match_the_naive_sum() {
+        // 10 rows of k = n = 32: blocks of 4, 4 and 2 rows (BLOCK_WORK is tiny in tests), in
+        // two batches, with `a` transposed so that the row stride is not the row length.
+        let (batches, m, k, n) = (2, 10, 32, 32);
+        let a_vals: Vec<f64> = (0..batches * k * m).map(|i| (i % 7) as f64 - 3.0).collect();
+        let b_vals: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64 * 0.5).collect();
+        let a = Array::from_vec(a_vals.clone(), &[batches, k, m]).unwrap();
+        let b = Array::from_vec(b_vals.clone(), &[k, n]).unwrap();
+        let got = matmul(&a, &b, true, false).unwrap().to_vec::<f64>();
+        for bi in 0..batches {
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f64 = (0..k)
+                        .map(|l| a_vals[(bi * k + l) * m + i] * b_vals[l * n + j])
+                        .sum();
+                    assert_eq!(
+                        got[(bi * m + i) * n + j],
+                        want,
+                        "batch {bi} row {i} col {j}"
+                    );
+                }
+            }
+        }
     }
 }

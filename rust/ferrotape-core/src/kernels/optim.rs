@@ -366,8 +366,8 @@ mod tests {
     fn adam_matches_the_rule_and_copies_a_shared_buffer_first() {
         let mut p = Array::from_vec(vec![1.0f64, -2.0], &[2]).unwrap();
         let shared = p.clone();
-        let mut m = Array::zeros(crate::DType::F64, &[2]);
-        let mut v = Array::zeros(crate::DType::F64, &[2]);
+        let mut m = Array::zeros("test", crate::DType::F64, &[2]).unwrap();
+        let mut v = Array::zeros("test", crate::DType::F64, &[2]).unwrap();
         let g = Array::from_vec(vec![0.5f64, 4.0], &[2]).unwrap();
         let step = AdamStep {
             alpha: 0.1,
@@ -417,6 +417,12 @@ mod tests {
             .map(|((w, g), v)| w + (v * 0.9 - g * 0.5))
             .collect();
         assert_eq!(p.to_vec::<f32>(), w);
-        assert!(sgd_update(&mut p, None, &Array::zeros(crate::DType::F32, &[3]), plain).is_err());
+        assert!(sgd_update(
+            &mut p,
+            None,
+            &Array::zeros("test", crate::DType::F32, &[3]).unwrap(),
+            plain
+        )
+        .is_err());
     }
 }

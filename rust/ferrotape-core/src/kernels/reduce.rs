@@ -183,6 +183,11 @@ pub fn axes_mask(op: &'static str, rank: usize, axes: Option<&[i64]>) -> Result<
 
 /// Reduces `a` over the axes marked in `mask` (see [`axes_mask`]).
 pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
+    // Reducing an empty axis leaves the others, which may be huge ([0, 2**20, 2**20] over
+    // axis 0): the output is checked like any allocation.
+    if a.is_empty() && mask.len() == a.rank() {
+        crate::check_alloc(op.name(), a.dtype(), &plan(a.shape(), mask, keepdims).0)?;
+    }
     let (buf, shape) = match a.buffer() {
         Buffer::F32(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;

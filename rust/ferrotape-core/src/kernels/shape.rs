@@ -3,37 +3,64 @@
 //! cut into `inner`-sized runs and the output is a list of run starts.
 
 use super::cast;
-use crate::{for_each_offset, num_elements, Array, Buffer, DType, Element, Error, Result, Shape};
+use crate::{
+    alloc, check_alloc, for_each_offset, num_elements, Array, Buffer, DType, Element, Error,
+    Result, Shape,
+};
 
-/// Copies the runs `data[s..s + inner]` for each start `s`, in order, into one buffer.
-fn copy_runs(a: &Array, starts: &[Option<usize>], inner: usize, fill: f64) -> Buffer {
-    fn typed<T: Element>(data: &[T], starts: &[Option<usize>], inner: usize, fill: f64) -> Vec<T> {
+/// Copies the runs `data[s..s + inner]` for each start `s`, in order, into one array of
+/// `out_shape` (checked and allocated here, fallibly: it may be far larger than `a`).
+fn copy_runs(
+    op: &'static str,
+    a: &Array,
+    starts: &[Option<usize>],
+    inner: usize,
+    fill: f64,
+    out_shape: &[usize],
+) -> Result<Array> {
+    fn typed<T: Element>(
+        op: &'static str,
+        data: &[T],
+        starts: &[Option<usize>],
+        inner: usize,
+        fill: f64,
+        out_shape: &[usize],
+    ) -> Result<Buffer> {
         let fill_value = T::from_f64(fill);
-        let mut out = Vec::with_capacity(starts.len() * inner);
+        let mut out = alloc(op, out_shape)?;
         for s in starts {
             match s {
                 Some(s) => out.extend_from_slice(&data[*s..*s + inner]),
                 None => out.extend(std::iter::repeat_n(fill_value, inner)),
             }
         }
-        out
+        Ok(T::into_buffer(out))
     }
     let a = a.contiguous();
-    crate::with_buffer!(a.buffer(), v => Element::into_buffer(typed(&v[a.offset()..], starts, inner, fill)))
+    let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, fill, out_shape))?;
+    Array::from_buffer(buf, out_shape)
 }
 
 /// Selects positions `index` along `axis` (`None` writes `fill`): the heart of gather and pad.
-pub fn take(a: &Array, axis: usize, index: &[Option<usize>], fill: f64) -> Array {
+pub fn take(
+    op: &'static str,
+    a: &Array,
+    axis: usize,
+    index: &[Option<usize>],
+    fill: f64,
+) -> Result<Array> {
     let shape = a.shape();
+    let mut out_shape: Shape = shape.into();
+    out_shape[axis] = index.len();
+    // Checked before the list of run starts, which is as long as the output has runs.
+    check_alloc(op, a.dtype(), &out_shape)?;
     let outer = num_elements(&shape[..axis]);
     let inner = num_elements(&shape[axis + 1..]);
     let d = shape[axis];
     let starts: Vec<Option<usize>> = (0..outer)
         .flat_map(|o| index.iter().map(move |i| i.map(|i| (o * d + i) * inner)))
         .collect();
-    let mut out_shape: Shape = shape.into();
-    out_shape[axis] = index.len();
-    Array::from_buffer(copy_runs(a, &starts, inner, fill), &out_shape).expect("sizes agree")
+    copy_runs(op, a, &starts, inner, fill, &out_shape)
 }
 
 fn check_index(op: &'static str, i: i64, d: usize) -> Result<usize> {
@@ -60,10 +87,11 @@ pub fn gather_nd(params: &Array, indices: &Array) -> Result<Array> {
     let (q, lead) = split_index_shape(OP, indices, params.rank())?;
     let idx = index_values(OP, indices)?;
     let inner = num_elements(&params.shape()[q..]);
-    let starts = flat_starts(OP, &idx, q, params.shape(), inner)?;
     let mut shape: Shape = lead.into();
     shape.extend_from_slice(&params.shape()[q..]);
-    Array::from_buffer(copy_runs(params, &starts, inner, 0.0), &shape)
+    check_alloc(OP, params.dtype(), &shape)?;
+    let starts = flat_starts(OP, &idx, q, params.shape(), inner)?;
+    copy_runs(OP, params, &starts, inner, 0.0, &shape)
 }
 
 fn split_index_shape<'a>(
@@ -137,8 +165,9 @@ pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<A
     }
     let inner = num_elements(&shape[q..]);
     let starts = flat_starts(OP, &index_values(OP, indices)?, q, shape, inner)?;
-    let mut out = Array::zeros(updates.dtype(), shape);
+    let mut out = Array::zeros(OP, updates.dtype(), shape)?;
     let upd = updates.contiguous();
+    // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
     match (buf, upd.buffer()) {
         (Buffer::F32(o), Buffer::F32(u)) => scatter_add(o, &u[upd.offset()..], &starts, inner),
@@ -190,7 +219,9 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
                 ),
             ));
         }
-        out_shape[axis] += a.shape()[axis];
+        out_shape[axis] = out_shape[axis]
+            .checked_add(a.shape()[axis])
+            .ok_or_else(|| Error::invalid(OP, "the concatenated axis is too long"))?;
     }
     let outer = num_elements(&first.shape()[..axis]);
     let parts: Vec<Array> = arrays.iter().map(|a| a.contiguous()).collect();
@@ -199,9 +230,9 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
         parts: &[Array],
         outer: usize,
         axis: usize,
-        total: usize,
-    ) -> Vec<T> {
-        let mut out = Vec::with_capacity(total);
+        out_shape: &[usize],
+    ) -> Result<Vec<T>> {
+        let mut out = alloc(OP, out_shape)?;
         for o in 0..outer {
             for p in parts {
                 let run = num_elements(&p.shape()[axis..]);
@@ -209,10 +240,9 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
                 out.extend_from_slice(&s[p.offset() + o * run..p.offset() + (o + 1) * run]);
             }
         }
-        out
+        Ok(out)
     }
-    let total = num_elements(&out_shape);
-    let buf = crate::with_buffer!(first.buffer(), tag => Element::into_buffer(typed(tag, &parts, outer, axis, total)));
+    let buf = crate::with_buffer!(first.buffer(), tag => Element::into_buffer(typed(tag, &parts, outer, axis, &out_shape)?));
     Array::from_buffer(buf, &out_shape)
 }
 
@@ -238,9 +268,13 @@ pub fn tile(a: &Array, multiples: &[usize]) -> Result<Array> {
         .shape()
         .iter()
         .zip(multiples)
-        .map(|(d, m)| d * m)
+        .map(|(d, m)| d.saturating_mul(*m))
         .collect();
-    view.broadcast_to(&target)?.contiguous().reshape(&out_shape)
+    // The interleaved target has the same count; checking the output shape names it.
+    check_alloc("Tile", a.dtype(), &out_shape)?;
+    view.broadcast_to(&target)?
+        .try_contiguous("Tile")?
+        .reshape(&out_shape)
 }
 
 /// TensorFlow's padding modes.
@@ -297,14 +331,16 @@ pub fn one_hot(
         ));
     }
     let idx = index_values(OP, indices)?;
-    let mut values = vec![off; idx.len() * depth];
+    let mut shape: Shape = indices.shape().into();
+    shape.push(depth);
+    // Built in float64 and cast: both copies must fit.
+    check_alloc(OP, dtype, &shape)?;
+    let mut values = crate::alloc_full(OP, &shape, off)?;
     for (row, &i) in idx.iter().enumerate() {
         if i >= 0 && (i as usize) < depth {
             values[row * depth + i as usize] = on;
         }
     }
-    let mut shape: Shape = indices.shape().into();
-    shape.push(depth);
     let last = Array::from_vec(values, &shape)?;
     let r = shape.len();
     let mut perm: Vec<usize> = (0..r - 1).collect();
@@ -314,13 +350,15 @@ pub fn one_hot(
 
 /// An identity matrix (rows × cols), repeated over `batch`.
 pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Array> {
-    let mut m = vec![0.0f64; rows * cols];
+    const OP: &str = "Eye";
+    let mut shape: Shape = batch.into();
+    shape.extend([rows, cols]);
+    check_alloc(OP, dtype, &shape)?;
+    let mut m = crate::alloc_zeros::<f64>(OP, &[rows, cols])?;
     for i in 0..rows.min(cols) {
         m[i * cols + i] = 1.0;
     }
     let mat = Array::from_vec(m, &[rows, cols])?;
-    let mut shape: Shape = batch.into();
-    shape.extend([rows, cols]);
     cast(&mat.broadcast_to(&shape)?.contiguous(), dtype)
 }
 
@@ -340,8 +378,18 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> 
             format!("Requires {rule}: {start}/{limit}"),
         ));
     }
-    let n = ((limit - start) / delta).ceil().max(0.0) as usize;
-    let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+    let count = ((limit - start) / delta).ceil().max(0.0);
+    // `as usize` saturates; a count past i64 (or infinite) is refused as a shape would be.
+    let n = count as usize;
+    if count.is_nan() || count >= 9.223_372_036_854_776e18 {
+        return Err(Error::invalid(
+            "Range",
+            format!("Shape [{count}] would have more than 2**63 - 1 elements"),
+        ));
+    }
+    check_alloc("Range", dtype, &[n])?;
+    let mut v = alloc::<f64>("Range", &[n])?;
+    v.extend((0..n).map(|i| start + i as f64 * delta));
     cast(&Array::from_vec(v, &[n])?, dtype)
 }
 
@@ -352,15 +400,15 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Array
     } else {
         0.0
     };
-    let v: Vec<f64> = (0..num)
-        .map(|i| {
-            if i + 1 == num && num > 1 {
-                stop
-            } else {
-                start + i as f64 * step
-            }
-        })
-        .collect();
+    check_alloc("LinSpace", dtype, &[num])?;
+    let mut v = alloc::<f64>("LinSpace", &[num])?;
+    v.extend((0..num).map(|i| {
+        if i + 1 == num && num > 1 {
+            stop
+        } else {
+            start + i as f64 * step
+        }
+    }));
     cast(&Array::from_vec(v, &[num])?, dtype)
 }
 
@@ -371,7 +419,11 @@ mod tests {
     #[test]
     fn pad_modes_match_tensorflow_examples() {
         let row = Array::from_vec(vec![1i32, 2, 3], &[3]).unwrap();
-        let padded = |mode| take(&row, 0, &pad_index(3, 2, 2, mode).unwrap(), 0.0).to_vec::<i32>();
+        let padded = |mode| {
+            take("Pad", &row, 0, &pad_index(3, 2, 2, mode).unwrap(), 0.0)
+                .unwrap()
+                .to_vec::<i32>()
+        };
         assert_eq!(padded(PadMode::Reflect), vec![3, 2, 1, 2, 3, 2, 1]);
         assert_eq!(padded(PadMode::Symmetric), vec![2, 1, 1, 2, 3, 3, 2]);
         assert_eq!(padded(PadMode::Constant), vec![0, 0, 1, 2, 3, 0, 0]);
@@ -429,8 +481,9 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
         .collect();
     let mut out_shape: Shape = shape.into();
     out_shape[axis] = d;
-    let mut out = Array::zeros(g.dtype(), &out_shape);
+    let mut out = Array::zeros(OP, g.dtype(), &out_shape)?;
     let src = g.contiguous();
+    // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
     match (buf, src.buffer()) {
         (Buffer::F32(o), Buffer::F32(s)) => add_runs(o, &s[src.offset()..], &starts, inner),
@@ -470,12 +523,13 @@ pub fn slice_scatter(
             ),
         ));
     }
-    let mut out = Array::zeros(src.dtype(), shape);
+    let mut out = Array::zeros("StridedSliceGrad", src.dtype(), shape)?;
     // Take the view's layout, then let the view go so the buffer is uniquely ours to write.
     let (strides, offset) = {
         let view = out.slice_view(begins, lens, steps);
         (view.strides().to_vec(), view.offset())
     };
+    // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
     crate::with_buffer!(buf, v => write_view(v, &strides, offset, src));
     Ok(out)

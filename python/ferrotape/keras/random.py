@@ -1,0 +1,147 @@
+"""``ft.keras.random``: Keras 3's seeded sampling.
+
+A ``seed`` is an int (the same numbers on every call, as Keras's stateless ops give), a
+``SeedGenerator`` (a new, reproducible draw on each call) or None (a draw from the global
+generator, which ``keras.utils.set_random_seed`` seeds).
+
+>>> import ferrotape as ft
+>>> a = ft.keras.random.normal([2], seed=3)
+>>> b = ft.keras.random.normal([2], seed=3)
+>>> bool(ft.reduce_all(a == b))
+True
+>>> gen = ft.keras.random.SeedGenerator(42)
+>>> first, second = (ft.keras.random.uniform([2], seed=gen) for _ in range(2))
+>>> bool(ft.reduce_all(first == second))
+False
+"""
+
+import random as _python_random
+
+import numpy as np
+
+from .. import _core
+from . import backend
+
+# Keras's SeedGenerator advances its state by this much per draw; any odd constant works, a
+# large one keeps the seeds of consecutive draws far apart.
+_SEED_STRIDE = 0x9E3779B97F4A7C15
+
+
+class SeedGenerator:
+    """Reproducible seeds for the random ops: each ``next()`` returns a new one."""
+
+    def __init__(self, seed=None, name=None, **kwargs):
+        del kwargs
+        if seed is None:
+            seed = _python_random.randint(0, 2**31 - 1)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"SeedGenerator: seed must be an int or None. Received: seed={seed!r}")
+        self.name = name or "seed_generator"
+        self._initial = int(seed)
+        self._draws = 0
+
+    def next(self, ordered=True):
+        del ordered
+        self._draws += 1
+        return (self._initial * 1_000_003 + self._draws * _SEED_STRIDE) % 2**63
+
+    def get_config(self):
+        return {"seed": self._initial, "name": self.name}
+
+
+def _rng(seed):
+    if seed is None:
+        return np.random.default_rng(_python_random.getrandbits(63))
+    if isinstance(seed, SeedGenerator):
+        return np.random.default_rng(seed.next())
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(
+            "keras.random: seed must be a non-negative int, a SeedGenerator or None. "
+            f"Received: seed={seed!r}"
+        )
+    return np.random.default_rng(int(seed))
+
+
+def _shape(shape, op):
+    shape = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
+    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
+        raise ValueError(f"{op}: shape must be a list of non-negative ints. Received: {shape!r}")
+    return [int(d) for d in shape]
+
+
+def _tensor(values, dtype):
+    return _core.constant(np.asarray(values), dtype=dtype or backend.floatx())
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Samples of a normal distribution."""
+    values = _rng(seed).normal(mean, stddev, size=_shape(shape, "normal"))
+    return _tensor(values, dtype)
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Samples uniform in ``[minval, maxval)``."""
+    values = _rng(seed).uniform(minval, maxval, size=_shape(shape, "uniform"))
+    return _tensor(values, dtype)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples redrawn until within two standard deviations of the mean."""
+    rng = _rng(seed)
+    values = rng.standard_normal(_shape(shape, "truncated_normal"))
+    outside = np.abs(values) > 2.0
+    while outside.any():
+        values[outside] = rng.standard_normal(int(outside.sum()))
+        outside = np.abs(values) > 2.0
+    return _tensor(mean + stddev * values, dtype)
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Integers uniform in ``[minval, maxval)``."""
+    if maxval <= minval:
+        raise ValueError(f"randint: maxval must exceed minval. Received: {minval}, {maxval}")
+    values = _rng(seed).integers(minval, maxval, size=_shape(shape, "randint"))
+    return _core.constant(values, dtype=dtype)
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """``inputs`` with a fraction ``rate`` of entries zeroed and the rest scaled by
+    ``1 / (1 - rate)`` (differentiable in ``inputs``)."""
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"dropout: rate must be in [0, 1). Received: rate={rate!r}")
+    inputs = _core.convert_to_tensor(inputs)
+    shape = inputs.shape.as_list() if noise_shape is None else _shape(noise_shape, "dropout")
+    keep = _rng(seed).uniform(size=shape) >= rate
+    mask = _core.constant(keep / (1.0 - rate), dtype=inputs.dtype)
+    return inputs * mask
+
+
+def shuffle(x, axis=0, seed=None):
+    """``x`` with its entries along ``axis`` in a random order."""
+    x = _core.convert_to_tensor(x)
+    order = _rng(seed).permutation(x.shape[axis])
+    return _core.gather(x, _core.constant(order, dtype="int32"), axis=axis)
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    """For each row of ``logits``, ``num_samples`` class indices drawn from its softmax."""
+    logits = np.asarray(_core.convert_to_tensor(logits).numpy(), dtype=np.float64)
+    if logits.ndim != 2:
+        raise ValueError(f"categorical: logits must be 2-D. Received shape {logits.shape}")
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    rng = _rng(seed)
+    samples = np.stack([rng.choice(len(p), size=int(num_samples), p=p) for p in probs])
+    return _core.constant(samples, dtype=dtype)
+
+
+__all__ = [
+    "SeedGenerator",
+    "categorical",
+    "dropout",
+    "normal",
+    "randint",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+]
