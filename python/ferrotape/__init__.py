@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 import contextlib as _contextlib
+import reprlib as _reprlib
 
 import numpy as _np
 
@@ -135,11 +136,31 @@ def where(condition, x=None, y=None, name=None):
 def strided_slice(input_, begin, end, strides=None, name=None):
     """``input_[begin[0]:end[0]:strides[0], ...]`` (without TensorFlow's bit masks)."""
     del name
-    strides = [1] * len(begin) if strides is None else strides
-    index = tuple(
-        _builtins.slice(int(b), int(e), int(s)) for b, e, s in zip(begin, end, strides, strict=True)
-    )
+    begin, end = _int_list("begin", begin), _int_list("end", end)
+    strides = [1] * len(begin) if strides is None else _int_list("strides", strides)
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(
+            f"strided_slice: begin, end and strides must have the same length, received "
+            f"{len(begin)}, {len(end)} and {len(strides)}"
+        )
+    if 0 in strides:
+        raise ValueError(f"strided_slice: strides must be non-zero, received strides={strides}")
+    index = tuple(_builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides, strict=True))
     return convert_to_tensor(input_)[index]
+
+
+def _int_list(name, values):
+    """A 1-D list of ints from a list, tuple, array or tensor (strided_slice's arguments)."""
+    array = _np.asarray(values.numpy() if hasattr(values, "numpy") else values, dtype=object)
+    items = array.reshape(-1).tolist() if array.ndim <= 1 else None
+    if items is None or not all(
+        isinstance(v, (_builtins.int, _np.integer)) and not isinstance(v, _builtins.bool)
+        for v in items
+    ):
+        raise ValueError(
+            f"strided_slice: {name} must be a list of ints, received {name}={_reprlib.repr(values)}"
+        )
+    return [_builtins.int(v) for v in items]
 
 
 def function(func=None, **kwargs):

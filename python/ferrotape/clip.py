@@ -1,7 +1,35 @@
 """Gradient clipping, composed exactly as TensorFlow composes it (so gradients through the
-clipping match TensorFlow's too)."""
+clipping match TensorFlow's too).
+
+``clip_norm`` must be a non-negative number: TensorFlow documents ``clip_norm > 0`` without
+checking it, and a negative one silently flips signs (``clip_by_norm``) or turns clipping off
+(``clip_by_global_norm``); NaN makes every value NaN. Both are refused here.
+"""
+
+import numpy as np
 
 from . import _core
+
+
+def _floating(who, t):
+    try:
+        t = _core.convert_to_tensor(t)
+    except TypeError as e:
+        raise TypeError(f"{who}: {e}") from None
+    if not t.dtype.is_floating:
+        raise TypeError(f"{who}: expected a floating-point tensor, received dtype {t.dtype.name}")
+    return t
+
+
+def _check_clip_norm(who, clip_norm, dtype):
+    clip_norm = _core.cast(clip_norm, dtype)
+    value = clip_norm.numpy()
+    if value.shape != () or not value >= 0:  # not >= catches NaN
+        raise ValueError(
+            f"{who}: clip_norm must be a non-negative scalar. Received: "
+            f"clip_norm={value.tolist()!r}"
+        )
+    return clip_norm
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
@@ -9,19 +37,33 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     ``clip_norm`` (over ``axes``, or all of it). A zero tensor stays zero, with a finite
     gradient (the norm is only taken where the sum of squares is positive)."""
     del name
-    t = _core.convert_to_tensor(t)
+    t = _floating("clip_by_norm", t)
+    clip_norm = _check_clip_norm("clip_by_norm", clip_norm, t.dtype)
     l2sum = _core.reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
     safe = _core.select(positive, l2sum, _core.ones_like(l2sum))
     l2norm = _core.select(positive, _core.sqrt(safe), l2sum)
-    clip_norm = _core.cast(clip_norm, t.dtype)
     return _core.identity(t * clip_norm / _core.maximum(l2norm, clip_norm))
+
+
+def _tensor_list(who, t_list):
+    if isinstance(t_list, (_core.Tensor, _core.Variable, np.ndarray, str)) or not hasattr(
+        t_list, "__iter__"
+    ):
+        raise TypeError(
+            f"{who}: t_list should be a list or tuple of tensors, received {type(t_list).__name__}"
+        )
+    tensors = [None if t is None else _floating(who, t) for t in t_list]
+    dtypes = sorted({t.dtype.name for t in tensors if t is not None})
+    if len(dtypes) > 1:
+        raise TypeError(f"{who}: every tensor must have the same dtype, received {dtypes}")
+    return tensors
 
 
 def global_norm(t_list, name=None):
     """sqrt(sum of squares of every tensor in ``t_list``); ``None`` entries are skipped."""
     del name
-    parts = [_core.reduce_sum(t * t) for t in t_list if t is not None]
+    parts = [_core.reduce_sum(t * t) for t in _tensor_list("global_norm", t_list) if t is not None]
     if not parts:
         return _core.constant(0.0)
     return _core.sqrt(_core.add_n(parts))
@@ -31,10 +73,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scales every tensor by ``clip_norm / max(global_norm, clip_norm)``; returns the
     clipped list (``None`` entries kept) and the global norm."""
     del name
-    t_list = list(t_list)
+    t_list = _tensor_list("clip_by_global_norm", t_list)
     norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)
     one = _core.ones_like(norm)
-    clip = _core.cast(clip_norm, norm.dtype)
+    clip = _check_clip_norm("clip_by_global_norm", clip_norm, norm.dtype)
     scale = clip * _core.minimum(one / norm, one / clip)
     clipped = [
         None if t is None else _core.identity(t * _core.cast(scale, t.dtype)) for t in t_list

@@ -6,6 +6,16 @@ dispatch; iteration hands out ferrotape tensors, and ``map`` functions receive a
 ferrotape tensors, as in TensorFlow. Everything runs eagerly on the calling thread; ``prefetch``
 is accepted and does nothing.
 
+A dataset is a recipe: each ``iter()`` starts a fresh pipeline, and no transformation keeps
+per-iteration state on the dataset itself, so two iterators over one dataset never disturb each
+other. ``cache`` is the one shared state: as in TensorFlow, each iterator that starts before the
+cache is complete reads its input into a list of its own, and the first to finish a whole pass
+publishes it; later iterators read the published list.
+
+Cardinalities follow ``tf.data``: a count, ``INFINITE_CARDINALITY`` (-1) or
+``UNKNOWN_CARDINALITY`` (-2); ``Model.fit`` refuses an infinite dataset without
+``steps_per_epoch``.
+
 >>> import numpy as np, ferrotape as ft
 >>> ds = ft.data.Dataset.from_tensor_slices((np.arange(5.0), np.arange(5))).batch(2)
 >>> [(x.shape.as_list(), y.dtype.name) for x, y in ds]
@@ -13,27 +23,39 @@ is accepted and does nothing.
 """
 
 import itertools
+import numbers
+import reprlib
 
 import numpy as np
 
-from . import _core, nest
+from . import _core, dtypes, nest
 
 AUTOTUNE = -1
-INFINITE = -1
-UNKNOWN = -2
+INFINITE_CARDINALITY = INFINITE = -1
+UNKNOWN_CARDINALITY = UNKNOWN = -2
 
 
 # As in tf.data, tuples and dicts are structure; lists are values (converted to tensors).
-def _flatten(element):
-    return nest.flatten(element, sequences=tuple)
+def _flatten(element, who="Dataset"):
+    return nest.flatten_for(element, tuple, who)
 
 
-def _pack(structure, flat):
-    return nest.pack_sequence_as(structure, flat, sequences=tuple)
+def _pack(structure, flat, who="Dataset"):
+    return nest.pack_for(structure, flat, tuple, who)
 
 
-def _map_structure(fn, element):
-    return nest.map_structure(fn, element, sequences=tuple)
+def _map_structure(fn, element, who="Dataset"):
+    return nest.map_for(fn, (element,), tuple, True, who)
+
+
+def _int_arg(who, name, value):
+    """A Python int from an int, a numpy integer or a scalar integer tensor (TF's int64
+    arguments); anything else is a TypeError naming the argument."""
+    if isinstance(value, (_core.Tensor, _core.Variable, np.ndarray)) and not np.shape(value):
+        value = np.asarray(value)[()]
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise TypeError(f"{who}: {name} must be an integer, received {name}={reprlib.repr(value)}")
 
 
 def _as_numpy(value):
@@ -51,6 +73,23 @@ def _to_numpy(element):
     return _map_structure(_as_numpy, element)
 
 
+def _exhaust(iterator):
+    for _ in iterator:
+        pass
+    yield from ()
+
+
+def _scalar_bool(value):
+    """``filter``'s predicate result as a bool; it must be a scalar, as in TensorFlow."""
+    array = np.asarray(value)
+    if array.shape != ():
+        raise ValueError(
+            f"Dataset.filter: the predicate must return a scalar boolean, received a value of "
+            f"shape {array.shape}"
+        )
+    return bool(array)
+
+
 class Dataset:
     """A re-iterable sequence of elements built from a source and transformations."""
 
@@ -63,22 +102,28 @@ class Dataset:
     def from_tensor_slices(tensors, name=None):
         """Slices every component along its first axis: element i holds row i of each."""
         del name
-        components = [_as_numpy(c) for c in _flatten(tensors)]
+        who = "Dataset.from_tensor_slices"
+        components = [_as_numpy(c) for c in _flatten(tensors, who)]
         if not components:
-            raise ValueError("from_tensor_slices: expected at least one component")
+            raise ValueError(
+                f"{who}: expected at least one component, received {reprlib.repr(tensors)}"
+            )
         sizes = {c.shape[0] if c.ndim else None for c in components}
         if None in sizes:
-            raise ValueError("from_tensor_slices: components must have at least one dimension")
+            raise ValueError(
+                f"{who}: every component needs at least one dimension to slice, received shapes "
+                f"{[c.shape for c in components]}"
+            )
         if len(sizes) != 1:
             raise ValueError(
-                f"from_tensor_slices: all components must have the same first dimension, "
-                f"received {sorted(sizes)}"
+                f"{who}: all components must have the same first dimension, received "
+                f"{sorted(sizes)}"
             )
         (n,) = sizes
 
         def rows():
             for i in range(n):
-                yield _pack(tensors, [c[i] for c in components])
+                yield _pack(tensors, [c[i] for c in components], who)
 
         return Dataset(rows, n)
 
@@ -91,12 +136,22 @@ class Dataset:
 
     @staticmethod
     def range(*args, **kwargs):
-        """Like Python's ``range``, with int64 elements."""
-        dtype = kwargs.pop("output_type", "int64")
-        values = range(*args)
-        return Dataset(
-            lambda: (np.asarray(v, dtype=np.dtype(str(dtype))) for v in values), len(values)
-        )
+        """Like Python's ``range``, with int64 elements (``output_type`` to change it)."""
+        dtype = np.dtype(dtypes.as_dtype(kwargs.pop("output_type", "int64")).name)
+        kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError(f"Dataset.range: unexpected arguments {sorted(kwargs)}")
+        if not 1 <= len(args) <= 3:
+            raise TypeError(
+                f"Dataset.range: expected 1 to 3 arguments (start, stop, step), received "
+                f"{len(args)}"
+            )
+        names = ("stop",) if len(args) == 1 else ("start", "stop", "step")
+        bounds = [_int_arg("Dataset.range", n, a) for n, a in zip(names, args, strict=False)]
+        if len(bounds) == 3 and bounds[2] == 0:
+            raise ValueError("Dataset.range: step must not be zero, received step=0")
+        values = range(*bounds)
+        return Dataset(lambda: (np.asarray(v, dtype=dtype) for v in values), len(values))
 
     # ------------------------------------------------------------------ iteration
     def __iter__(self):
@@ -111,8 +166,10 @@ class Dataset:
         return _core.constant(self._length, dtype="int64")
 
     def __len__(self):
+        if self._length == INFINITE:
+            raise TypeError("The dataset is infinite.")  # TensorFlow's messages
         if self._length < 0:
-            raise TypeError("The dataset length is unknown or infinite.")
+            raise TypeError("The dataset length is unknown.")
         return self._length
 
     # ------------------------------------------------------------------ transformations
@@ -127,8 +184,12 @@ class Dataset:
         """Stacks consecutive elements into batches of ``batch_size`` (the last may be short
         unless ``drop_remainder``)."""
         del num_parallel_calls, deterministic, name
+        batch_size = _int_arg("Dataset.batch", "batch_size", batch_size)
         if batch_size < 1:
-            raise ValueError(f"batch: batch_size must be positive, received {batch_size}")
+            raise ValueError(
+                f"Dataset.batch: batch_size must be greater than zero, received "
+                f"batch_size={batch_size}"
+            )
 
         def batches():
             it = self._make_iterator()
@@ -136,8 +197,7 @@ class Dataset:
                 chunk = list(itertools.islice(it, batch_size))
                 if not chunk or (drop_remainder and len(chunk) < batch_size):
                     return
-                columns = zip(*(_flatten(e) for e in chunk), strict=True)
-                yield _pack(chunk[0], [np.stack(c) for c in columns])
+                yield _stack(chunk, "Dataset.batch")
 
         n = self._length
         if n >= 0:
@@ -172,14 +232,22 @@ class Dataset:
         """Shuffles with a buffer of ``buffer_size`` elements (uniform when it holds them all).
         With a seed, the order is reproducible; by default each iteration reshuffles."""
         del name
+        buffer_size = _int_arg("Dataset.shuffle", "buffer_size", buffer_size)
         if buffer_size < 1:
-            raise ValueError(f"shuffle: buffer_size must be positive, received {buffer_size}")
+            raise ValueError(
+                f"Dataset.shuffle: buffer_size must be greater than zero, received "
+                f"buffer_size={buffer_size}"
+            )
+        if seed is not None:
+            seed = _int_arg("Dataset.shuffle", "seed", seed)
         epochs = itertools.count()
-        base = np.random.SeedSequence(seed).entropy if seed is not None else None
+        # Without a seed, entropy is drawn once here, so that reshuffle_each_iteration=False
+        # repeats one order, as in TensorFlow (a fresh generator per pass reshuffled anyway).
+        base = np.random.SeedSequence(seed).entropy
 
         def shuffled():
             epoch = next(epochs) if reshuffle_each_iteration else 0
-            rng = np.random.default_rng(None if base is None else [base, epoch])
+            rng = np.random.default_rng([base, epoch])
             buffer = []
             for element in self._make_iterator():
                 if len(buffer) < buffer_size:
@@ -201,6 +269,11 @@ class Dataset:
             for element in self._make_iterator():
                 tensors = _to_tensors(element)
                 out = map_func(*tensors) if isinstance(tensors, tuple) else map_func(tensors)
+                if out is None:
+                    raise TypeError(
+                        "Dataset.map: map_func returned None; it must return a tensor or a "
+                        "tuple/dict of tensors"
+                    )
                 yield _to_numpy(out)
 
         return Dataset(mapped, self._length)
@@ -212,27 +285,68 @@ class Dataset:
             for element in self._make_iterator():
                 tensors = _to_tensors(element)
                 keep = predicate(*tensors) if isinstance(tensors, tuple) else predicate(tensors)
-                if bool(keep):
+                if _scalar_bool(keep):
                     yield element
 
         return Dataset(kept, UNKNOWN)
 
+    def zip(*datasets, name=None):  # noqa: N805 - a static and an instance method, as in TF
+        """Elements of several datasets side by side, as a tuple (or the structure given:
+        ``Dataset.zip((a, (b, c)))`` or ``a.zip(b)``); ends with the shortest."""
+        del name
+        structure = datasets[0] if len(datasets) == 1 else datasets
+        parts = nest.flatten_for(structure, (tuple, dict), "Dataset.zip")
+        if not parts or not all(isinstance(d, Dataset) for d in parts):
+            raise TypeError(
+                f"Dataset.zip: expected datasets (or a tuple/dict of them), received "
+                f"{reprlib.repr(datasets)}"
+            )
+
+        def zipped():
+            for flat in zip(*(d._make_iterator() for d in parts), strict=False):
+                yield nest.pack_for(structure, list(flat), (tuple, dict), "Dataset.zip")
+
+        return Dataset(zipped, _min_cardinality([d._length for d in parts]))
+
+    def concatenate(self, dataset, name=None):
+        """The elements of this dataset, then those of ``dataset``."""
+        del name
+        if not isinstance(dataset, Dataset):
+            raise TypeError(
+                f"Dataset.concatenate: expected a Dataset, received {type(dataset).__name__}"
+            )
+        a, b = self._length, dataset._length
+        length = INFINITE if INFINITE in (a, b) else UNKNOWN if UNKNOWN in (a, b) else a + b
+        return Dataset(
+            lambda: itertools.chain(self._make_iterator(), dataset._make_iterator()), length
+        )
+
     def repeat(self, count=None, name=None):
         """Repeats the dataset ``count`` times (forever when ``None`` or -1)."""
         del name
+        if count is not None:
+            count = _int_arg("Dataset.repeat", "count", count)
         forever = count is None or count < 0
 
         def repeated():
             for _ in itertools.count() if forever else range(count):
                 yield from self._make_iterator()
 
+        # TF's RepeatDatasetOp: 0 if either is 0, infinite when forever, else the product (the
+        # unknown and infinite cardinalities stay as they are).
         n = self._length
-        length = INFINITE if forever and n != 0 else (n * count if n >= 0 else n)
-        return Dataset(repeated, 0 if n == 0 else length)
+        if n == 0 or count == 0:
+            length = 0
+        elif forever:
+            length = INFINITE
+        else:
+            length = n * count if n >= 0 else n
+        return Dataset(repeated, length)
 
     def take(self, count, name=None):
         """The first ``count`` elements (all of them when ``count`` is -1)."""
         del name
+        count = _int_arg("Dataset.take", "count", count)
         if count < 0:
             n = self._length
         elif self._length == UNKNOWN:
@@ -245,12 +359,17 @@ class Dataset:
         return Dataset(lambda: itertools.islice(self._make_iterator(), stop), n)
 
     def skip(self, count, name=None):
+        """All but the first ``count`` elements (none of them when ``count`` is -1)."""
         del name
+        count = _int_arg("Dataset.skip", "count", count)
+        if count < 0:  # TF: a negative count skips the whole dataset
+            return Dataset(lambda: _exhaust(self._make_iterator()), min(self._length, 0))
         n = max(self._length - count, 0) if self._length >= 0 else self._length
         return Dataset(lambda: itertools.islice(self._make_iterator(), count, None), n)
 
     def enumerate(self, start=0, name=None):
         del name
+        start = _int_arg("Dataset.enumerate", "start", start)
 
         def numbered():
             for i, element in enumerate(self._make_iterator(), start):
@@ -288,8 +407,46 @@ class Dataset:
 
     def prefetch(self, buffer_size, name=None):
         """Accepted for compatibility; the pipeline runs eagerly on the calling thread."""
-        del buffer_size, name
+        del name
+        buffer_size = _int_arg("Dataset.prefetch", "buffer_size", buffer_size)
+        if buffer_size < AUTOTUNE:
+            raise ValueError(
+                f"Dataset.prefetch: buffer_size must be AUTOTUNE (-1) or non-negative, received "
+                f"buffer_size={buffer_size}"
+            )
         return self
 
 
-__all__ = ["AUTOTUNE", "Dataset", "INFINITE", "UNKNOWN"]
+def _stack(chunk, who):
+    """One batch from a list of elements of the same structure and shapes."""
+    flats = [_flatten(e, who) for e in chunk]
+    if any(len(f) != len(flats[0]) for f in flats):
+        raise ValueError(f"{who}: the elements do not all have the same structure")
+    columns = []
+    for column in zip(*flats, strict=True):
+        shapes = {np.shape(c) for c in column}
+        if len(shapes) > 1:
+            raise ValueError(
+                f"{who}: cannot batch elements of different shapes {sorted(shapes)}; map them to "
+                f"one shape first"
+            )
+        columns.append(np.stack(column))
+    return _pack(chunk[0], columns, who)
+
+
+def _min_cardinality(lengths):
+    """``zip``'s cardinality: the shortest, unknown if any is, infinite if all are."""
+    finite = [n for n in lengths if n >= 0]
+    if finite:
+        return min(finite)
+    return UNKNOWN if UNKNOWN in lengths else INFINITE
+
+
+__all__ = [
+    "AUTOTUNE",
+    "Dataset",
+    "INFINITE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN",
+    "UNKNOWN_CARDINALITY",
+]

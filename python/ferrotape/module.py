@@ -3,35 +3,59 @@
 import contextlib
 import re
 
+from . import nest
 from ._core import Variable
+
+_END = object()
 
 
 def _leaves(value):
-    """Variables and Modules inside one attribute value (lists, tuples, dicts sorted by key)."""
-    if isinstance(value, (Variable, Module)):
-        yield value
-    elif isinstance(value, dict):
-        for key in sorted(value, key=str):
-            yield from _leaves(value[key])
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _leaves(item)
+    """Variables and Modules inside one attribute value (lists, tuples, dicts sorted by key),
+    with an explicit stack: a container met again (a list holding itself) adds nothing, and a
+    nest deeper than ``nest.MAX_DEPTH`` is refused with a ValueError instead of overflowing."""
+    stack = [iter((value,))]
+    open_containers = set()  # ids of the containers on the stack (cycles)
+    owners = [None]
+    while stack:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+            open_containers.discard(owners.pop())
+            continue
+        if isinstance(item, (Variable, Module)):
+            yield item
+        elif isinstance(item, (dict, list, tuple)):
+            if id(item) in open_containers:
+                continue
+            if len(stack) > nest.MAX_DEPTH:
+                raise ValueError(
+                    f"Module: an attribute is nested more than {nest.MAX_DEPTH} levels deep"
+                )
+            children = [item[k] for k in sorted(item, key=str)] if isinstance(item, dict) else item
+            open_containers.add(id(item))
+            owners.append(id(item))
+            stack.append(iter(children))
 
 
 def _walk(module, seen):
     """TensorFlow's order: a module's own attributes (sorted by name) first, then each
-    submodule found, recursively."""
-    submodules = []
-    for name in sorted(vars(module)):
-        for leaf in _leaves(vars(module)[name]):
-            if id(leaf) in seen:
-                continue
-            seen.add(id(leaf))
-            yield leaf
-            if isinstance(leaf, Module):
-                submodules.append(leaf)
-    for sub in submodules:
-        yield from _walk(sub, seen)
+    submodule found, depth first (an explicit stack: chains of modules can be long)."""
+    stack = [iter([module])]
+    while stack:
+        current = next(stack[-1], _END)
+        if current is _END:
+            stack.pop()
+            continue
+        submodules = []
+        for name in sorted(vars(current)):
+            for leaf in _leaves(vars(current)[name]):
+                if id(leaf) in seen:
+                    continue
+                seen.add(id(leaf))
+                yield leaf
+                if isinstance(leaf, Module):
+                    submodules.append(leaf)
+        stack.append(iter(submodules))
 
 
 class Module:

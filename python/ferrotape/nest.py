@@ -1,8 +1,26 @@
 """Flattening and re-packing of nested structures (lists, tuples, namedtuples, dicts), the way
 ``tf.nest`` does it: dicts flatten in sorted key order, everything else is a leaf. ``sequences``
-says which sequence types are structure (``tf.data`` treats lists as values)."""
+says which sequence types are structure (``tf.data`` treats lists as values).
+
+User structures can be arbitrarily deep (``x = [x]`` in a loop), so nothing here recurses: the
+walks keep their own stack, and a structure nested more than ``MAX_DEPTH`` (100) levels is
+refused with a ValueError naming the function. TensorFlow raises RecursionError there and numpy
+a ValueError (more than 64 dimensions). No real structure comes near 100 levels, and the bound
+is what keeps the recursive helpers that run after a nest has been checked (Keras's shape
+walks, repr) well inside Python's recursion limit of 1,000 frames.
+
+>>> flatten({"b": [1, (2, 3)], "a": 0})
+[0, 1, 2, 3]
+>>> map_structure(lambda x, y: x + y, (1, [2]), (10, [20]))
+(11, [22])
+"""
+
+import reprlib
 
 SEQUENCES = (list, tuple)
+MAX_DEPTH = 100
+
+_END = object()
 
 
 def _is_namedtuple(x):
@@ -13,58 +31,175 @@ def is_nested(x):
     return isinstance(x, (list, tuple, dict))
 
 
-# No real structure comes near this depth (TensorFlow's tensors have at most 254 axes); a
-# deeper one is refused with a clear error instead of exhausting Python's recursion limit or
-# the native stack of the code that converts it.
-MAX_DEPTH = 254
+def _sorted_keys(mapping, who):
+    try:
+        return sorted(mapping)
+    except TypeError:
+        raise TypeError(
+            f"{who}: dict keys must be sortable (they flatten in sorted order), received keys "
+            f"{reprlib.repr(list(mapping))}"
+        ) from None
 
 
-def _too_deep(function):
+def _children(node, sequences, who):
+    """The children of a structure node in flattening order, or None for a leaf."""
+    if isinstance(node, dict):
+        return [node[k] for k in _sorted_keys(node, who)]
+    if isinstance(node, sequences):
+        return node
+    return None
+
+
+def _too_deep(who):
     return ValueError(
-        f"{function}: the structure is nested more than {MAX_DEPTH} levels deep; nested lists, "
-        "tuples and dicts that deep cannot be a structure of tensors"
+        f"{who}: the structure is nested more than {MAX_DEPTH} levels deep (a list or tuple "
+        f"that contains itself, or a nest built in a loop?)"
     )
 
 
-def flatten(structure, sequences=SEQUENCES):
-    """The leaves of ``structure`` in order (dict values in sorted key order)."""
-    leaves = []
-    # An explicit stack of (value, depth), last item on top, so depth costs no recursion.
-    stack = [(structure, 0)]
+def _walk(structure, sequences, who):
+    """Yields ``(True, node)`` for each structure node and ``(False, leaf)`` for each leaf, in
+    flattening (pre-)order, with an explicit stack."""
+    stack = [iter((structure,))]
     while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children = [value[k] for k in sorted(value)]
-        elif isinstance(value, sequences):
-            children = list(value)
-        else:
-            leaves.append(value)
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
             continue
-        if depth >= MAX_DEPTH:
-            raise _too_deep("nest.flatten")
-        stack.extend((child, depth + 1) for child in reversed(children))
-    return leaves
+        children = _children(item, sequences, who)
+        if children is None:
+            yield False, item
+            continue
+        if len(stack) > MAX_DEPTH:
+            raise _too_deep(who)
+        yield True, item
+        stack.append(iter(children))
+
+
+def flatten(structure, sequences=SEQUENCES):
+    """The leaves of ``structure`` in order."""
+    return flatten_for(structure, sequences, "nest.flatten")
+
+
+def flatten_for(structure, sequences, who):
+    """``flatten`` whose errors name ``who`` (the public function that flattens)."""
+    if not isinstance(structure, (dict, sequences)):
+        return [structure]
+    return [x for is_node, x in _walk(structure, sequences, who) if not is_node]
+
+
+def _rebuild(node, built):
+    """A node of ``node``'s type holding the ``built`` children (in flattening order)."""
+    if isinstance(node, dict):
+        by_key = dict(zip(sorted(node), built, strict=True))
+        return type(node)((k, by_key[k]) for k in node)
+    if _is_namedtuple(node):
+        return type(node)(*built)
+    return type(node)(built)
 
 
 def pack_sequence_as(structure, flat, sequences=SEQUENCES):
     """``structure`` with its leaves replaced, in order, by the items of ``flat``."""
-    it = iter(flat)
-
-    def build(s, depth):
-        if depth > MAX_DEPTH and isinstance(s, (dict, *sequences)):
-            raise _too_deep("nest.pack_sequence_as")
-        if isinstance(s, dict):
-            built = {k: build(s[k], depth + 1) for k in sorted(s)}
-            return type(s)((k, built[k]) for k in s)
-        if _is_namedtuple(s):
-            return type(s)(*(build(x, depth + 1) for x in s))
-        if isinstance(s, sequences):
-            return type(s)(build(x, depth + 1) for x in s)
-        return next(it)
-
-    return build(structure, 0)
+    return pack_for(structure, flat, sequences, "nest.pack_sequence_as")
 
 
-def map_structure(fn, structure, sequences=SEQUENCES):
-    flat = [fn(x) for x in flatten(structure, sequences)]
-    return pack_sequence_as(structure, flat, sequences)
+def pack_for(structure, flat, sequences, who):
+    """``pack_sequence_as`` whose errors name ``who``."""
+    flat = list(flat)
+    leaves = iter(flat)
+    used = 0
+    root = []
+    stack = [(None, iter((structure,)), root)]  # (node, its children left, children built)
+    while stack:
+        node, children, built = stack[-1]
+        child = next(children, _END)
+        if child is _END:
+            stack.pop()
+            if stack:
+                stack[-1][2].append(_rebuild(node, built))
+            continue
+        grandchildren = _children(child, sequences, who)
+        if grandchildren is None:
+            built.append(next(leaves, None))
+            used += 1
+        elif len(stack) > MAX_DEPTH:
+            raise _too_deep(who)
+        else:
+            stack.append((child, iter(grandchildren), []))
+    if used != len(flat):
+        raise ValueError(
+            f"{who}: could not pack the sequence: the structure has {used} leaves but the flat "
+            f"sequence has {len(flat)} items"
+        )
+    return root[0]
+
+
+def _shape_of_node(node, check_types):
+    if isinstance(node, dict):
+        return ("dict", tuple(sorted(node, key=repr)))
+    kind = type(node) if check_types else "sequence"
+    return (kind, len(node))
+
+
+def assert_same_structure(nest1, nest2, check_types=True):
+    """Raises ValueError (TypeError for differing sequence types) unless both structures have
+    the same nesting, lengths and dict keys."""
+    _assert_same(nest1, nest2, check_types, SEQUENCES, "nest.assert_same_structure")
+
+
+def _assert_same(nest1, nest2, check_types, sequences, who):
+    walks = (_walk(nest1, sequences, who), _walk(nest2, sequences, who))
+    for a, b in _zip_longest(*walks):
+        if a is None or b is None or a[0] != b[0]:
+            raise ValueError(
+                f"{who}: the two structures don't have the same nested structure. First "
+                f"structure: {_short(nest1)}, second structure: {_short(nest2)}"
+            )
+        if not a[0]:
+            continue
+        sa, sb = _shape_of_node(a[1], check_types), _shape_of_node(b[1], check_types)
+        if sa == sb:
+            continue
+        if sa[0] != sb[0] and not isinstance(sa[0], str) and not isinstance(sb[0], str):
+            raise TypeError(
+                f"{who}: the two structures don't have the same sequence type: "
+                f"{sa[0].__name__} and {sb[0].__name__}"
+            )
+        raise ValueError(
+            f"{who}: the two structures don't have the same nested structure. First "
+            f"structure: {_short(nest1)}, second structure: {_short(nest2)}"
+        )
+
+
+def _zip_longest(a, b):
+    while True:
+        x, y = next(a, None), next(b, None)
+        if x is None and y is None:
+            return
+        yield x, y
+
+
+def _short(structure):
+    return reprlib.repr(structure)
+
+
+def map_structure(fn, *structures, sequences=SEQUENCES, check_types=True):
+    """``fn`` applied to the leaves of the structures (all of the same structure), packed in
+    the structure of the first."""
+    return map_for(fn, structures, sequences, check_types, "nest.map_structure")
+
+
+def map_for(fn, structures, sequences, check_types, who):
+    """``map_structure`` whose errors name ``who``."""
+    if not callable(fn):
+        raise TypeError(f"{who}: fn must be callable, received {reprlib.repr(fn)}")
+    if not structures:
+        raise ValueError(f"{who}: expected at least one structure")
+    for other in structures[1:]:
+        _assert_same(structures[0], other, check_types, sequences, who)
+    flats = [flatten_for(s, sequences, who) for s in structures]
+    results = [fn(*leaves) for leaves in zip(*flats, strict=True)]
+    return pack_for(structures[0], results, sequences, who)
+
+
+__all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]

@@ -1,5 +1,10 @@
 """``ft.nn``: activations, softmax, cross-entropies and a few layer helpers."""
 
+import operator
+import reprlib
+
+import numpy as np
+
 from . import _core
 from ._core import sigmoid, tanh
 from ._core.nn import (
@@ -23,7 +28,18 @@ swish = silu
 
 def bias_add(value, bias, data_format=None, name=None):
     """``value + bias`` with ``bias`` along the last axis."""
-    del data_format, name
+    del name
+    if data_format not in (None, "NHWC", "N...C", "channels_last"):
+        raise ValueError(
+            f"bias_add: only channels-last data formats are supported, received "
+            f"data_format={data_format!r}"
+        )
+    value, bias = _core.convert_to_tensor(value), _core.convert_to_tensor(bias)
+    if bias.ndim != 1 or value.ndim < 1 or value.shape[-1] != bias.shape[0]:
+        raise ValueError(
+            f"bias_add: bias must be 1-D with as many entries as the last dimension of value; "
+            f"received value.shape={list(value.shape)}, bias.shape={list(bias.shape)}"
+        )
     return _core.add(value, bias)
 
 
@@ -48,8 +64,12 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeros elements with probability ``rate`` and scales the rest by 1 / (1 - rate)."""
     del name
     x = _core.convert_to_tensor(x)
-    if not 0 <= rate < 1:
-        raise ValueError(f"dropout: rate must be in [0, 1), received {rate}")
+    if isinstance(rate, (_core.Tensor, _core.Variable)):
+        rate = float(rate)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate < 1:
+        raise ValueError(
+            f"dropout: rate must be a number in [0, 1), received rate={reprlib.repr(rate)}"
+        )
     shape = x.shape if noise_shape is None else noise_shape
     keep = _core.random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return x * _core.cast(keep, x.dtype) / (1.0 - rate)
@@ -60,9 +80,7 @@ def _spatial(op, name, value, default=None):
     ``(height, width)``."""
     if value is None:
         value = default
-    if isinstance(value, int):
-        return (value, value)
-    values = [int(v) for v in value]
+    values = _positive_ints(op, name, value)
     if len(values) == 1:
         return (values[0], values[0])
     if len(values) == 2:
@@ -74,6 +92,21 @@ def _spatial(op, name, value, default=None):
             )
         return (values[1], values[2])
     raise ValueError(f"{op}: {name} must be an int or a list of 1, 2 or 4 ints, received {value}")
+
+
+def _positive_ints(op, name, value):
+    """An int or a sequence of ints, each at least 1, as a list."""
+    items = [value] if isinstance(value, (int, np.integer)) else value
+    try:
+        values = [operator.index(v) for v in items]
+    except TypeError:
+        values = None
+    if values is None or any(v < 1 for v in values):
+        raise ValueError(
+            f"{op}: {name} must be a positive int or a list of 1, 2 or 4 positive ints, "
+            f"received {name}={reprlib.repr(value)}"
+        )
+    return values
 
 
 def _nhwc(op, data_format):
@@ -121,7 +154,13 @@ def conv2d_transpose(
     """The transpose (the input gradient) of ``conv2d``; ``filters`` is ``[h, w, out, in]``."""
     del name
     _nhwc("conv2d_transpose", data_format)
-    output_shape = [int(d) for d in _core.convert_to_tensor(output_shape).numpy().reshape(-1)]
+    output_shape = _core.convert_to_tensor(output_shape).numpy()
+    if output_shape.shape != (4,) or output_shape.dtype.kind not in "iu":
+        raise ValueError(
+            f"conv2d_transpose: output_shape must be 4 ints (NHWC), received "
+            f"{output_shape.tolist()!r}"
+        )
+    output_shape = [int(d) for d in output_shape]
     return _core.nn.conv2d_backprop_input_nhwc(
         output_shape,
         filters,

@@ -1,11 +1,20 @@
 """``ft.norm``: vector and matrix norms composed from differentiable ops."""
 
 import math
+import reprlib
+
+import numpy as np
 
 from . import _core
 
 
 def _vector_norm(x, ord, axis, keepdims):
+    if isinstance(ord, bool):
+        raise ValueError(
+            f"norm: ord must be 'euclidean', 'fro', inf or a positive number, got {ord!r}"
+        )
+    if ord == math.inf and _is_empty(x):
+        ord = 1  # the max of nothing is -inf; a norm of nothing is 0 (both sums are 0)
     if ord in ("euclidean", "fro", 2, 2.0):
         return _core.sqrt(_core.reduce_sum(x * x, axis, keepdims=keepdims))
     if ord in (1, 1.0):
@@ -19,8 +28,32 @@ def _vector_norm(x, ord, axis, keepdims):
     raise ValueError(f"norm: ord must be 'euclidean', 'fro', inf or a positive number, got {ord!r}")
 
 
+def _is_empty(x):
+    return 0 in x.shape
+
+
+def _axis(x, axis):
+    """A checked axis (in range, as a non-negative int)."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise ValueError(
+            f"norm: axis must be None, an int or a pair of distinct ints, received "
+            f"axis={reprlib.repr(axis)}"
+        )
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(
+            f"norm: axis {axis} is out of range for a tensor of rank {x.ndim} (shape "
+            f"{list(x.shape)})"
+        )
+    return int(axis) % x.ndim
+
+
 def _matrix_norm(x, ord, axis, keepdims):
-    rows, cols = (a % x.ndim for a in axis)
+    rows, cols = (_axis(x, a) for a in axis)
+    if rows == cols:
+        raise ValueError(f"norm: the two axes must be distinct, received axis={tuple(axis)}")
+    if ord in (1, 1.0, math.inf) and _is_empty(x):
+        # Column or row sums of nothing have no max (-inf); the norm of nothing is 0.
+        return _core.reduce_sum(_core.abs(x), [rows, cols], keepdims=keepdims)
     if ord in ("euclidean", "fro"):
         return _core.sqrt(_core.reduce_sum(x * x, [rows, cols], keepdims=keepdims))
     if ord in (1, 1.0, math.inf):
@@ -39,9 +72,18 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     norm's gradient at 0 is NaN, as TensorFlow's is."""
     del name
     x = _core.convert_to_tensor(tensor)
+    if not x.dtype.is_floating:
+        raise TypeError(f"norm: expected a floating-point tensor, received dtype {x.dtype.name}")
     keepdims = bool(keepdims)
     if isinstance(axis, (list, tuple)) and len(axis) == 2:
         return _matrix_norm(x, ord, axis, keepdims)
     if isinstance(axis, (list, tuple)) and len(axis) == 1:
         axis = axis[0]
+    elif isinstance(axis, (list, tuple)):
+        raise ValueError(
+            f"norm: axis must be None, an int or a pair of distinct ints, received "
+            f"axis={reprlib.repr(axis)}"
+        )
+    if axis is not None:
+        axis = _axis(x, axis)
     return _vector_norm(x, ord, axis, keepdims)

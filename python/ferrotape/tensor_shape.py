@@ -1,4 +1,12 @@
-"""``ft.TensorShape``: a tuple of ints with TensorFlow's helpers (``as_list``, ``rank``)."""
+"""``ft.TensorShape``: a tuple of ints with TensorFlow's helpers (``as_list``, ``rank``).
+
+A dimension may be None (unknown), as in TensorFlow, for shapes that describe many tensors
+(Keras's ``(None, 3)``); every tensor's own shape is fully known. A shape of unknown rank
+(``TensorShape(None)``) is not supported.
+"""
+
+import operator
+import reprlib
 
 
 class TensorShape(tuple):
@@ -13,7 +21,9 @@ class TensorShape(tuple):
     __slots__ = ()
 
     def __new__(cls, dims=()):
-        return super().__new__(cls, (int(d) for d in dims))
+        if type(dims) is tuple and all(type(d) is int and d >= 0 for d in dims):
+            return super().__new__(cls, dims)  # the bindings' call: plain non-negative ints
+        return super().__new__(cls, _checked_dims(dims))
 
     def as_list(self):
         return list(self)
@@ -29,18 +39,21 @@ class TensorShape(tuple):
         return list(self)
 
     def num_elements(self):
+        """The number of elements, None if a dimension is unknown."""
         n = 1
         for d in self:
+            if d is None:
+                return None
             n *= d
         return n
 
     def is_fully_defined(self):
-        return True
+        return None not in self
 
     def __eq__(self, other):
         try:
-            return tuple(self) == tuple(int(d) for d in other)
-        except TypeError:
+            return tuple(self) == _checked_dims(other)
+        except (TypeError, ValueError):
             return NotImplemented
 
     def __ne__(self, other):
@@ -58,3 +71,29 @@ class TensorShape(tuple):
 
     def __str__(self):
         return tuple.__repr__(tuple(self))
+
+
+def _checked_dims(dims):
+    """``dims`` as a tuple of non-negative ints or None (an int is one dimension, as in TF)."""
+    if dims is None:
+        raise ValueError(
+            "TensorShape: shapes of unknown rank are not supported (every ferrotape tensor has "
+            "a known shape); received dims=None"
+        )
+    if isinstance(dims, str) or not hasattr(dims, "__iter__"):
+        dims = (dims,)
+    out = []
+    for d in dims:
+        try:
+            d = None if d is None else operator.index(d)
+        except TypeError:
+            raise TypeError(
+                f"TensorShape: dimension value must be an integer or None, received "
+                f"{reprlib.repr(d)}"
+            ) from None
+        if d is not None and d < 0:
+            raise ValueError(
+                f"TensorShape: dimension {d} must be >= 0, received dims={reprlib.repr(dims)}"
+            )
+        out.append(d)
+    return tuple(out)

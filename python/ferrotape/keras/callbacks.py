@@ -24,11 +24,13 @@ import json
 import math
 import numbers
 import os
+import reprlib
 import sys
 import warnings
 
 import numpy as np
 
+from .. import nest
 from .utils import ProgressBar
 
 __all__ = [
@@ -233,20 +235,15 @@ class CallbackList(Callback):
 
 
 def _flatten_callbacks(callbacks):
+    """A callback, or (nested) lists of them, as a flat list (Keras 3 flattens too)."""
     if callbacks is None:
         return []
-    if isinstance(callbacks, Callback):
-        return [callbacks]
-    flat = []
-    for callback in callbacks:
-        if isinstance(callback, (list, tuple)):
-            flat.extend(_flatten_callbacks(callback))
-        elif isinstance(callback, Callback):
-            flat.append(callback)
-        else:
+    flat = nest.flatten_for(callbacks, (list, tuple), "callbacks")
+    for callback in flat:
+        if not isinstance(callback, Callback):
             raise TypeError(
                 "CallbackList: callbacks must be ft.keras.callbacks.Callback instances, "
-                f"received {callback!r}"
+                f"received {reprlib.repr(callback)}"
             )
     return flat
 

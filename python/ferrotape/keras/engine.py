@@ -22,6 +22,7 @@ import functools
 import inspect
 import math
 import re
+import reprlib
 import sys
 import threading
 import warnings
@@ -798,7 +799,7 @@ class Layer(Module):
             raise TypeError(
                 f"{type(self).__name__}.__call__: expected the inputs as the first argument"
             )
-        if _holds_keras_tensor(inputs):
+        if _holds_keras_tensor(inputs, f"{type(self).__name__} {self.name!r}"):
             return self._symbolic_call(inputs, rest, kwargs)
         inputs = self._converted_inputs(inputs)
         context = _CONTEXT
@@ -915,14 +916,15 @@ class Layer(Module):
         return cls(**config)
 
 
-def _holds_keras_tensor(value):
+def _holds_keras_tensor(value, who="Layer"):
+    """Whether a (nested) input holds a symbolic tensor. The walk is nest's, without
+    recursion and bounded in depth, so every later recursive helper sees a shallow nest."""
     if isinstance(value, KerasTensor):
         return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_keras_tensor(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_keras_tensor(v) for v in value.values())
-    return False
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    leaves = nest.flatten_for(value, (list, tuple), who)
+    return any(isinstance(leaf, KerasTensor) for leaf in leaves)
 
 
 # ----------------------------------------------------------------------------- Input
@@ -961,6 +963,27 @@ class _Node:
         return [v for v in nest.flatten(self.inputs) if isinstance(v, KerasTensor)]
 
 
+def _checked_shape(name, shape):
+    """A shape argument as a tuple of non-negative ints or None (Keras's standardize_shape)."""
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
+        raise ValueError(
+            f"InputLayer: cannot convert {reprlib.repr(shape)} to a shape; expected a tuple of "
+            f"ints or None. "
+            f"Received: {name}={reprlib.repr(shape)}"
+        )
+    for dim in shape:
+        is_int = isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)
+        if dim is not None and (not is_int or dim < 0):
+            raise ValueError(
+                f"InputLayer: cannot convert {reprlib.repr(tuple(shape))} to a shape: found the "
+                f"entry {reprlib.repr(dim)}; dimensions are non-negative ints or None. "
+                f"Received: {name}={reprlib.repr(shape)}"
+            )
+    return tuple(shape)
+
+
 class InputLayer(Layer):
     """The entry point of a model: holds the input's batch shape and passes inputs through."""
 
@@ -987,10 +1010,10 @@ class InputLayer(Layer):
                 raise ValueError("InputLayer: you must pass a `shape` argument")
             if isinstance(shape, int):
                 shape = (shape,)
-            batch_shape = (batch_size,) + tuple(shape)
+            batch_shape = (batch_size, *_checked_shape("shape", shape))
         elif shape is not None:
             raise ValueError("InputLayer: pass `shape` or `batch_shape`, not both")
-        self.batch_shape = _plain_shape(tuple(batch_shape))
+        self.batch_shape = _plain_shape(_checked_shape("batch_shape", batch_shape))
         object.__setattr__(self, "built", True)
         object.__setattr__(self, "_build_input_shape", self.batch_shape)
         object.__setattr__(self, "_output_shape", self.batch_shape)

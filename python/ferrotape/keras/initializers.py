@@ -15,7 +15,9 @@ values (as in Keras 3), whatever the global seed.
 """
 
 import math
+import operator
 import re
+import reprlib
 
 import numpy as np
 
@@ -47,10 +49,10 @@ def _as_dtype(dtype):
 
 def _shape(shape, who):
     try:
-        dims = tuple(int(d) for d in shape)
+        dims = tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(
-            f"{who}: expected a shape (a sequence of ints), received {shape!r}"
+            f"{who}: expected a shape (a sequence of ints), received {reprlib.repr(shape)}"
         ) from None
     if any(d < 0 for d in dims):
         raise ValueError(f"{who}: dimensions must be non-negative, received shape={dims}")

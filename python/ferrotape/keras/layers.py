@@ -15,6 +15,7 @@ TensorShape([2, 3])
 """
 
 import inspect
+import reprlib
 
 import numpy as np
 
@@ -60,22 +61,35 @@ def _split_activation(activation):
 
 def _pair(layer, what, value):
     """Keras's int-or-tuple spatial arguments as a pair of positive ints."""
-    if isinstance(value, (int, np.integer)):
-        value = (int(value), int(value))
-    value = tuple(int(v) for v in value)
-    if len(value) != 2 or min(value) < 1:
+    pair = (value, value) if _is_int(value) else value
+    if (
+        not isinstance(pair, (tuple, list))
+        or len(pair) != 2
+        or not all(_is_int(v) and v >= 1 for v in pair)
+    ):
         raise ValueError(
-            f"{type(layer).__name__}: {what} must be a positive int or a pair of them, "
-            f"received {value}"
+            f"{type(layer).__name__}: {what} must be a positive int or a pair of them. "
+            f"Received: {what}={reprlib.repr(value)}"
         )
-    return value
+    return (int(pair[0]), int(pair[1]))
+
+
+def _float_arg(who, name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise ValueError(f"{who}: {name} must be a number. Received: {name}={reprlib.repr(value)}")
+    return float(value)
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _padding(layer, padding):
     padding = str(padding).lower()
     if padding not in ("same", "valid"):
         raise ValueError(
-            f"{type(layer).__name__}: padding must be 'same' or 'valid', received {padding!r}"
+            f"{type(layer).__name__}: padding must be 'same' or 'valid'. "
+            f"Received: padding={padding!r}"
         )
     return padding
 
@@ -98,6 +112,12 @@ def _expect_rank(layer, input_shape, rank):
 
 
 def _known_dim(layer, input_shape, axis, what):
+    if len(input_shape) < 2:
+        raise ValueError(
+            f"Input 0 of layer {layer.name!r} ({type(layer).__name__}) is incompatible with the "
+            f"layer: expected min_ndim=2, found ndim={len(input_shape)}. "
+            f"Full shape received: {tuple(input_shape)}"
+        )
     dim = input_shape[axis]
     if dim is None:
         raise ValueError(
@@ -156,8 +176,11 @@ class Dense(_KernelLayer):
         **kwargs,
     ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if not isinstance(units, (int, np.integer)) or units < 1:
-            raise ValueError(f"Dense: units must be a positive integer, received {units!r}")
+        if not _is_int(units) or units < 1:
+            raise ValueError(
+                f"{type(self).__name__}: received an invalid value for `units`, expected a "
+                f"positive integer. Received: units={reprlib.repr(units)}"
+            )
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -284,10 +307,13 @@ class Conv2D(_Conv2DBase):
         bias_constraint=None,
         **kwargs,
     ):
-        if not isinstance(filters, (int, np.integer)) or filters < 1:
-            raise ValueError(f"Conv2D: filters must be a positive integer, received {filters!r}")
+        if not _is_int(filters) or filters < 1:
+            raise ValueError(
+                f"{type(self).__name__}: received an invalid value for `filters`, expected a "
+                f"positive integer. Received: filters={reprlib.repr(filters)}"
+            )
         if groups != 1:
-            raise ValueError(f"Conv2D: only groups=1 is supported, received {groups}")
+            raise ValueError(f"Conv2D: only groups=1 is supported. Received: groups={groups!r}")
         self.filters = int(filters)
         self.groups = 1
         super().__init__(
@@ -343,10 +369,10 @@ class DepthwiseConv2D(_Conv2DBase):
         bias_constraint=None,
         **kwargs,
     ):
-        if not isinstance(depth_multiplier, (int, np.integer)) or depth_multiplier < 1:
+        if not _is_int(depth_multiplier) or depth_multiplier < 1:
             raise ValueError(
-                f"DepthwiseConv2D: depth_multiplier must be a positive integer, "
-                f"received {depth_multiplier!r}"
+                f"DepthwiseConv2D: depth_multiplier must be a positive integer. "
+                f"Received: depth_multiplier={depth_multiplier!r}"
             )
         self.depth_multiplier = int(depth_multiplier)
         super().__init__(
@@ -498,15 +524,23 @@ class BatchNormalization(_Normalization):
         super().__init__(**kwargs)
         if isinstance(axis, (list, tuple)):
             if len(axis) != 1:
-                raise ValueError(f"BatchNormalization: only one axis is supported, received {axis}")
+                raise ValueError(
+                    f"BatchNormalization: only one axis is supported. Received: axis={axis!r}"
+                )
             axis = axis[0]
+        if not _is_int(axis):
+            raise ValueError(f"BatchNormalization: axis must be an int. Received: axis={axis!r}")
         self.axis = int(axis)
-        self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        self.momentum = _float_arg("BatchNormalization", "momentum", momentum)
+        self.epsilon = _float_arg("BatchNormalization", "epsilon", epsilon)
         if not 0.0 <= self.momentum <= 1.0:
-            raise ValueError(f"BatchNormalization: momentum must be in [0, 1], received {momentum}")
-        if self.epsilon <= 0:
-            raise ValueError(f"BatchNormalization: epsilon must be positive, received {epsilon}")
+            raise ValueError(
+                f"BatchNormalization: momentum must be in [0, 1]. Received: momentum={momentum!r}"
+            )
+        if not self.epsilon > 0:  # NaN too
+            raise ValueError(
+                f"BatchNormalization: epsilon must be positive. Received: epsilon={epsilon!r}"
+            )
         self.center = bool(center)
         self.scale = bool(scale)
         self.beta_initializer = initializers.get(beta_initializer)
@@ -694,6 +728,13 @@ class Reshape(Layer):
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
+        if not isinstance(target_shape, (tuple, list)) or not all(
+            _is_int(d) and (d >= 1 or d == -1) for d in target_shape
+        ):
+            raise ValueError(
+                f"Reshape: target_shape must be a tuple of positive ints (one may be -1). "
+                f"Received: target_shape={reprlib.repr(target_shape)}"
+            )
         self.target_shape = tuple(int(d) for d in target_shape)
         if sum(d == -1 for d in self.target_shape) > 1:
             raise ValueError(
@@ -753,6 +794,12 @@ class Embedding(Layer):
         super().__init__(**kwargs)
         if mask_zero:
             raise ValueError("Embedding: mask_zero=True is not supported (ferrotape has no masks)")
+        if not (_is_int(input_dim) and _is_int(output_dim) and input_dim > 0 and output_dim > 0):
+            raise ValueError(
+                "Embedding: both `input_dim` and `output_dim` should be positive integers. "
+                f"Received: input_dim={reprlib.repr(input_dim)} and "
+                f"output_dim={reprlib.repr(output_dim)}"
+            )
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer)

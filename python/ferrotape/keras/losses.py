@@ -64,6 +64,29 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     return x1, x2
 
 
+def _same_rank(function, y_true, y_pred):
+    """``squeeze_or_expand_to_same_rank``, then a check that the shapes broadcast, so that a
+    mismatch names the loss rather than the subtraction inside it."""
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    _check_broadcast(
+        function,
+        "`y_true` and `y_pred`",
+        tuple(y_true.shape),
+        tuple(y_pred.shape),
+        f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}",
+    )
+    return y_true, y_pred
+
+
+def _check_broadcast(function, what, shape_1, shape_2, received):
+    try:
+        np.broadcast_shapes(shape_1, shape_2)
+    except ValueError:
+        raise ValueError(
+            f"{function}: {what} have incompatible shapes. Received: {received}"
+        ) from None
+
+
 def _check_same_shape(function, y_true, y_pred):
     if len(y_true.shape) != len(y_pred.shape):
         raise ValueError(
@@ -88,21 +111,21 @@ def _check_axis(function, axis):
 def mean_squared_error(y_true, y_pred):
     """``mean((y_true - y_pred) ** 2, axis=-1)``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("mean_squared_error", y_true, y_pred)
     return ft.reduce_mean(ft.square(y_true - y_pred), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
     """``mean(abs(y_true - y_pred), axis=-1)``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("mean_absolute_error", y_true, y_pred)
     return ft.reduce_mean(ft.abs(y_true - y_pred), axis=-1)
 
 
 def mean_absolute_percentage_error(y_true, y_pred):
     """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), 1e-7)), axis=-1)``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("mean_absolute_percentage_error", y_true, y_pred)
     relative = ft.abs((y_true - y_pred) / ft.maximum(ft.abs(y_true), EPSILON))
     return ft.reduce_mean(relative, axis=-1) * 100.0
 
@@ -110,7 +133,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
 def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean((log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)) ** 2, axis=-1)``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("mean_squared_logarithmic_error", y_true, y_pred)
     log_pred = ft.math.log(ft.maximum(y_pred, EPSILON) + 1.0)
     log_true = ft.math.log(ft.maximum(y_true, EPSILON) + 1.0)
     return ft.reduce_mean(ft.square(log_pred - log_true), axis=-1)
@@ -120,7 +143,7 @@ def huber(y_true, y_pred, delta=1.0):
     """Mean over the last axis of ``0.5 * e ** 2`` where ``|e| <= delta`` and
     ``delta * |e| - 0.5 * delta ** 2`` elsewhere, with ``e = y_pred - y_true``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("huber", y_true, y_pred)
     delta = float(delta)
     error = y_pred - y_true
     abs_error = ft.abs(error)
@@ -133,7 +156,7 @@ def log_cosh(y_true, y_pred):
     """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed as
     ``x + softplus(-2x) - log(2)`` so that large errors do not overflow."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("log_cosh", y_true, y_pred)
     error = y_pred - y_true
     return ft.reduce_mean(error + ft.nn.softplus(error * -2.0) - math.log(2.0), axis=-1)
 
@@ -141,14 +164,14 @@ def log_cosh(y_true, y_pred):
 def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("poisson", y_true, y_pred)
     return ft.reduce_mean(y_pred - y_true * ft.math.log(y_pred + EPSILON), axis=-1)
 
 
 def kl_divergence(y_true, y_pred):
     """``sum(t * log(t / p), axis=-1)`` with both clipped to ``[1e-7, 1]``."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("kl_divergence", y_true, y_pred)
     y_true = ft.clip_by_value(y_true, EPSILON, 1.0)
     y_pred = ft.clip_by_value(y_pred, EPSILON, 1.0)
     return ft.reduce_sum(y_true * ft.math.log(y_true / y_pred), axis=-1)
@@ -158,7 +181,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)``: -1 for the same
     direction, 0 for orthogonal vectors."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("cosine_similarity", y_true, y_pred)
     y_true = _l2_normalize(y_true, axis)
     y_pred = _l2_normalize(y_pred, axis)
     return -ft.reduce_sum(y_true * y_pred, axis=axis)
@@ -183,7 +206,7 @@ def _hinge_labels(y_true):
 def hinge(y_true, y_pred):
     """``mean(max(1 - y_true * y_pred, 0), axis=-1)``, labels -1/1 (0/1 are converted)."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("hinge", y_true, y_pred)
     y_true = _hinge_labels(y_true)
     return ft.reduce_mean(ft.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
@@ -191,7 +214,7 @@ def hinge(y_true, y_pred):
 def squared_hinge(y_true, y_pred):
     """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``, labels -1/1 (0/1 are converted)."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("squared_hinge", y_true, y_pred)
     y_true = _hinge_labels(y_true)
     return ft.reduce_mean(ft.square(ft.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
@@ -199,7 +222,7 @@ def squared_hinge(y_true, y_pred):
 def categorical_hinge(y_true, y_pred):
     """``max(0, 1 + max((1 - y_true) * y_pred) - sum(y_true * y_pred))`` over the last axis."""
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    y_true, y_pred = _same_rank("categorical_hinge", y_true, y_pred)
     positive = ft.reduce_sum(y_true * y_pred, axis=-1)
     negative = ft.reduce_max((1.0 - y_true) * y_pred, axis=-1)
     return ft.maximum(negative - positive + 1.0, 0.0)
@@ -338,7 +361,7 @@ def _apply_mask(sample_weight, mask, dtype, reduction):
 
 
 def reduce_weighted_values(
-    values, sample_weight=None, mask=None, reduction="sum_over_batch_size", dtype=None
+    values, sample_weight=None, mask=None, reduction="sum_over_batch_size", dtype=None, who="Loss"
 ):
     """Keras's reduction: weights (``sample_weight`` broadcast against ``values``, merged
     with ``mask``), then ``"sum"`` or ``"sum_over_batch_size"`` (the sum divided by the number
@@ -350,6 +373,13 @@ def reduce_weighted_values(
     sample_weight = _apply_mask(sample_weight, mask, values.dtype, reduction)
     if sample_weight is not None:
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
+        _check_broadcast(
+            who,
+            "`sample_weight` and the per-sample losses",
+            tuple(sample_weight.shape),
+            tuple(values.shape),
+            f"sample_weight.shape={tuple(sample_weight.shape)}, losses.shape={tuple(values.shape)}",
+        )
         values = values * sample_weight
     if reduction is None or reduction == "none":
         return values
@@ -406,6 +436,7 @@ class Loss:
             mask=self._mask(y_true, y_pred),
             reduction=self.reduction,
             dtype=self._dtype,
+            who=type(self).__name__,
         )
 
     def call(self, y_true, y_pred):

@@ -50,7 +50,7 @@ def _np_squeeze_or_expand(x1, x2):
     return x1, x2
 
 
-def _reduce_to_samplewise(values, sample_weight, reduce_fn):
+def _reduce_to_samplewise(values, sample_weight, reduce_fn, who="Metric"):
     """Keras's ``reduce_to_samplewise_values`` in numpy: weights broadcast against the values
     (which are first reduced to the weights' rank), then one value per sample."""
     if sample_weight is not None:
@@ -58,7 +58,13 @@ def _reduce_to_samplewise(values, sample_weight, reduce_fn):
         weight_ndim = sample_weight.ndim
         if values.ndim > weight_ndim:
             values = reduce_fn(values, axis=tuple(range(weight_ndim, values.ndim)))
-        sample_weight = np.broadcast_to(sample_weight, values.shape)
+        try:
+            sample_weight = np.broadcast_to(sample_weight, values.shape)
+        except ValueError:
+            raise ValueError(
+                f"{who}: `sample_weight` cannot be broadcast to the values' shape. Received: "
+                f"sample_weight.shape={sample_weight.shape}, values.shape={values.shape}"
+            ) from None
         values = values * sample_weight
         if weight_ndim > 1:
             sample_weight = reduce_fn(sample_weight, axis=tuple(range(1, weight_ndim)))
@@ -157,7 +163,7 @@ class Sum(Metric):
 
     def update_state(self, values, sample_weight=None):
         weights = None if sample_weight is None else _numpy(sample_weight)
-        values, _ = _reduce_to_samplewise(_numpy(values), weights, np.sum)
+        values, _ = _reduce_to_samplewise(_numpy(values), weights, np.sum, self.name)
         self.total.assign_add(float(values.sum()))
 
     def result(self):
@@ -176,7 +182,7 @@ class Mean(Metric):
 
     def update_state(self, values, sample_weight=None):
         weights = None if sample_weight is None else _numpy(sample_weight)
-        values, weights = _reduce_to_samplewise(_numpy(values), weights, np.mean)
+        values, weights = _reduce_to_samplewise(_numpy(values), weights, np.mean, self.name)
         if weights is not None:
             count = float(weights.sum())
         else:
@@ -221,22 +227,23 @@ class MeanMetricWrapper(Mean):
 # ------------------------------------------------------------- per-sample values
 
 
-def _pred_and_true(y_true, y_pred):
-    """``y_pred`` as a tensor, ``y_true`` as a tensor of its dtype, ranks matched."""
+def _pred_and_true(y_true, y_pred, who):
+    """``y_pred`` as a tensor, ``y_true`` as a tensor of its dtype, ranks matched and shapes
+    checked (a mismatch names ``who``)."""
     y_pred = _losses._tensor(y_pred)
     y_true = _losses._tensor(y_true, y_pred.dtype)
-    return _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    return _losses._same_rank(who, y_true, y_pred)
 
 
 def accuracy(y_true, y_pred):
     """The fraction of entries (over the last axis) where ``y_pred == y_true``."""
-    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    y_true, y_pred = _pred_and_true(y_true, y_pred, "accuracy")
     return ft.reduce_mean(ft.cast(ft.equal(y_true, y_pred), ft.float32), axis=-1)
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """The fraction (over the last axis) of ``(y_pred > threshold) == y_true``."""
-    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    y_true, y_pred = _pred_and_true(y_true, y_pred, "binary_accuracy")
     predicted = ft.cast(y_pred > threshold, y_true.dtype)
     return ft.reduce_mean(ft.cast(ft.equal(y_true, predicted), ft.float32), axis=-1)
 
@@ -279,6 +286,11 @@ class BinaryAccuracy(MeanMetricWrapper):
     """How often ``y_pred > threshold`` matches the binary labels."""
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        if threshold is not None and not 0 < threshold < 1:
+            raise ValueError(
+                "BinaryAccuracy: invalid value for argument `threshold`. Expected a value in "
+                f"interval (0, 1). Received: threshold={threshold}"
+            )
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
 
@@ -318,7 +330,7 @@ class RootMeanSquaredError(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = _pred_and_true(y_true, y_pred)
+        y_true, y_pred = _pred_and_true(y_true, y_pred, "RootMeanSquaredError")
         super().update_state(ft.square(y_pred - y_true), sample_weight=sample_weight)
 
     def result(self):

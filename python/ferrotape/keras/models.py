@@ -17,6 +17,7 @@ True
 import inspect
 import math
 import re
+import reprlib
 import shutil
 import textwrap
 import time
@@ -139,17 +140,23 @@ def _is_loss_object(fn):
 
 
 def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
-    """A scalar loss: Loss objects reduce themselves; loss functions return per-sample values
-    that are weighted and averaged here (Keras's "sum_over_batch_size")."""
+    """A scalar loss: Loss objects reduce themselves; a loss function (a name given to compile,
+    or the user's) is treated as Keras 3's compile treats it, as a ``LossFunctionWrapper``:
+    ``y_true`` and ``y_pred`` brought to the same rank, the per-sample values weighted by
+    ``sample_weight`` squeezed or expanded to their rank (so weights of shape ``(N, 1)`` weight
+    per-sample values of shape ``(N,)`` instead of broadcasting to ``(N, N)``), then averaged
+    ("sum_over_batch_size")."""
+    from . import losses
+
     if is_loss_object:
         if sample_weight is None:
             return fn(y_true, y_pred)
         return fn(y_true, y_pred, sample_weight=sample_weight)
-    from . import losses
-
-    # The same weighting and reduction as a Loss object (Keras wraps a loss function given to
-    # compile in one): a (batch, 1) sample_weight lines up with (batch,) per-sample values.
-    return losses.reduce_weighted_values(fn(y_true, y_pred), sample_weight)
+    y_true, y_pred = losses._tensor(y_true), losses._tensor(y_pred)
+    y_true, y_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    values = losses._tensor(fn(y_true, y_pred))
+    who = getattr(fn, "__name__", "loss")
+    return losses.reduce_weighted_values(values, sample_weight=sample_weight, who=who)
 
 
 class _CompiledLoss:
@@ -252,7 +259,15 @@ class _ArrayBatches:
         self.arrays = [_as_array(a) for a in nest.flatten(self.structure)]
         sizes = {a.shape[0] if a.ndim else None for a in self.arrays}
         if None in sizes:
-            raise ValueError(f"{who}: every input array needs a batch (first) dimension")
+            scalars = [
+                n
+                for n, v in zip(("x", "y", "sample_weight"), self.structure, strict=False)
+                if None in _leaf_sizes(v)
+            ]
+            raise ValueError(
+                f"{who}: every input array needs a batch (first) dimension; received a scalar "
+                f"in `{scalars[0]}`"
+            )
         if len(sizes) != 1:
             parts = [
                 f"'{n}' sizes: {_leaf_sizes(v)}"
@@ -308,13 +323,10 @@ class _IterableBatches:
         from .. import data
 
         self.source = source
-        self.steps = None
-        self.infinite = isinstance(source, data.Dataset) and source._length == data.INFINITE
-        try:
-            steps = len(source)
-            self.steps = steps if steps >= 0 else None
-        except TypeError:
-            pass
+        # A generator's length is unknown; a Dataset knows its cardinality (or that it is
+        # infinite, which needs a step count: see _EpochIterator).
+        self.cardinality = source._length if isinstance(source, data.Dataset) else data.UNKNOWN
+        self.steps = self.cardinality if self.cardinality >= 0 else None
         self.who = who
 
     def batches(self):
@@ -345,17 +357,19 @@ def _make_batches(x, y, sample_weight, batch_size, shuffle, who, class_weight=No
                 f"yield (x, y, sample_weight) from the dataset instead"
             )
         return _IterableBatches(x, who)
-    x, y, sample_weight = (_numbers_as_array(v) for v in (x, y, sample_weight))
+    x, y, sample_weight = (_numbers_as_array(v, who) for v in (x, y, sample_weight))
     if class_weight is not None and y is not None:
         sample_weight = _class_sample_weights(y, class_weight, sample_weight, who)
     return _ArrayBatches(x, y, sample_weight, batch_size, shuffle, who)
 
 
-def _numbers_as_array(value):
+def _numbers_as_array(value, who):
     """A (nested) list of plain numbers is one array; lists holding arrays are structures
-    (several inputs or outputs)."""
+    (several inputs or outputs). Every user structure passes here first, so its depth is
+    checked here (nest's bound), naming the method."""
+    leaves = nest.flatten_for(value, (list, tuple), who)
     if isinstance(value, list) and not any(
-        isinstance(leaf, (np.ndarray, _core.Tensor, _core.Variable)) for leaf in nest.flatten(value)
+        isinstance(leaf, (np.ndarray, _core.Tensor, _core.Variable)) for leaf in leaves
     ):
         return np.asarray(value)
     return value
@@ -366,7 +380,10 @@ def _class_sample_weights(y, class_weight, sample_weight, who):
     labels = np.asarray(nest.flatten(y)[0])
     if labels.ndim > 1 and labels.shape[-1] > 1:
         labels = labels.argmax(axis=-1)
-    labels = labels.reshape(labels.shape[0], -1)[:, 0].astype(np.int64)
+    if labels.ndim == 0:
+        raise ValueError(f"{who}: class_weight needs labels with a batch axis, received a scalar y")
+    # The first entry of each sample's label (numpy's reshape(n, -1) fails for zero samples).
+    labels = labels[(slice(None),) + (0,) * (labels.ndim - 1)].astype(np.int64)
     try:
         weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
     except KeyError as missing:
@@ -376,18 +393,38 @@ def _class_sample_weights(y, class_weight, sample_weight, who):
     return weights
 
 
+def _steps_arg(who, name, steps):
+    """``steps_per_epoch``/``validation_steps``/``steps``: None or a positive int; fit's
+    ``steps_per_epoch`` may also be -1 (run until the data ends or ``stop_training``, for ever
+    on an infinite dataset, as Keras documents)."""
+    forever_ok = name == "steps_per_epoch"
+    if steps is None:
+        return None
+    if isinstance(steps, (int, np.integer)) and not isinstance(steps, (bool, np.bool_)):
+        if steps >= 1 or (steps == -1 and forever_ok):
+            return int(steps)
+    expected = "None, a positive integer or -1" if forever_ok else "None or a positive integer"
+    raise ValueError(f"{who}: `{name}` must be {expected}. Received: {name}={reprlib.repr(steps)}")
+
+
 class _EpochIterator:
     """Steps of one epoch; with ``steps_per_epoch`` the source is consumed across epochs."""
 
-    def __init__(self, source, steps_per_epoch=None, steps_name="steps_per_epoch"):
-        if steps_per_epoch is None and getattr(source, "infinite", False):
-            # Keras 3 would loop for ever here (an epoch that never ends); tf.keras 2 raised
-            # this error, which is what a user of a repeated dataset needs to see.
+    def __init__(self, source, steps_per_epoch, who, name):
+        steps_per_epoch = _steps_arg(who, name, steps_per_epoch)
+        if steps_per_epoch is None and getattr(source, "cardinality", None) == -1:
+            # Keras 3's EpochIterator would loop for ever here (keras/src/trainers/
+            # epoch_iterator.py: no step count and no known number of batches means `while
+            # True`), although its fit() docstring says the argument must be given; tf.keras
+            # (data_adapter.py, DataHandler._infer_steps) raised this ValueError before
+            # training, which we follow: an epoch that never ends is never what was meant.
             raise ValueError(
-                f"{source.who}: the dataset repeats forever (`.repeat()` without a count), so "
-                f"an epoch would never end: pass `{steps_name}` (the number of batches to "
-                f"draw from it)"
+                f"{who}: when passing an infinitely repeating dataset, please specify a "
+                f"`{name}` value so that the {'epoch' if who == 'fit' else 'loop'} ends. "
+                f"Received: {name}=None"
             )
+        if steps_per_epoch == -1:
+            steps_per_epoch = None
         self.source = source
         self.steps_per_epoch = steps_per_epoch
         self.steps = steps_per_epoch if steps_per_epoch is not None else source.steps
@@ -625,6 +662,11 @@ class Model(Layer):
         del x, training
         total = None
         if self._compiled_loss is not None:
+            if y is None:
+                raise ValueError(
+                    "compute_loss: the model was compiled with a loss, which needs targets, but "
+                    "no `y` was given (pass y=..., or (x, y) batches from a dataset)"
+                )
             total = self._compiled_loss(y, y_pred, sample_weight)
         extra = self.losses
         if extra:
@@ -714,6 +756,12 @@ class Model(Layer):
         batches. Returns the ``History`` callback: ``history.history["loss"]`` etc."""
         self._assert_compiled("fit")
         verbose = _resolve_verbose(verbose)
+        for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(
+                    f"fit: `{name}` must be a non-negative int. "
+                    f"Received: {name}={reprlib.repr(value)}"
+                )
         if validation_split and validation_data is None:
             x, y, sample_weight, validation_data = _split_validation(
                 x, y, sample_weight, validation_split
@@ -721,6 +769,8 @@ class Model(Layer):
         train = _EpochIterator(
             _make_batches(x, y, sample_weight, batch_size, shuffle, "fit", class_weight),
             steps_per_epoch,
+            "fit",
+            "steps_per_epoch",
         )
         validation = None
         if validation_data is not None:
@@ -730,6 +780,7 @@ class Model(Layer):
                     val_x, val_y, val_sw, validation_batch_size or batch_size, False, "fit"
                 ),
                 validation_steps,
+                "fit",
                 "validation_steps",
             )
         callback_list, history = self._callback_list(
@@ -758,7 +809,7 @@ class Model(Layer):
         if isinstance(callbacks, callbacks_module.CallbackList):
             user = list(getattr(callbacks, "callbacks", []))
         else:
-            user = list(callbacks or [])
+            user = callbacks_module._flatten_callbacks(callbacks)  # one callback, or lists
         if any(isinstance(cb, callbacks_module.ProgbarLogger) for cb in user):
             verbose_bar = 0  # the user's ProgbarLogger draws the bar
         else:
@@ -860,7 +911,10 @@ class Model(Layer):
         self._assert_compiled("evaluate")
         verbose = _resolve_verbose(verbose)
         iterator = _EpochIterator(
-            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"), steps, "steps"
+            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"),
+            steps,
+            "evaluate",
+            "steps",
         )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         logs = self._test_loop(iterator, callback_list, verbose)
@@ -871,7 +925,7 @@ class Model(Layer):
         batches."""
         verbose = _resolve_verbose(verbose)
         iterator = _EpochIterator(
-            _make_batches(x, None, None, batch_size, False, "predict"), steps, "steps"
+            _make_batches(x, None, None, batch_size, False, "predict"), steps, "predict", "steps"
         )
         callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
         callback_list.on_predict_begin()
@@ -897,7 +951,7 @@ class Model(Layer):
         ]
         return nest.pack_sequence_as(outputs[0], flat)
 
-    def _batch_data(self, x, y=None, sample_weight=None):
+    def _batch_data(self, who, x, y=None, sample_weight=None):
         """One batch as tensors, converted like ``fit``'s (float64 to float32)."""
 
         def convert(value):
@@ -906,25 +960,27 @@ class Model(Layer):
             return _core.convert_to_tensor(_as_array(value))
 
         parts = [x] if y is None else [x, y] if sample_weight is None else [x, y, sample_weight]
-        return tuple(nest.map_structure(convert, part) for part in parts)
+        return tuple(nest.map_for(convert, (part,), nest.SEQUENCES, True, who) for part in parts)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One ``train_step`` on the given batch; returns the loss (and metrics)."""
         self._assert_compiled("train_on_batch")
         if class_weight is not None and y is not None:
             sample_weight = _class_sample_weights(y, class_weight, sample_weight, "train_on_batch")
-        logs = _float_logs(self.train_step(self._batch_data(x, y, sample_weight)))
+        logs = _float_logs(self.train_step(self._batch_data("train_on_batch", x, y, sample_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """One ``test_step`` on the given batch; returns the loss (and metrics)."""
         self._assert_compiled("test_on_batch")
-        logs = _float_logs(self.test_step(self._batch_data(x, y, sample_weight)))
+        logs = _float_logs(self.test_step(self._batch_data("test_on_batch", x, y, sample_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
-        return nest.map_structure(_to_numpy, self.predict_step(self._batch_data(x)))
+        return nest.map_structure(
+            _to_numpy, self.predict_step(self._batch_data("predict_on_batch", x))
+        )
 
     # ------------------------------------------------------------------ weight files
     def save_weights(self, filepath, overwrite=True, max_shard_size=None):
@@ -1222,7 +1278,8 @@ class Functional(Model):
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)
-        flat_inputs, flat_outputs = nest.flatten(inputs), nest.flatten(outputs)
+        flat_inputs = nest.flatten_for(inputs, (list, tuple), "Model(inputs, outputs)")
+        flat_outputs = nest.flatten_for(outputs, (list, tuple), "Model(inputs, outputs)")
         for tensor in flat_inputs + flat_outputs:
             if not isinstance(tensor, KerasTensor):
                 raise ValueError(

@@ -74,6 +74,16 @@ def normalize(x, axis=-1, order=2):
     array([[0.6, 0.8],
            [0. , 0. ]])
     """
+    ndim = np.ndim(x)
+    if axis is not None and (
+        isinstance(axis, bool)
+        or not isinstance(axis, (int, np.integer))
+        or not -ndim <= axis < max(ndim, 1)
+    ):
+        raise ValueError(
+            f"normalize: axis must be None or an int in [-{ndim}, {ndim}) for an input of rank "
+            f"{ndim}. Received: axis={axis!r}"
+        )
     if isinstance(x, np.ndarray):
         # Keras writes `axis or -1` here, which divides by the wrong norms for axis=0.
         if axis is None:
