@@ -1146,3 +1146,45 @@ def test_mixing_tensor_dtypes_raises():
         tf.constant(1.0) + tf.constant(1)
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.constant(1.0) * tf.constant(1.0, dtype=tf.float64)
+
+
+# TensorFlow 2.21's answers, checked with its eager runtime.
+
+
+def test_a_variable_target_is_its_own_gradient():
+    v = tf.Variable([1.0, 2.0])
+    w = tf.Variable(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = v * w
+    np.testing.assert_array_equal(tape.gradient(v, v).numpy(), [1.0, 1.0])
+    dv, dw = tape.gradient([v, y], [v, w])
+    np.testing.assert_array_equal(dv.numpy(), [4.0, 4.0])  # 1 from v itself, w from y
+    assert float(dw) == 3.0
+    seeded = tape.gradient(v, [v, w], output_gradients=tf.constant([2.0, 5.0]))
+    np.testing.assert_array_equal(seeded[0].numpy(), [2.0, 5.0])
+    assert seeded[1] is None
+
+
+def test_max_of_a_list_of_variables_differentiates_to_the_largest():
+    a, b = tf.Variable(1.0), tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        m = max([a, b])
+    da, db = tape.gradient(m, [a, b])
+    assert da is None and float(db) == 1.0
+
+
+def test_watching_something_that_is_not_a_tensor_is_a_value_error():
+    with tf.GradientTape() as tape:
+        with pytest.raises(ValueError, match="Passed in object 3.0 of type 'float', not tf.Tensor"):
+            tape.watch(3.0)
+
+
+@pytest.mark.parametrize("target_shape, source_shape", [((2,), (2, 1)), ((2, 1), (2,))])
+def test_batch_jacobian_needs_a_batch_axis_and_another(target_shape, source_shape):
+    x = tf.ones(source_shape)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reshape(tf.reduce_sum(x, axis=list(range(1, len(source_shape)))), target_shape)
+    bad = target_shape if len(target_shape) < 2 else source_shape
+    with pytest.raises(ValueError, match=rf"Shape \({bad[0]},\) must have rank at least 2"):
+        tape.batch_jacobian(y, x)

@@ -37,6 +37,11 @@ impl Tensor {
         self.0.id
     }
 
+    /// A tensor that carries an existing id (a variable's value as a gradient target).
+    pub(crate) fn with_id(value: Array, id: TensorId) -> Tensor {
+        Tensor(Arc::new(Inner { id, value }))
+    }
+
     pub fn value(&self) -> &Array {
         &self.0.value
     }

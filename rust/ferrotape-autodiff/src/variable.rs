@@ -95,6 +95,13 @@ impl Variable {
         out
     }
 
+    /// The variable itself as a gradient target: its value under the variable's own id, so
+    /// that `tape.gradient(v, v)` is ones, as in TensorFlow (where the target is the variable's
+    /// handle). Use it only as a target: an op on it would read as an op on the variable.
+    pub fn as_gradient_target(&self) -> Tensor {
+        Tensor::with_id(self.snapshot(), self.id())
+    }
+
     fn check(&self, op: &'static str, value: &Array) -> Result<()> {
         let cur = self.0.value.read();
         if value.dtype() != cur.dtype() {

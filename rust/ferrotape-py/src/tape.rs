@@ -31,8 +31,30 @@ fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     )))
 }
 
+/// A shape as Python prints a tuple: `(2,)`, `(2, 3)`, `()`.
+fn python_tuple(shape: &[usize]) -> String {
+    match shape {
+        [d] => format!("({d},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The targets of `gradient`; a variable is a target in its own right (see
+/// `Variable::as_gradient_target`), not a fresh read of it.
 fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
-    objs.iter().map(|o| to_tensor(o, None)).collect()
+    objs.iter()
+        .map(|o| match o.cast::<PyVariable>() {
+            Ok(v) => Ok(v.get().var.as_gradient_target()),
+            Err(_) => to_tensor(o, None),
+        })
+        .collect()
 }
 
 /// `ft.GradientTape`, in Rust so that the hot path (create, enter, exit, one gradient) costs
@@ -283,8 +305,10 @@ impl PyGradientTape {
                 continue;
             }
             let Some(value) = as_tensor(&t) else {
-                return Err(PyTypeError::new_err(format!(
-                    "watch() expects Tensors or Variables, received {}",
+                // TensorFlow's ValueError and wording.
+                return Err(PyValueError::new_err(format!(
+                    "Passed in object {} of type '{}', not tf.Tensor or tf.Variable or ExtensionType.",
+                    t.repr()?.to_string().chars().take(60).collect::<String>(),
                     t.get_type().name()?
                 )));
             };
@@ -420,6 +444,15 @@ impl PyGradientTape {
         self.begin_differentiation()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;
+        // TensorFlow's check: both carry a batch axis and at least one more.
+        for shape in [target.shape(), &source.shape[..]] {
+            if shape.len() < 2 {
+                return Err(PyValueError::new_err(format!(
+                    "Shape {} must have rank at least 2",
+                    python_tuple(shape)
+                )));
+            }
+        }
         Ok(PyTensor::new(
             self.run(py, |tape| tape.batch_jacobian(&target, &source))
                 .raise()?,
