@@ -322,6 +322,11 @@ impl Tape {
         vars
     }
 
+    /// The names of the ops recorded so far, in order (the gradient-check inventory reads them).
+    pub fn recorded_ops(&self) -> Vec<&'static str> {
+        self.state.lock().entries.iter().map(|e| e.op).collect()
+    }
+
     /// Forgets everything recorded and watched (`tape.reset()`).
     pub fn reset(&self) {
         let mut st = self.state.lock();

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Count, Flag, Int, Real, Text};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
+use crate::registry::{self, functions};
 use crate::tensor::{wrap, PyTensor};
 
 fn tensors(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
@@ -26,6 +27,7 @@ fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
     ts.into_iter().map(PyTensor::new).collect()
 }
 
+#[doc = op_doc!(reshape)]
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 fn reshape(
@@ -39,6 +41,7 @@ fn reshape(
     wrap(ops::reshape(&t, &s))
 }
 
+#[doc = op_doc!(transpose)]
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=Flag(false), name=None))]
 fn transpose(
@@ -65,6 +68,7 @@ fn transpose(
     wrap(ops::transpose(&t, &perm))
 }
 
+#[doc = op_doc!(expand_dims)]
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 fn expand_dims(
@@ -76,6 +80,7 @@ fn expand_dims(
     wrap(ops::expand_dims(&to_tensor(input, None)?, int_of(axis)?))
 }
 
+#[doc = op_doc!(squeeze)]
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 fn squeeze(
@@ -88,6 +93,7 @@ fn squeeze(
     wrap(ops::squeeze(&to_tensor(input, None)?, axes.as_deref()))
 }
 
+#[doc = op_doc!(concat)]
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 fn concat(
@@ -99,6 +105,7 @@ fn concat(
     wrap(ops::concat(&tensors(values)?, int_of(axis)?))
 }
 
+#[doc = op_doc!(stack)]
 #[pyfunction]
 #[pyo3(signature = (values, axis=Int(0), name=None))]
 fn stack(
@@ -111,6 +118,7 @@ fn stack(
     wrap(ops::stack(&tensors(values)?, axis))
 }
 
+#[doc = op_doc!(unstack)]
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
@@ -134,6 +142,7 @@ fn unstack(
     Ok(wrap_all(parts))
 }
 
+#[doc = op_doc!(split)]
 #[pyfunction]
 #[pyo3(signature = (value, num_or_size_splits, axis=Int(0), num=None, name=None))]
 fn split(
@@ -196,6 +205,7 @@ fn split(
     Ok(wrap_all(ops::split(&t, &sizes, axis).raise()?))
 }
 
+#[doc = op_doc!(tile)]
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 fn tile(
@@ -207,6 +217,7 @@ fn tile(
     wrap(ops::tile(&to_tensor(input, None)?, &dims_of(multiples)?))
 }
 
+#[doc = op_doc!(pad)]
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
 fn pad(
@@ -244,6 +255,7 @@ fn pad(
     wrap(ops::pad(&t, &pairs, mode, constant_values.0))
 }
 
+#[doc = op_doc!(broadcast_to)]
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 fn broadcast_to(
@@ -259,6 +271,8 @@ fn broadcast_to(
 }
 
 /// `tf.slice(input, begin, size)`; a size of -1 takes the rest of the axis.
+#[doc = ""]
+#[doc = op_doc!(slice)]
 #[pyfunction]
 #[pyo3(signature = (input_, begin, size, name=None))]
 fn slice(
@@ -284,6 +298,7 @@ fn slice(
     wrap(ops::slice(&t, &begin, &size))
 }
 
+#[doc = op_doc!(gather)]
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
@@ -312,6 +327,7 @@ fn gather(
     ))
 }
 
+#[doc = op_doc!(gather_nd)]
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
@@ -333,6 +349,7 @@ fn gather_nd(
     ))
 }
 
+#[doc = op_doc!(scatter_nd)]
 #[pyfunction]
 #[pyo3(signature = (indices, updates, shape, name=None))]
 fn scatter_nd(
@@ -349,6 +366,7 @@ fn scatter_nd(
     ))
 }
 
+#[doc = op_doc!(one_hot)]
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 #[allow(clippy::too_many_arguments)]
@@ -402,6 +420,7 @@ fn filled(
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
+/// A tensor of `shape` filled with 0 (float32 unless `dtype`); no gradient.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn zeros(
@@ -413,6 +432,7 @@ fn zeros(
     filled("Zeros", shape, dtype, 0.0)
 }
 
+/// A tensor of `shape` filled with 1 (float32 unless `dtype`); no gradient.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn ones(
@@ -436,6 +456,7 @@ fn filled_like(
     )))
 }
 
+/// Zeros of `input`'s shape (and dtype unless `dtype`); no gradient.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn zeros_like(
@@ -447,6 +468,7 @@ fn zeros_like(
     filled_like(input, dtype, 0.0)
 }
 
+/// Ones of `input`'s shape (and dtype unless `dtype`); no gradient.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn ones_like(
@@ -476,6 +498,8 @@ fn fill(
     wrap(filled.map(Tensor::new))
 }
 
+/// The identity matrix `[num_rows, num_columns]` (square by default), batched over
+/// `batch_shape`; no gradient.
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
@@ -603,6 +627,8 @@ fn constant(
     }
 }
 
+/// `value` as a tensor (a tensor or variable passes through; Python and numpy values are
+/// converted with TensorFlow's dtype rules, or to `dtype`, trying `dtype_hint` first).
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
 fn convert_to_tensor(
@@ -639,6 +665,7 @@ fn shape(
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
+/// The number of elements of `input`, an int32 (or `out_type`) scalar.
 #[pyfunction]
 #[pyo3(signature = (input, out_type=None, name=None))]
 fn size(
@@ -652,6 +679,7 @@ fn size(
     Ok(PyTensor::new(Tensor::new(Array::scalar_of(d, n as f64))))
 }
 
+/// The number of dimensions of `input`, an int32 scalar.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
@@ -671,41 +699,43 @@ fn dtype_name(x: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     Ok(dtype_of(x)?.name())
 }
 
+functions! {
+    reshape ["reshape"] grad,
+    transpose ["transpose"] grad,
+    expand_dims ["expand_dims"] grad,
+    squeeze ["squeeze"] grad,
+    concat ["concat"] grad,
+    stack ["stack"] grad,
+    unstack ["unstack"] grad,
+    split ["split"] grad,
+    tile ["tile"] grad,
+    pad ["pad"] grad,
+    broadcast_to ["broadcast_to"] grad,
+    slice ["slice"] grad,
+    gather ["gather"] grad,
+    gather_nd ["gather_nd"] grad,
+    scatter_nd ["scatter_nd"] grad,
+    one_hot ["one_hot"] no_grad,
+    zeros ["zeros"] no_grad,
+    ones ["ones"] no_grad,
+    zeros_like ["zeros_like"] no_grad,
+    ones_like ["ones_like"] no_grad,
+    fill ["fill"] no_grad,
+    eye ["eye", "linalg.eye"] no_grad,
+    range ["range"] no_grad,
+    linspace ["linspace"] no_grad,
+    constant ["constant"] no_grad,
+    convert_to_tensor ["convert_to_tensor"] no_grad,
+    shape ["shape"] no_grad,
+    size ["size"] no_grad,
+    rank ["rank"] no_grad,
+    is_tensor ["is_tensor"] no_grad,
+    dtype_name [] no_grad,
+}
+
+/// This namespace's binding rows (`registry::op_table`).
+pub const ROWS: &[&[registry::Row]] = &[FUNCTIONS];
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    for f in [
-        wrap_pyfunction!(reshape, m)?,
-        wrap_pyfunction!(transpose, m)?,
-        wrap_pyfunction!(expand_dims, m)?,
-        wrap_pyfunction!(squeeze, m)?,
-        wrap_pyfunction!(concat, m)?,
-        wrap_pyfunction!(stack, m)?,
-        wrap_pyfunction!(unstack, m)?,
-        wrap_pyfunction!(split, m)?,
-        wrap_pyfunction!(tile, m)?,
-        wrap_pyfunction!(pad, m)?,
-        wrap_pyfunction!(broadcast_to, m)?,
-        wrap_pyfunction!(slice, m)?,
-        wrap_pyfunction!(gather, m)?,
-        wrap_pyfunction!(gather_nd, m)?,
-        wrap_pyfunction!(scatter_nd, m)?,
-        wrap_pyfunction!(one_hot, m)?,
-        wrap_pyfunction!(zeros, m)?,
-        wrap_pyfunction!(ones, m)?,
-        wrap_pyfunction!(zeros_like, m)?,
-        wrap_pyfunction!(ones_like, m)?,
-        wrap_pyfunction!(fill, m)?,
-        wrap_pyfunction!(eye, m)?,
-        wrap_pyfunction!(range, m)?,
-        wrap_pyfunction!(linspace, m)?,
-        wrap_pyfunction!(constant, m)?,
-        wrap_pyfunction!(convert_to_tensor, m)?,
-        wrap_pyfunction!(shape, m)?,
-        wrap_pyfunction!(size, m)?,
-        wrap_pyfunction!(rank, m)?,
-        wrap_pyfunction!(is_tensor, m)?,
-        wrap_pyfunction!(dtype_name, m)?,
-    ] {
-        m.add_function(f)?;
-    }
-    Ok(())
+    register_functions(m)
 }

@@ -10,6 +10,10 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// `op_doc!(name)` (an op's doc comment) and `RECORDING_OPS`, read from ferrotape-autodiff's
+// sources by build.rs; defined before the modules so that their binding rows can use it.
+include!(concat!(env!("OUT_DIR"), "/op_docs.rs"));
+
 mod array;
 mod convert;
 mod dtype;
@@ -21,6 +25,7 @@ mod math;
 mod nn;
 mod optimizers;
 mod random;
+mod registry;
 mod tape;
 mod tensor;
 mod variable;
@@ -64,10 +69,28 @@ fn set_simd_level(cap: Option<&str>) -> PyResult<&'static str> {
     Ok(set_max_level(cap).name())
 }
 
+/// The classes' rows (`registry::op_table`): the names TensorFlow programs construct.
+const CLASSES: &[&[registry::Row]] = &[&[
+    class_row("Tensor", &["Tensor"]),
+    class_row("Variable", &["Variable"]),
+    class_row("DType", &[]),
+]];
+
+const fn class_row(name: &'static str, tf_names: &'static [&'static str]) -> registry::Row {
+    registry::Row {
+        name,
+        tf_names,
+        differentiable: false,
+        op: None,
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(set_simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::op_table, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::recording_ops, m)?)?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;

@@ -4,9 +4,12 @@ use ferrotape_autodiff::{ops, Tensor};
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Bool, Flag};
+use crate::registry::{self, functions};
 use crate::tensor::{compute, wrap, PyTensor};
 
 /// a @ b over the last two axes; `adjoint_*` equals `transpose_*` for real dtypes.
+#[doc = ""]
+#[doc = op_doc!(matmul)]
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=Bool(false), transpose_b=Bool(false), adjoint_a=Bool(false), adjoint_b=Bool(false),
     a_is_sparse=Bool(false), b_is_sparse=Bool(false), output_type=None, grad_a=Flag(false), grad_b=Flag(false), name=None))]
@@ -42,6 +45,7 @@ fn matmul(
     }))
 }
 
+#[doc = op_doc!(solve)]
 #[pyfunction]
 #[pyo3(signature = (matrix, rhs, adjoint=Bool(false), name=None))]
 fn solve(
@@ -61,6 +65,7 @@ fn solve(
     wrap(compute(py, factorisation_work(&a), || ops::solve(&a, &b)))
 }
 
+#[doc = op_doc!(inv)]
 #[pyfunction]
 #[pyo3(signature = (input, adjoint=Bool(false), name=None))]
 fn inv(
@@ -79,6 +84,7 @@ fn inv(
     wrap(compute(py, factorisation_work(&a), || ops::inv(&a)))
 }
 
+#[doc = op_doc!(det)]
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn det(
@@ -97,6 +103,7 @@ fn factorisation_work(a: &Tensor) -> usize {
         .saturating_mul(a.shape().last().copied().unwrap_or(1))
 }
 
+#[doc = op_doc!(matrix_transpose)]
 #[pyfunction]
 #[pyo3(signature = (a, name=None, conjugate=Flag(false)))]
 fn matrix_transpose(
@@ -108,15 +115,17 @@ fn matrix_transpose(
     wrap(ops::matrix_transpose(&to_tensor(a, None)?))
 }
 
+functions! {
+    matmul ["linalg.matmul", "matmul"] grad,
+    solve ["linalg.solve"] grad,
+    inv ["linalg.inv"] grad,
+    det ["linalg.det"] grad,
+    matrix_transpose ["linalg.matrix_transpose", "linalg.adjoint"] grad,
+}
+
+/// This namespace's binding rows (`registry::op_table`).
+pub const ROWS: &[&[registry::Row]] = &[FUNCTIONS];
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    for f in [
-        wrap_pyfunction!(matmul, m)?,
-        wrap_pyfunction!(solve, m)?,
-        wrap_pyfunction!(inv, m)?,
-        wrap_pyfunction!(det, m)?,
-        wrap_pyfunction!(matrix_transpose, m)?,
-    ] {
-        m.add_function(f)?;
-    }
-    Ok(())
+    register_functions(m)
 }

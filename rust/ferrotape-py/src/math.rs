@@ -9,54 +9,91 @@ use pyo3::prelude::*;
 use crate::convert::{as_tensor, axes_of, binary_operands, int_of, to_tensor, Flag};
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::Raise;
+use crate::registry::{self, functions};
 use crate::tensor::{compute, truediv as true_divide, wrap, PyTensor};
 
+/// Rows of one-tensor element-wise ops: `name [TensorFlow names] => kind(...)` (see
+/// `registry.rs` for the kinds). Makes one `#[pyfunction]` per row, `register_unary` and `UNARY`.
 macro_rules! unary_ops {
-    ($($name:ident => $f:expr),* $(,)?) => {
+    ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
             #[pyfunction]
             #[pyo3(signature = (x, name=None))]
+            #[doc = registry::row_doc!($tf $kind $args)]
             fn $name(py: Python<'_>, x: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let t = to_tensor(x, None)?;
-                wrap(compute(py, t.len(), || ($f)(&t)))
+                wrap(compute(py, t.len(), || (registry::row_forward!($kind $args))(&t)))
             }
         )*
         fn register_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
             Ok(())
         }
+        const UNARY: &[registry::Row] = &[$(registry::row_of!($name $tf $kind $args)),*];
     };
 }
 
 unary_ops! {
-    exp => ops::exp, expm1 => ops::expm1, log => ops::log, log1p => ops::log1p,
-    sqrt => ops::sqrt, rsqrt => ops::rsqrt, sin => ops::sin, cos => ops::cos, tan => ops::tan,
-    asin => ops::asin, acos => ops::acos, atan => ops::atan, sinh => ops::sinh, cosh => ops::cosh,
-    tanh => ops::tanh, sigmoid => ops::sigmoid, erf => ops::erf, floor => ops::floor,
-    ceil => ops::ceil, round => ops::round, negative => ops::neg, abs => ops::abs,
-    sign => ops::sign, square => ops::square, reciprocal => ops::reciprocal,
-    identity => ops::identity,
-    stop_gradient => |t: &Tensor| Ok(ops::stop_gradient(t)),
-    logical_not => |t: &Tensor| Ok(Tensor::new(kernels::logical_not(t.value())?)),
-    is_nan => |t: &Tensor| ops::compare(CompareOp::NotEqual, t, t),
+    exp ["exp", "math.exp"] => op(exp),
+    expm1 ["math.expm1"] => op(expm1),
+    log ["math.log"] => op(log),
+    log1p ["math.log1p"] => op(log1p),
+    sqrt ["sqrt", "math.sqrt"] => op(sqrt),
+    rsqrt ["math.rsqrt"] => op(rsqrt),
+    sin ["sin", "math.sin"] => op(sin),
+    cos ["cos", "math.cos"] => op(cos),
+    tan ["tan", "math.tan"] => op(tan),
+    asin ["asin", "math.asin"] => op(asin),
+    acos ["acos", "math.acos"] => op(acos),
+    atan ["atan", "math.atan"] => op(atan),
+    sinh ["sinh", "math.sinh"] => op(sinh),
+    cosh ["cosh", "math.cosh"] => op(cosh),
+    tanh ["tanh", "math.tanh", "nn.tanh"] => op(tanh),
+    sigmoid ["sigmoid", "math.sigmoid", "nn.sigmoid"] => op(sigmoid),
+    erf ["math.erf"] => op(erf),
+    floor ["floor", "math.floor"] => no_grad_op(floor),
+    ceil ["ceil", "math.ceil"] => no_grad_op(ceil),
+    round ["round", "math.round"] => no_grad_op(round),
+    negative ["negative", "math.negative"] => op(neg),
+    abs ["abs", "math.abs"] => op(abs),
+    sign ["sign", "math.sign"] => op(sign),
+    square ["square", "math.square"] => op(square),
+    reciprocal ["math.reciprocal"] => op(reciprocal),
+    identity ["identity"] => op(identity),
+    stop_gradient [] => no_grad(
+        |t: &Tensor| Ok(ops::stop_gradient(t)),
+        "The same value with no gradient path back to `x`."
+    ),
+    logical_not ["logical_not", "math.logical_not"] => no_grad(
+        |t: &Tensor| Ok(Tensor::new(kernels::logical_not(t.value())?)),
+        "The logical negation of a bool tensor, element-wise; no gradient."
+    ),
+    is_nan ["math.is_nan"] => no_grad(
+        |t: &Tensor| ops::compare(CompareOp::NotEqual, t, t),
+        "Whether each element is NaN (bool); no gradient."
+    ),
 }
 
+/// Rows of two-tensor element-wise ops (broadcasting, TensorFlow's dtype rules for Python
+/// operands): makes one `#[pyfunction]` per row, `register_binary` and `BINARY`.
 macro_rules! binary_ops {
-    ($($name:ident => $f:expr),* $(,)?) => {
+    ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
             #[pyfunction]
             #[pyo3(signature = (x, y, name=None))]
+            #[doc = registry::row_doc!($tf $kind $args)]
             fn $name(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let (a, b) = binary_operands(x, y)?;
-                wrap(compute(py, a.len().max(b.len()), || ($f)(&a, &b)))
+                wrap(compute(py, a.len().max(b.len()), || (registry::row_forward!($kind $args))(&a, &b)))
             }
         )*
         fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
             Ok(())
         }
+        const BINARY: &[registry::Row] = &[$(registry::row_of!($name $tf $kind $args)),*];
     };
 }
 
@@ -69,15 +106,47 @@ fn compare(op: CompareOp) -> impl Fn(&Tensor, &Tensor) -> ferrotape_autodiff::Re
 }
 
 binary_ops! {
-    add => ops::add, subtract => ops::sub, multiply => ops::mul, divide => true_divide,
-    truediv => true_divide, realdiv => ops::div, floordiv => ops::floordiv, floormod => ops::floormod,
-    pow => ops::pow, maximum => ops::maximum, minimum => ops::minimum,
-    squared_difference => ops::squared_difference,
-    equal => compare(CompareOp::Equal), not_equal => compare(CompareOp::NotEqual),
-    less => compare(CompareOp::Less), less_equal => compare(CompareOp::LessEqual),
-    greater => compare(CompareOp::Greater), greater_equal => compare(CompareOp::GreaterEqual),
-    logical_and => logical(LogicalOp::And), logical_or => logical(LogicalOp::Or),
-    logical_xor => logical(LogicalOp::Xor),
+    add ["add", "math.add"] => op(add),
+    subtract ["subtract", "math.subtract"] => op(sub),
+    multiply ["multiply", "math.multiply"] => op(mul),
+    divide ["divide", "math.divide"] => grad(
+        true_divide,
+        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."
+    ),
+    truediv ["truediv", "math.truediv"] => grad(
+        true_divide,
+        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."
+    ),
+    realdiv ["math.realdiv"] => op(div),
+    floordiv ["math.floordiv"] => no_grad_op(floordiv),
+    floormod ["math.floormod", "math.mod"] => op(floormod),
+    pow ["pow", "math.pow"] => op(pow),
+    maximum ["maximum", "math.maximum"] => op(maximum),
+    minimum ["minimum", "math.minimum"] => op(minimum),
+    squared_difference ["math.squared_difference"] => op(squared_difference),
+    equal ["equal", "math.equal"] => no_grad(compare(CompareOp::Equal), "x == y (bool); no gradient."),
+    not_equal ["not_equal", "math.not_equal"] => no_grad(
+        compare(CompareOp::NotEqual), "x != y (bool); no gradient."
+    ),
+    less ["less", "math.less"] => no_grad(compare(CompareOp::Less), "x < y (bool); no gradient."),
+    less_equal ["less_equal", "math.less_equal"] => no_grad(
+        compare(CompareOp::LessEqual), "x <= y (bool); no gradient."
+    ),
+    greater ["greater", "math.greater"] => no_grad(
+        compare(CompareOp::Greater), "x > y (bool); no gradient."
+    ),
+    greater_equal ["greater_equal", "math.greater_equal"] => no_grad(
+        compare(CompareOp::GreaterEqual), "x >= y (bool); no gradient."
+    ),
+    logical_and ["logical_and", "math.logical_and"] => no_grad(
+        logical(LogicalOp::And), "x AND y of bool tensors; no gradient."
+    ),
+    logical_or ["logical_or", "math.logical_or"] => no_grad(
+        logical(LogicalOp::Or), "x OR y of bool tensors; no gradient."
+    ),
+    logical_xor ["math.logical_xor"] => no_grad(
+        logical(LogicalOp::Xor), "x XOR y of bool tensors; no gradient."
+    ),
 }
 
 type Reduction = fn(&Tensor, Option<&[i64]>, bool) -> ferrotape_autodiff::Result<Tensor>;
@@ -94,29 +163,42 @@ fn reduce(
     wrap(compute(py, t.len(), || f(&t, axes.as_deref(), keepdims)))
 }
 
+/// Rows of reductions over `axis` (all axes by default): makes one `#[pyfunction]` per row,
+/// `register_reductions` and `REDUCTIONS`.
 macro_rules! reductions {
-    ($($name:ident => $f:expr),* $(,)?) => {
+    ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
             #[pyfunction]
             #[pyo3(signature = (input_tensor, axis=None, keepdims=Flag(false), name=None))]
+            #[doc = registry::row_doc!($tf $kind $args)]
             fn $name(py: Python<'_>, input_tensor: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: Flag, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
-                reduce(py, $f, input_tensor, axis, keepdims.0)
+                reduce(py, registry::row_forward!($kind $args), input_tensor, axis, keepdims.0)
             }
         )*
         fn register_reductions(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
             Ok(())
         }
+        const REDUCTIONS: &[registry::Row] = &[$(registry::row_of!($name $tf $kind $args)),*];
     };
 }
 
 reductions! {
-    reduce_sum => ops::reduce_sum, reduce_mean => ops::reduce_mean, reduce_max => ops::reduce_max,
-    reduce_min => ops::reduce_min, reduce_prod => ops::reduce_prod,
-    reduce_logsumexp => ops::reduce_logsumexp,
-    reduce_any => |t, a, k| ops::reduce_bool(true, t, a, k),
-    reduce_all => |t, a, k| ops::reduce_bool(false, t, a, k),
+    reduce_sum ["reduce_sum", "math.reduce_sum"] => op(reduce_sum),
+    reduce_mean ["reduce_mean", "math.reduce_mean"] => op(reduce_mean),
+    reduce_max ["reduce_max", "math.reduce_max"] => op(reduce_max),
+    reduce_min ["reduce_min", "math.reduce_min"] => op(reduce_min),
+    reduce_prod ["reduce_prod", "math.reduce_prod"] => op(reduce_prod),
+    reduce_logsumexp ["reduce_logsumexp", "math.reduce_logsumexp"] => op(reduce_logsumexp),
+    reduce_any ["reduce_any", "math.reduce_any"] => no_grad(
+        |t, a, k| ops::reduce_bool(true, t, a, k),
+        "Logical or over `axis` of a bool tensor; no gradient."
+    ),
+    reduce_all ["reduce_all", "math.reduce_all"] => no_grad(
+        |t, a, k| ops::reduce_bool(false, t, a, k),
+        "Logical and over `axis` of a bool tensor; no gradient."
+    ),
 }
 
 fn arg_reduce(
@@ -161,6 +243,8 @@ fn argmin(
 }
 
 /// `x` as `dtype` (float → int truncates toward zero).
+#[doc = ""]
+#[doc = op_doc!(cast)]
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 fn cast(
@@ -176,6 +260,8 @@ fn cast(
 }
 
 /// `condition ? x : y` with broadcasting (the one-argument form is in Python).
+#[doc = ""]
+#[doc = op_doc!(where_)]
 #[pyfunction]
 fn select(
     condition: &Bound<'_, PyAny>,
@@ -188,6 +274,8 @@ fn select(
 }
 
 /// min(max(t, lo), hi).
+#[doc = ""]
+#[doc = op_doc!(clip_by_value)]
 #[pyfunction]
 #[pyo3(signature = (t, clip_value_min, clip_value_max, name=None))]
 fn clip_by_value(
@@ -236,19 +324,21 @@ fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult
     Ok(PyTensor::new(acc))
 }
 
+functions! {
+    argmax ["argmax", "math.argmax"] no_grad,
+    argmin ["argmin", "math.argmin"] no_grad,
+    cast ["cast"] grad,
+    select [] grad,
+    clip_by_value ["clip_by_value"] grad,
+    add_n ["add_n", "math.add_n"] grad,
+}
+
+/// This namespace's binding rows (`registry::op_table`).
+pub const ROWS: &[&[registry::Row]] = &[UNARY, BINARY, REDUCTIONS, FUNCTIONS];
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_unary(m)?;
     register_binary(m)?;
     register_reductions(m)?;
-    for f in [
-        wrap_pyfunction!(argmax, m)?,
-        wrap_pyfunction!(argmin, m)?,
-        wrap_pyfunction!(cast, m)?,
-        wrap_pyfunction!(select, m)?,
-        wrap_pyfunction!(clip_by_value, m)?,
-        wrap_pyfunction!(add_n, m)?,
-    ] {
-        m.add_function(f)?;
-    }
-    Ok(())
+    register_functions(m)
 }

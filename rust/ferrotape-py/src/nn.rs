@@ -8,31 +8,40 @@ use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Flag, Int, Real, Text};
 use crate::errors::to_py;
+use crate::registry::{self, functions};
 use crate::tensor::{compute, wrap, PyTensor};
 
+/// Rows of one-tensor activations (`features`): makes one `#[pyfunction]` per row,
+/// `register_activations` and `ACTIVATIONS` (row kinds: `registry.rs`).
 macro_rules! activations {
-    ($($name:ident => $f:expr),* $(,)?) => {
+    ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
             #[pyfunction]
             #[pyo3(signature = (features, name=None))]
+            #[doc = registry::row_doc!($tf $kind $args)]
             fn $name(py: Python<'_>, features: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let t = to_tensor(features, None)?;
-                wrap(compute(py, t.len(), || ($f)(&t)))
+                wrap(compute(py, t.len(), || (registry::row_forward!($kind $args))(&t)))
             }
         )*
         fn register_activations(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
             Ok(())
         }
+        const ACTIVATIONS: &[registry::Row] = &[$(registry::row_of!($name $tf $kind $args)),*];
     };
 }
 
 activations! {
-    relu => ops::relu, relu6 => ops::relu6, elu => ops::elu, selu => ops::selu,
-    softplus => ops::softplus,
+    relu ["nn.relu"] => op(relu),
+    relu6 ["nn.relu6"] => op(relu6),
+    elu ["nn.elu"] => op(elu),
+    selu ["nn.selu"] => op(selu),
+    softplus ["nn.softplus", "math.softplus"] => op(softplus),
 }
 
+#[doc = op_doc!(leaky_relu)]
 #[pyfunction]
 #[pyo3(signature = (features, alpha=Real(0.2), name=None))]
 fn leaky_relu(
@@ -44,6 +53,7 @@ fn leaky_relu(
     wrap(ops::leaky_relu(&to_tensor(features, None)?, alpha.0))
 }
 
+#[doc = op_doc!(gelu)]
 #[pyfunction]
 #[pyo3(signature = (features, approximate=Flag(false), name=None))]
 fn gelu(
@@ -55,7 +65,7 @@ fn gelu(
     wrap(ops::gelu(&to_tensor(features, None)?, approximate.0))
 }
 
-/// x·sigmoid(beta·x).
+/// x·sigmoid(beta·x); d/dx = s + beta·x·s·(1 - s) with s = sigmoid(beta·x).
 #[pyfunction]
 #[pyo3(signature = (features, beta=Real(1.0), name=None))]
 fn silu(
@@ -76,6 +86,7 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
     axis.unwrap_or(-1)
 }
 
+#[doc = op_doc!(softmax)]
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn softmax(
@@ -92,6 +103,7 @@ fn softmax(
     }))
 }
 
+#[doc = op_doc!(log_softmax)]
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn log_softmax(
@@ -116,6 +128,7 @@ fn required<'a, 'py>(
         .ok_or_else(|| PyValueError::new_err(format!("{what} must be provided")))
 }
 
+#[doc = op_doc!(softmax_cross_entropy_with_logits)]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, axis=Int(-1), name=None))]
 fn softmax_cross_entropy_with_logits(
@@ -139,6 +152,7 @@ fn softmax_cross_entropy_with_logits(
     }))
 }
 
+#[doc = op_doc!(sparse_softmax_cross_entropy_with_logits)]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sparse_softmax_cross_entropy_with_logits(
@@ -155,6 +169,7 @@ fn sparse_softmax_cross_entropy_with_logits(
     }))
 }
 
+#[doc = op_doc!(sigmoid_cross_entropy_with_logits)]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sigmoid_cross_entropy_with_logits(
@@ -181,6 +196,8 @@ fn conv_params(stride: [usize; 2], dilation: [usize; 2], padding: &str) -> PyRes
 }
 
 /// NHWC input, HWIO filter; the Python wrapper normalises TensorFlow's stride forms.
+#[doc = ""]
+#[doc = op_doc!(conv2d)]
 #[pyfunction]
 fn conv2d_nhwc(
     py: Python<'_>,
@@ -197,6 +214,8 @@ fn conv2d_nhwc(
 }
 
 /// The input gradient of conv2d (also `tf.nn.conv2d_transpose`).
+#[doc = ""]
+#[doc = op_doc!(conv2d_backprop_input)]
 #[pyfunction]
 fn conv2d_backprop_input_nhwc(
     py: Python<'_>,
@@ -215,6 +234,7 @@ fn conv2d_backprop_input_nhwc(
     }))
 }
 
+#[doc = op_doc!(conv2d_backprop_filter)]
 #[pyfunction]
 fn conv2d_backprop_filter_nhwc(
     py: Python<'_>,
@@ -244,6 +264,7 @@ fn pool_window(
     Window2d::new(op, x.shape(), window, stride, [1, 1], padding).map_err(to_py)
 }
 
+#[doc = op_doc!(max_pool2d)]
 #[pyfunction]
 fn max_pool_nhwc(
     py: Python<'_>,
@@ -257,6 +278,7 @@ fn max_pool_nhwc(
     wrap(compute(py, x.len(), || ops::max_pool2d(&x, &w)))
 }
 
+#[doc = op_doc!(avg_pool2d)]
 #[pyfunction]
 fn avg_pool_nhwc(
     py: Python<'_>,
@@ -270,24 +292,26 @@ fn avg_pool_nhwc(
     wrap(compute(py, x.len(), || ops::avg_pool2d(&x, &w)))
 }
 
+functions! {
+    leaky_relu ["nn.leaky_relu"] grad,
+    gelu ["nn.gelu"] grad,
+    silu ["nn.silu", "nn.swish"] grad,
+    softmax ["nn.softmax"] grad,
+    log_softmax ["nn.log_softmax"] grad,
+    softmax_cross_entropy_with_logits ["nn.softmax_cross_entropy_with_logits"] grad,
+    sparse_softmax_cross_entropy_with_logits ["nn.sparse_softmax_cross_entropy_with_logits"] grad,
+    sigmoid_cross_entropy_with_logits ["nn.sigmoid_cross_entropy_with_logits"] grad,
+    conv2d_nhwc [] grad,
+    conv2d_backprop_input_nhwc [] grad,
+    conv2d_backprop_filter_nhwc [] grad,
+    max_pool_nhwc [] grad,
+    avg_pool_nhwc [] grad,
+}
+
+/// This namespace's binding rows (`registry::op_table`).
+pub const ROWS: &[&[registry::Row]] = &[ACTIVATIONS, FUNCTIONS];
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_activations(m)?;
-    for f in [
-        wrap_pyfunction!(leaky_relu, m)?,
-        wrap_pyfunction!(gelu, m)?,
-        wrap_pyfunction!(silu, m)?,
-        wrap_pyfunction!(softmax, m)?,
-        wrap_pyfunction!(log_softmax, m)?,
-        wrap_pyfunction!(softmax_cross_entropy_with_logits, m)?,
-        wrap_pyfunction!(sparse_softmax_cross_entropy_with_logits, m)?,
-        wrap_pyfunction!(sigmoid_cross_entropy_with_logits, m)?,
-        wrap_pyfunction!(conv2d_nhwc, m)?,
-        wrap_pyfunction!(conv2d_backprop_input_nhwc, m)?,
-        wrap_pyfunction!(conv2d_backprop_filter_nhwc, m)?,
-        wrap_pyfunction!(max_pool_nhwc, m)?,
-        wrap_pyfunction!(avg_pool_nhwc, m)?,
-    ] {
-        m.add_function(f)?;
-    }
-    Ok(())
+    register_functions(m)
 }

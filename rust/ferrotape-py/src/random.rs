@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use crate::convert::{dims_of, to_tensor, Real};
 use crate::dtype::optional_dtype;
 use crate::errors::Raise;
+use crate::registry::{self, functions};
 use crate::tensor::PyTensor;
 
 /// TensorFlow's default global seed when only an op seed is given.
@@ -66,6 +67,7 @@ fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
     Ok(optional_dtype(dtype)?.unwrap_or(DType::F32))
 }
 
+/// Samples of a normal distribution N(`mean`, `stddev`²) of `shape` (float32 unless `dtype`).
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn normal(
@@ -90,6 +92,7 @@ fn normal(
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
+/// Normal samples of `shape` redrawn until within two `stddev` of `mean`.
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn truncated_normal(
@@ -114,6 +117,8 @@ fn truncated_normal(
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
+/// Uniform samples of `shape` in [`minval`, `maxval`) (`maxval` 1 for floats, required for
+/// integers).
 #[pyfunction]
 #[pyo3(signature = (shape, minval=Real(0.0), maxval=None, dtype=None, seed=None, name=None))]
 fn uniform(
@@ -161,15 +166,17 @@ fn shuffle(
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
+functions! {
+    set_seed ["random.set_seed"] no_grad,
+    normal ["random.normal"] no_grad,
+    truncated_normal ["random.truncated_normal"] no_grad,
+    uniform ["random.uniform"] no_grad,
+    shuffle ["random.shuffle"] no_grad,
+}
+
+/// This namespace's binding rows (`registry::op_table`).
+pub const ROWS: &[&[registry::Row]] = &[FUNCTIONS];
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    for f in [
-        wrap_pyfunction!(set_seed, m)?,
-        wrap_pyfunction!(normal, m)?,
-        wrap_pyfunction!(truncated_normal, m)?,
-        wrap_pyfunction!(uniform, m)?,
-        wrap_pyfunction!(shuffle, m)?,
-    ] {
-        m.add_function(f)?;
-    }
-    Ok(())
+    register_functions(m)
 }

@@ -353,6 +353,12 @@ impl PyGradientTape {
         Ok(())
     }
 
+    /// The TensorFlow names of the ops recorded so far, in order (introspection for tests: the
+    /// gradient-check table checks that every op that records a derivative is exercised).
+    fn _recorded_ops(&self) -> Vec<&'static str> {
+        self.tape.recorded_ops()
+    }
+
     /// The variables this tape watched, in the order they were created.
     fn watched_variables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let vars: Vec<Bound<'py, PyAny>> = self

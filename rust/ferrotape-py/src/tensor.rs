@@ -32,6 +32,10 @@ pub fn compute<T: Send>(
     }
 }
 
+/// An immutable n-dimensional array of one dtype (`tf.Tensor`). Operators (`+ - * / // % **
+/// @`, comparisons, `-t`, `abs(t)`) and indexing (`t[0]`, `t[:, 1:]`, `t[..., None]`) are
+/// recorded on active gradient tapes like the functions they stand for; `numpy()` gives the
+/// values, `shape` and `dtype` describe them.
 #[pyclass(name = "Tensor", module = "ferrotape", frozen)]
 pub struct PyTensor {
     pub tensor: Tensor,

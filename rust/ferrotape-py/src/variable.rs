@@ -15,6 +15,9 @@ use crate::tensor::{
     value_text, wrap, PyTensor, TensorLike,
 };
 
+/// A mutable tensor (`tf.Variable(initial_value, trainable=True, name=None, dtype=None)`):
+/// `assign`, `assign_add` and `assign_sub` change it in place; reading it in an op is recorded,
+/// and a gradient tape watches a trainable variable when it is read.
 #[pyclass(name = "Variable", module = "ferrotape", frozen, weakref)]
 pub struct PyVariable {
     pub var: Variable,

@@ -71,7 +71,8 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
     where_(&pos, x, &super::expm1(&negative_side(x, &pos)?)?)
 }
 
-/// scale·(x if x > 0 else alpha·(exp(x) - 1)) with TensorFlow's constants.
+/// scale·(x if x > 0 else alpha·(exp(x) - 1)) with TensorFlow's constants; d/dx = scale for
+/// x ≥ 0, else scale·alpha·exp(x) (composed of differentiable ops).
 pub fn selu(x: &Tensor) -> Result<Tensor> {
     const ALPHA: f64 = 1.673_263_242_354_377_3;
     const SCALE: f64 = 1.050_700_987_355_480_5;
@@ -82,7 +83,8 @@ pub fn selu(x: &Tensor) -> Result<Tensor> {
     mul(&x.scalar_like(SCALE), &where_(&nonneg, x, &negative)?)
 }
 
-/// 0.5·x·(1 + erf(x/√2)), or the tanh approximation when `approximate`.
+/// 0.5·x·(1 + erf(x/√2)), or the tanh approximation when `approximate`; the derivative
+/// follows from the composition (d/dx = Φ(x) + x·φ(x) for the exact form).
 pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
     let half_x = mul(x, &x.scalar_like(0.5))?;
     let inner = if approximate {
@@ -105,7 +107,7 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// x·sigmoid(x) (also called silu).
+/// x·sigmoid(x) (also called silu); d/dx = s + x·s·(1 - s) with s = sigmoid(x).
 pub fn swish(x: &Tensor) -> Result<Tensor> {
     mul(x, &sigmoid(x)?)
 }
