@@ -1,21 +1,8 @@
 """``ft.linalg``: matrix products and dense linear algebra."""
 
-from ._core import eye
-from ._core.linalg import det, inv, matmul, matrix_transpose, solve
+from ._exports.linalg import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
+from ._exports.linalg import __all__ as _native
 from .einsum import einsum, tensordot
 from .norms import norm
 
-adjoint = matrix_transpose
-
-__all__ = [
-    "adjoint",
-    "det",
-    "einsum",
-    "eye",
-    "inv",
-    "matmul",
-    "matrix_transpose",
-    "norm",
-    "solve",
-    "tensordot",
-]
+__all__ = [*_native, "einsum", "norm", "tensordot"]

@@ -6,24 +6,8 @@ import reprlib
 import numpy as np
 
 from . import _core
-from ._core import sigmoid, tanh
-from ._core.nn import (
-    elu,
-    gelu,
-    leaky_relu,
-    log_softmax,
-    relu,
-    relu6,
-    selu,
-    sigmoid_cross_entropy_with_logits,
-    silu,
-    softmax,
-    softmax_cross_entropy_with_logits,
-    softplus,
-    sparse_softmax_cross_entropy_with_logits,
-)
-
-swish = silu
+from ._exports.nn import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
+from ._exports.nn import __all__ as _native
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -211,6 +195,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 
 __all__ = [
+    *_native,
     "avg_pool",
     "avg_pool2d",
     "batch_normalization",
@@ -218,24 +203,8 @@ __all__ = [
     "conv2d",
     "conv2d_transpose",
     "dropout",
-    "elu",
-    "gelu",
     "l2_loss",
-    "leaky_relu",
-    "log_softmax",
     "max_pool",
     "max_pool2d",
     "moments",
-    "relu",
-    "relu6",
-    "selu",
-    "sigmoid",
-    "sigmoid_cross_entropy_with_logits",
-    "silu",
-    "softmax",
-    "softmax_cross_entropy_with_logits",
-    "softplus",
-    "sparse_softmax_cross_entropy_with_logits",
-    "swish",
-    "tanh",
 ]

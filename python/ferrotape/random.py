@@ -1,5 +1,4 @@
 """``ft.random``: seeded sampling (``set_seed`` makes programs reproducible)."""
 
-from ._core.random import normal, set_seed, shuffle, truncated_normal, uniform
-
-__all__ = ["normal", "set_seed", "shuffle", "truncated_normal", "uniform"]
+from ._exports.random import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
+from ._exports.random import __all__ as __all__
