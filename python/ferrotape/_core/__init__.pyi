@@ -30,12 +30,15 @@ __all__ = [
     "Variable",
     "abs",
     "acos",
+    "acosh",
     "add",
     "add_n",
     "argmax",
     "argmin",
     "asin",
+    "asinh",
     "atan",
+    "atanh",
     "broadcast_to",
     "cast",
     "ceil",
@@ -373,6 +376,9 @@ def abs(x: _TensorLike, name: str | None = None) -> Tensor:
 def acos(x: _TensorLike, name: str | None = None) -> Tensor:
     """acos(x); d/dx = -1/sqrt(1 - x²)."""
 
+def acosh(x: _TensorLike, name: str | None = None) -> Tensor:
+    """acosh(x), the inverse hyperbolic cosine (x ≥ 1); d/dx = 1/sqrt(x² - 1) = 1/sinh(y)."""
+
 def add(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """a + b; d/da = 1, d/db = 1."""
 
@@ -398,8 +404,14 @@ def argmin(
 def asin(x: _TensorLike, name: str | None = None) -> Tensor:
     """asin(x); d/dx = 1/sqrt(1 - x²)."""
 
+def asinh(x: _TensorLike, name: str | None = None) -> Tensor:
+    """asinh(x), the inverse hyperbolic sine; d/dx = 1/sqrt(x² + 1) = 1/cosh(y)."""
+
 def atan(x: _TensorLike, name: str | None = None) -> Tensor:
     """atan(x); d/dx = 1/(1 + x²)."""
+
+def atanh(x: _TensorLike, name: str | None = None) -> Tensor:
+    """atanh(x), the inverse hyperbolic tangent (|x| < 1); d/dx = 1/(1 - x²)."""
 
 def broadcast_to(input: _TensorLike, shape: _TensorLike, name: str | None = None) -> Tensor:
     """Broadcast to `shape` (a view); d/dx = sum over the broadcast axes."""
@@ -592,7 +604,10 @@ def ones_like(
 ) -> Tensor:
     """Ones of `input`'s shape (and dtype unless `dtype`); no gradient."""
 
-def <lambda>() -> list[tuple[str, list[str], bool, str | None]]: ...
+def op_table() -> list[tuple[str, list[str], bool, str | None]]:
+    """Every binding row: `(python_name, tf_names, differentiable, op)`, the python name qualified
+    by its submodule (`nn.relu`). Classes come first, with no gradient of their own."""
+
 def pad(
     tensor: _TensorLike,
     paddings: _TensorLike,

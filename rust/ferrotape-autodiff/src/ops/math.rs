@@ -162,6 +162,32 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
+/// asinh(x), the inverse hyperbolic sine; d/dx = 1/sqrt(x² + 1) = 1/cosh(y).
+pub fn asinh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Asinh, x)?;
+    record("Asinh", &[x], &[&y], grad!(|g; y| div(g, &cosh(y)?)?));
+    Ok(y)
+}
+
+/// acosh(x), the inverse hyperbolic cosine (x ≥ 1); d/dx = 1/sqrt(x² - 1) = 1/sinh(y).
+pub fn acosh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Acosh, x)?;
+    record("Acosh", &[x], &[&y], grad!(|g; y| div(g, &sinh(y)?)?));
+    Ok(y)
+}
+
+/// atanh(x), the inverse hyperbolic tangent (|x| < 1); d/dx = 1/(1 - x²).
+pub fn atanh(x: &Tensor) -> Result<Tensor> {
+    let y = unary_kernel(UnaryOp::Atanh, x)?;
+    record(
+        "Atanh",
+        &[x],
+        &[&y],
+        grad!(|g; x| div(g, &sub(&x.scalar_like(1.0), &square(x)?)?)?),
+    );
+    Ok(y)
+}
+
 /// tanh(x); d/dx = 1 - y².
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tanh, x)?;

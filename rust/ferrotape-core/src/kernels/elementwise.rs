@@ -204,6 +204,7 @@ ops_enum!(
         Sqrt => "Sqrt", Rsqrt => "Rsqrt", Reciprocal => "Reciprocal",
         Sin => "Sin", Cos => "Cos", Tan => "Tan", Asin => "Asin", Acos => "Acos",
         Atan => "Atan", Sinh => "Sinh", Cosh => "Cosh", Tanh => "Tanh",
+        Asinh => "Asinh", Acosh => "Acosh", Atanh => "Atanh",
         Sigmoid => "Sigmoid", Relu => "Relu", Softplus => "Softplus", Erf => "Erf",
         Floor => "Floor", Ceil => "Ceil", Round => "Round",
     }
@@ -245,6 +246,9 @@ fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Result<Vec<T>> 
         UnaryOp::Atan => map(a, d, |x| x.atan()),
         UnaryOp::Sinh => map(a, d, |x| x.sinh()),
         UnaryOp::Cosh => map(a, d, |x| x.cosh()),
+        UnaryOp::Asinh => map(a, d, |x| x.asinh()),
+        UnaryOp::Acosh => map(a, d, |x| x.acosh()),
+        UnaryOp::Atanh => map(a, d, |x| x.atanh()),
         UnaryOp::Tanh => map(
             a,
             d,
