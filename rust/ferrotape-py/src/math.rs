@@ -6,9 +6,8 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
 
-use crate::convert::{as_tensor, axes_of, binary_operands, int_of, to_tensor, Flag};
+use crate::convert::{axes_of, binary_operands, int_of, to_tensor, Flag};
 use crate::dtype::{dtype_of, optional_dtype};
-use crate::errors::Raise;
 use crate::tensor::{compute, truediv as true_divide, wrap, PyTensor};
 
 macro_rules! unary_ops {
@@ -210,30 +209,7 @@ fn clip_by_value(
 #[pyo3(signature = (inputs, name=None))]
 fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let _ = name;
-    // TensorFlow takes any iterable of tensors but a tensor itself, and raises ValueError.
-    let refused = || {
-        let shown =
-            crate::convert::expected("an iterable of at least one tensor", inputs.as_borrowed());
-        pyo3::exceptions::PyValueError::new_err(format!("add_n: {}", shown.value(inputs.py())))
-    };
-    if as_tensor(inputs).is_some() || inputs.is_instance_of::<pyo3::types::PyString>() {
-        return Err(refused());
-    }
-    let inputs: Vec<Bound<'_, PyAny>> = match inputs.try_iter() {
-        Ok(items) => items.collect::<PyResult<_>>()?,
-        Err(_) => return Err(refused()),
-    };
-    let mut it = inputs.iter();
-    let first = it.next().ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(
-            "add_n: expected an iterable of at least one tensor, received an empty one",
-        )
-    })?;
-    let mut acc = to_tensor(first, None)?;
-    for x in it {
-        acc = ops::add(&acc, &to_tensor(x, Some(acc.dtype()))?).raise()?;
-    }
-    Ok(PyTensor::new(acc))
+    wrap(ops::add_n(&crate::convert::tensor_list("add_n", inputs)?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
