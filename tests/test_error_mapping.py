@@ -146,3 +146,30 @@ def test_split_and_pad_still_accept_what_tensorflow_accepts():
     padded = tf.pad(tf.constant([1, 2, 3]), [[2, 2]], mode="reflect")
     assert padded.numpy().tolist() == [3, 2, 1, 2, 3, 2, 1]
     assert tf.linspace(0.0, 1.0, 3, axis=-1).numpy().tolist() == [0.0, 0.5, 1.0]
+
+
+@pytest.mark.parametrize(
+    "call, argument",
+    [
+        (lambda: tf.expand_dims(tf.ones([2]), "a"), "axis"),
+        (lambda: tf.concat([tf.ones([2])], "a"), "axis"),
+        (lambda: tf.split(tf.ones([2]), "a"), "num_or_size_splits"),
+        (lambda: tf.reshape(tf.ones([2]), "a"), "shape"),
+        (lambda: tf.transpose(tf.ones([2]), perm="a"), "perm"),
+        (lambda: tf.slice(tf.ones([2]), [0], "a"), "size"),
+        (lambda: tf.reduce_sum(tf.ones([2]), axis="a"), "axis"),
+        (lambda: tf.argmax(tf.ones([2]), axis="a"), "axis"),
+        (lambda: tf.one_hot([0], "x"), "depth"),
+        (lambda: tf.linspace(0.0, 1.0, "x"), "num"),
+        (lambda: tf.range("a"), "limit"),
+        (lambda: tf.range(0, 3, "a"), "delta"),
+        (lambda: tf.constant([1, 2], shape="a"), "shape"),
+    ],
+)
+def test_values_converted_inside_an_op_name_their_argument(call, argument):
+    # PyO3 names the arguments it converts in a note; values an op converts itself get the same.
+    with pytest.raises(TypeError) as info:
+        call()
+    assert f"while processing '{argument}'" in getattr(info.value, "__notes__", []), getattr(
+        info.value, "__notes__", None
+    )

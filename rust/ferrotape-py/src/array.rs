@@ -10,7 +10,7 @@ use crate::convert::{
     dims_of, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real, Text,
 };
 use crate::dtype::{dtype_of, optional_dtype};
-use crate::errors::{self, Raise};
+use crate::errors::{self, in_argument, Raise};
 use crate::tensor::{wrap, PyTensor};
 
 fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
@@ -26,7 +26,8 @@ fn reshape(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(tensor, None)?;
-    let s = resolve_shape("Reshape", t.len(), &shape_of(shape)?).raise()?;
+    let shape = shape_of(shape).map_err(in_argument("shape"))?;
+    let s = resolve_shape("Reshape", t.len(), &shape).raise()?;
     wrap(ops::reshape(&t, &s))
 }
 
@@ -41,7 +42,8 @@ fn transpose(
     let _ = (conjugate, name);
     let t = to_tensor(a, None)?;
     let perm: Vec<usize> = match perm {
-        Some(p) if !p.is_none() => ints_of(p)?
+        Some(p) if !p.is_none() => ints_of(p)
+            .map_err(in_argument("perm"))?
             .into_iter()
             .map(|i| {
                 if i < 0 {
@@ -64,7 +66,8 @@ fn expand_dims(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::expand_dims(&to_tensor(input, None)?, int_of(axis)?))
+    let axis = int_of(axis).map_err(in_argument("axis"))?;
+    wrap(ops::expand_dims(&to_tensor(input, None)?, axis))
 }
 
 #[pyfunction]
@@ -75,7 +78,7 @@ fn squeeze(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    let axes = crate::convert::axes_of(axis)?;
+    let axes = crate::convert::axes_of(axis).map_err(in_argument("axis"))?;
     wrap(ops::squeeze(&to_tensor(input, None)?, axes.as_deref()))
 }
 
@@ -87,7 +90,8 @@ fn concat(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::concat(&tensor_list("concat", values)?, int_of(axis)?))
+    let axis = int_of(axis).map_err(in_argument("axis"))?;
+    wrap(ops::concat(&tensor_list("concat", values)?, axis))
 }
 
 #[pyfunction]
@@ -132,7 +136,10 @@ fn split(
     let t = to_tensor(value, None)?;
     let parts = match int_of(num_or_size_splits) {
         Ok(n) => ops::split_num(&t, n, axis),
-        Err(_) => ops::split_v(&t, &ints_of(num_or_size_splits)?, axis),
+        Err(_) => {
+            let sizes = ints_of(num_or_size_splits).map_err(in_argument("num_or_size_splits"))?;
+            ops::split_v(&t, &sizes, axis)
+        }
     };
     Ok(wrap_all(parts.raise()?))
 }
@@ -193,7 +200,8 @@ fn slice(
     let _ = name;
     let t = to_tensor(input_, None)?;
     let begin = dims_of("Slice", begin)?;
-    let size: Vec<usize> = ints_of(size)?
+    let size: Vec<usize> = ints_of(size)
+        .map_err(in_argument("size"))?
         .iter()
         .zip(t.shape().iter().zip(&begin))
         .map(|(&s, (&d, &b))| {
@@ -221,7 +229,7 @@ fn gather(
     let _ = (validate_indices, name);
     ops::check_batch_dims("GatherV2", batch_dims).raise()?;
     let axis = match axis {
-        Some(a) if !a.is_none() => int_of(a)?,
+        Some(a) if !a.is_none() => int_of(a).map_err(in_argument("axis"))?,
         _ => 0,
     };
     wrap(ops::gather(
@@ -278,7 +286,7 @@ fn one_hot(
 ) -> PyResult<PyTensor> {
     let axis = axis.map(|v| v.0);
     let _ = name;
-    let depth = int_of(depth)?;
+    let depth = int_of(depth).map_err(in_argument("depth"))?;
     let given = |v: Option<&Bound<'_, PyAny>>| {
         v.filter(|v| !v.is_none())
             .map(|v| to_tensor(v, None))
@@ -411,8 +419,8 @@ fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
 }
 
 /// A scalar argument `what` of `op` (`tf.range`'s `limit`, ...) as a float.
-fn number(op: &'static str, what: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    let t = to_tensor(obj, None)?;
+fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let t = to_tensor(obj, None).map_err(in_argument(what))?;
     t.value().scalar_f64().ok_or_else(|| {
         errors::invalid_argument(
             op,
@@ -436,10 +444,11 @@ fn range(
         Some(l) if !l.is_none() => (start.clone(), l.clone()),
         _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
     };
-    let mut any_float = is_float_like(&s)? || is_float_like(&l)?;
+    let mut any_float = is_float_like(&s).map_err(in_argument("start"))?
+        || is_float_like(&l).map_err(in_argument("limit"))?;
     let step = match delta {
         Some(d) if !d.is_none() => {
-            any_float |= is_float_like(d)?;
+            any_float |= is_float_like(d).map_err(in_argument("delta"))?;
             number("Range", "delta", d)?
         }
         _ => 1.0,
@@ -472,7 +481,8 @@ fn linspace(
         number("LinSpace", "start", start)?,
         number("LinSpace", "stop", stop)?,
     );
-    let a = kernels::linspace(lo, hi, int_of(num)?, axis, dtype).raise()?;
+    let num = int_of(num).map_err(in_argument("num"))?;
+    let a = kernels::linspace(lo, hi, num, axis, dtype).raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
@@ -497,7 +507,8 @@ fn constant(
     let t = Tensor::new(t.value().clone());
     match shape {
         Some(s) if !s.is_none() => {
-            let dims = resolve_shape("Const", t.len(), &shape_of(s)?).raise()?;
+            let s = shape_of(s).map_err(in_argument("shape"))?;
+            let dims = resolve_shape("Const", t.len(), &s).raise()?;
             if t.len() == 1 {
                 let filled = t
                     .value()

@@ -100,6 +100,19 @@ pub fn os_error(msg: impl Into<String>) -> PyErr {
     PyOSError::new_err(msg.into())
 }
 
+/// Names the argument a value converted inside a function came from, as PyO3 names the
+/// arguments it converts itself: a note "while processing 'NAME'" on the error.
+pub fn in_argument(name: &'static str) -> impl FnOnce(PyErr) -> PyErr {
+    move |err| {
+        Python::attach(|py| {
+            let note = format!("while processing '{name}'");
+            // A note is an aid to the reader; failing to add one keeps the error as it is.
+            let _ = err.value(py).call_method1("add_note", (note,));
+        });
+        err
+    }
+}
+
 /// `.raise()` turns a core `Result` into a `PyResult`.
 pub trait Raise<T> {
     fn raise(self) -> PyResult<T>;

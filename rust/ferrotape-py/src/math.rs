@@ -89,7 +89,7 @@ fn reduce(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let t = to_tensor(x, None)?;
-    let axes = axes_of(axis)?;
+    let axes = axes_of(axis).map_err(crate::errors::in_argument("axis"))?;
     wrap(compute(py, t.len(), || f(&t, axes.as_deref(), keepdims)))
 }
 
@@ -126,7 +126,7 @@ fn arg_reduce(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let axis = match axis {
-        Some(a) if !a.is_none() => int_of(a)?,
+        Some(a) if !a.is_none() => int_of(a).map_err(crate::errors::in_argument("axis"))?,
         _ => 0,
     };
     let dtype = optional_dtype(output_type)?.unwrap_or(DType::I64);
