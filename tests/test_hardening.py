@@ -401,16 +401,20 @@ def test_arguments_of_the_wrong_kind_say_what_was_expected(call, match):
     )
 
 
-@pytest.mark.parametrize("inputs", [0, None, tf.float32, "ab", tf.constant([1.0, 2.0])])
-def test_add_n_refuses_what_is_not_a_list_of_tensors_as_tensorflow_does(inputs):
-    with pytest.raises(ValueError, match="add_n: expected an iterable of at least one tensor"):
+# TensorFlow 2.21 raises TypeError for what is not iterable, and sums the rows of a tensor.
+@pytest.mark.parametrize("inputs", [0, None, tf.float32])
+def test_add_n_refuses_what_is_not_iterable_as_tensorflow_does(inputs):
+    with pytest.raises(TypeError, match="add_n: expected an iterable of tensors, received"):
         tf.add_n(inputs)
 
 
 def test_add_n_takes_any_iterable_and_refuses_an_empty_one():
     assert float(tf.add_n(iter([tf.constant(1.0), 2.0]))) == 3.0
     assert float(tf.add_n((1.0, 2.0, 3.0))) == 6.0
-    with pytest.raises(ValueError, match="empty"):
+    assert float(tf.add_n(tf.constant([1.0, 2.0]))) == 3.0
+    with pytest.raises(TypeError, match=r"unsupported type \(str\)"):
+        tf.add_n("ab")
+    with pytest.raises(ValueError, match="AddN: expected at least one tensor"):
         tf.add_n([])
 
 
@@ -420,7 +424,7 @@ def test_add_n_takes_any_iterable_and_refuses_an_empty_one():
         (lambda: tf.unstack(tf.ones([2]), axis=None), TypeError, "expected an integer"),
         (lambda: tf.gather([1.0], [0], batch_dims=[0, 1]), TypeError, "expected an integer"),
         (lambda: tf.eye("abc"), TypeError, "expected an integer, received str abc"),
-        (lambda: tf.eye(-2), ValueError, "expected a count"),
+        (lambda: tf.eye(-2), tf.errors.InvalidArgumentError, "Eye: num_rows must be >= 0"),
         (lambda: tf.random.normal([2], mean=[[0, 1]]), TypeError, "expected a number"),
         (lambda: tf.as_dtype(None), TypeError, "Cannot convert value None to a TensorFlow DType"),
         (lambda: tf.as_dtype({"a": 1}), TypeError, "to a TensorFlow DType"),

@@ -828,7 +828,7 @@ def unstack(
     axis: _Axis = ...,
     name: str | None = None,
 ) -> list[Tensor]:
-    """Unpacks `x` along `axis` into views."""
+    """Unpacks `x` along `axis` into views; `num`, when given, must be that axis's size."""
 
 def zeros(shape: _TensorLike, dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor:
     """A tensor of `shape` filled with 0 (float32 unless `dtype`); no gradient."""

@@ -64,6 +64,18 @@ pub fn truncated_normal(
     cast(&Array::from_vec(v, shape)?, dtype)
 }
 
+/// `tf.random.uniform`'s upper bound: 1 for floats when not given; integers need one.
+pub fn uniform_maxval(maxval: Option<f64>, dtype: DType) -> Result<f64> {
+    match maxval {
+        Some(m) => Ok(m),
+        None if dtype.is_float() => Ok(1.0),
+        None => Err(Error::invalid(
+            "RandomUniform",
+            format!("maxval must be specified for integer dtype {dtype}"),
+        )),
+    }
+}
+
 /// Uniform samples in `[minval, maxval)`; integer dtypes draw integers.
 pub fn uniform(
     rng: &mut StdRng,
@@ -96,4 +108,26 @@ pub fn permutation(rng: &mut StdRng, n: usize) -> Vec<usize> {
         p.swap(i, rng.random_range(0..=i));
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_needs_maxval_for_integers_only() {
+        assert_eq!(uniform_maxval(None, DType::F32), Ok(1.0));
+        assert_eq!(uniform_maxval(Some(5.0), DType::I32), Ok(5.0));
+        let err = uniform_maxval(None, DType::I64).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::InvalidArgument {
+                op: "RandomUniform",
+                ..
+            }
+        ));
+        assert!(err
+            .to_string()
+            .contains("maxval must be specified for integer dtype int64"));
+    }
 }

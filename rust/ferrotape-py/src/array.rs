@@ -4,24 +4,15 @@ use ferrotape_autodiff::core::kernels::{self, PadMode};
 use ferrotape_autodiff::core::Array;
 use ferrotape_autodiff::ops::{self, resolve_shape};
 use ferrotape_autodiff::{DType, Tensor};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, int_of, ints_of, shape_of, to_tensor, Count, Flag, Int, Real, Text};
+use crate::convert::{
+    dims_of, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real, Text,
+};
 use crate::dtype::{dtype_of, optional_dtype};
-use crate::errors::Raise;
+use crate::errors::{self, in_argument, Raise};
 use crate::registry::{self, functions};
 use crate::tensor::{wrap, PyTensor};
-
-fn tensors(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
-    let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
-    let first = items.first().map(|x| to_tensor(x, None)).transpose()?;
-    let dtype = first.as_ref().map(|t| t.dtype());
-    items
-        .iter()
-        .map(|x| to_tensor(x, dtype).or_else(|_| to_tensor(x, None)))
-        .collect()
-}
 
 fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
     ts.into_iter().map(PyTensor::new).collect()
@@ -37,7 +28,8 @@ fn reshape(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(tensor, None)?;
-    let s = resolve_shape("Reshape", t.len(), &shape_of(shape)?).raise()?;
+    let shape = shape_of(shape).map_err(in_argument("shape"))?;
+    let s = resolve_shape("Reshape", t.len(), &shape).raise()?;
     wrap(ops::reshape(&t, &s))
 }
 
@@ -53,7 +45,8 @@ fn transpose(
     let _ = (conjugate, name);
     let t = to_tensor(a, None)?;
     let perm: Vec<usize> = match perm {
-        Some(p) if !p.is_none() => ints_of(p)?
+        Some(p) if !p.is_none() => ints_of(p)
+            .map_err(in_argument("perm"))?
             .into_iter()
             .map(|i| {
                 if i < 0 {
@@ -77,7 +70,8 @@ fn expand_dims(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::expand_dims(&to_tensor(input, None)?, int_of(axis)?))
+    let axis = int_of(axis).map_err(in_argument("axis"))?;
+    wrap(ops::expand_dims(&to_tensor(input, None)?, axis))
 }
 
 #[doc = op_doc!(squeeze)]
@@ -89,7 +83,7 @@ fn squeeze(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    let axes = crate::convert::axes_of(axis)?;
+    let axes = crate::convert::axes_of(axis).map_err(in_argument("axis"))?;
     wrap(ops::squeeze(&to_tensor(input, None)?, axes.as_deref()))
 }
 
@@ -102,7 +96,8 @@ fn concat(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::concat(&tensors(values)?, int_of(axis)?))
+    let axis = int_of(axis).map_err(in_argument("axis"))?;
+    wrap(ops::concat(&tensor_list("concat", values)?, axis))
 }
 
 #[doc = op_doc!(stack)]
@@ -115,7 +110,7 @@ fn stack(
 ) -> PyResult<PyTensor> {
     let axis = axis.0;
     let _ = name;
-    wrap(ops::stack(&tensors(values)?, axis))
+    wrap(ops::stack(&tensor_list("stack", values)?, axis))
 }
 
 #[doc = op_doc!(unstack)]
@@ -123,22 +118,14 @@ fn stack(
 #[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
     value: &Bound<'_, PyAny>,
-    num: Option<Count>,
+    num: Option<Int>,
     axis: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
     let num = num.map(|v| v.0);
     let axis = axis.0;
     let _ = name;
-    let parts = ops::unstack(&to_tensor(value, None)?, axis).raise()?;
-    if let Some(n) = num {
-        if n != parts.len() {
-            return Err(PyValueError::new_err(format!(
-                "unstack: num={n} does not match dimension {}",
-                parts.len()
-            )));
-        }
-    }
+    let parts = ops::unstack(&to_tensor(value, None)?, num, axis).raise()?;
     Ok(wrap_all(parts))
 }
 
@@ -149,60 +136,21 @@ fn split(
     value: &Bound<'_, PyAny>,
     num_or_size_splits: &Bound<'_, PyAny>,
     axis: Int,
-    num: Option<Count>,
+    num: Option<Int>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<PyTensor>> {
     let axis = axis.0;
-    let num = num.map(|v| v.0);
+    // `num` only tells graph mode how many parts to expect; eager TensorFlow ignores it.
     let _ = (num, name);
     let t = to_tensor(value, None)?;
-    let ax = ops::norm_axis("Split", axis, t.rank()).raise()?;
-    let d = t.shape()[ax];
-    let sizes: Vec<usize> = match int_of(num_or_size_splits) {
-        Ok(n) => {
-            // TensorFlow's num_split is an int32 attr of at least 1; more parts than the axis
-            // has elements is only possible for an empty axis, and each part is a tensor.
-            if n < 1 || n > i32::MAX as i64 || (n as usize > d.max(1) && n > 1 << 16) {
-                return Err(PyValueError::new_err(format!(
-                    "Split: num_split must be in [1, {}] for dimension {d}, received {n}",
-                    d.max(1 << 16).min(i32::MAX as usize)
-                )));
-            }
-            let n = n as usize;
-            if d % n != 0 {
-                return Err(PyValueError::new_err(format!(
-                    "Split: dimension {d} of axis {axis} is not divisible by {n}"
-                )));
-            }
-            vec![d / n; n]
-        }
+    let parts = match int_of(num_or_size_splits) {
+        Ok(n) => ops::split_num(&t, n, axis),
         Err(_) => {
-            // At most one -1 (inferred), as reshape; the known sizes must fit in the axis.
-            let s = ints_of(num_or_size_splits)?;
-            let known = s
-                .iter()
-                .filter(|&&x| x >= 0)
-                .try_fold(0i64, |acc, &x| acc.checked_add(x))
-                .filter(|&k| k <= d as i64);
-            let unknown = s.iter().filter(|&&x| x < 0).count();
-            let (Some(known), true) = (known, unknown <= 1 && s.iter().all(|&x| x >= -1)) else {
-                return Err(PyValueError::new_err(format!(
-                    "Split: size_splits must be sizes >= 0 (at most one -1) that fit in \
-                     dimension {d} of axis {axis}, received {s:?}"
-                )));
-            };
-            s.iter()
-                .map(|&x| {
-                    if x < 0 {
-                        (d as i64 - known) as usize
-                    } else {
-                        x as usize
-                    }
-                })
-                .collect()
+            let sizes = ints_of(num_or_size_splits).map_err(in_argument("num_or_size_splits"))?;
+            ops::split_v(&t, &sizes, axis)
         }
     };
-    Ok(wrap_all(ops::split(&t, &sizes, axis).raise()?))
+    Ok(wrap_all(parts.raise()?))
 }
 
 #[doc = op_doc!(tile)]
@@ -214,7 +162,10 @@ fn tile(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    wrap(ops::tile(&to_tensor(input, None)?, &dims_of(multiples)?))
+    wrap(ops::tile(
+        &to_tensor(input, None)?,
+        &dims_of("Tile", multiples)?,
+    ))
 }
 
 #[doc = op_doc!(pad)]
@@ -229,29 +180,8 @@ fn pad(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(tensor, None)?;
-    let flat = kernels::cast(to_tensor(paddings, None)?.value(), DType::I64)
-        .raise()?
-        .to_vec::<i64>();
-    if flat.len() != 2 * t.rank() || flat.iter().any(|&p| p < 0) {
-        return Err(PyValueError::new_err(format!(
-            "pad: paddings must be a [{}, 2] list of non-negative ints",
-            t.rank()
-        )));
-    }
-    let pairs: Vec<(usize, usize)> = flat
-        .chunks(2)
-        .map(|p| (p[0] as usize, p[1] as usize))
-        .collect();
-    let mode = match mode.0.to_ascii_uppercase().as_str() {
-        "CONSTANT" => PadMode::Constant,
-        "REFLECT" => PadMode::Reflect,
-        "SYMMETRIC" => PadMode::Symmetric,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "pad: mode must be CONSTANT, REFLECT or SYMMETRIC, received {other:?}"
-            )))
-        }
-    };
+    let pairs = ops::paddings(&t, &to_tensor(paddings, None)?).raise()?;
+    let mode = PadMode::from_name(&mode.0).raise()?;
     wrap(ops::pad(&t, &pairs, mode, constant_values.0))
 }
 
@@ -266,7 +196,7 @@ fn broadcast_to(
     let _ = name;
     wrap(ops::broadcast_to(
         &to_tensor(input, None)?,
-        &dims_of(shape)?,
+        &dims_of("BroadcastTo", shape)?,
     ))
 }
 
@@ -283,8 +213,9 @@ fn slice(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(input_, None)?;
-    let begin = dims_of(begin)?;
-    let size: Vec<usize> = ints_of(size)?
+    let begin = dims_of("Slice", begin)?;
+    let size: Vec<usize> = ints_of(size)
+        .map_err(in_argument("size"))?
         .iter()
         .zip(t.shape().iter().zip(&begin))
         .map(|(&s, (&d, &b))| {
@@ -311,13 +242,9 @@ fn gather(
 ) -> PyResult<PyTensor> {
     let batch_dims = batch_dims.0;
     let _ = (validate_indices, name);
-    if batch_dims != 0 {
-        return Err(PyValueError::new_err(
-            "gather: batch_dims other than 0 is not supported yet",
-        ));
-    }
+    ops::check_batch_dims("GatherV2", batch_dims).raise()?;
     let axis = match axis {
-        Some(a) if !a.is_none() => int_of(a)?,
+        Some(a) if !a.is_none() => int_of(a).map_err(in_argument("axis"))?,
         _ => 0,
     };
     wrap(ops::gather(
@@ -338,11 +265,7 @@ fn gather_nd(
 ) -> PyResult<PyTensor> {
     let batch_dims = batch_dims.0;
     let _ = name;
-    if batch_dims != 0 {
-        return Err(PyValueError::new_err(
-            "gather_nd: batch_dims other than 0 is not supported yet",
-        ));
-    }
+    ops::check_batch_dims("GatherNd", batch_dims).raise()?;
     wrap(ops::gather_nd(
         &to_tensor(params, None)?,
         &to_tensor(indices, None)?,
@@ -362,7 +285,7 @@ fn scatter_nd(
     wrap(ops::scatter_nd(
         &to_tensor(indices, None)?,
         &to_tensor(updates, None)?,
-        &dims_of(shape)?,
+        &dims_of("ScatterNd", shape)?,
     ))
 }
 
@@ -381,8 +304,7 @@ fn one_hot(
 ) -> PyResult<PyTensor> {
     let axis = axis.map(|v| v.0);
     let _ = name;
-    let depth = usize::try_from(int_of(depth)?)
-        .map_err(|_| PyValueError::new_err("one_hot: depth must be >= 0"))?;
+    let depth = int_of(depth).map_err(in_argument("depth"))?;
     let given = |v: Option<&Bound<'_, PyAny>>| {
         v.filter(|v| !v.is_none())
             .map(|v| to_tensor(v, None))
@@ -416,7 +338,7 @@ fn filled(
     value: f64,
 ) -> PyResult<PyTensor> {
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
-    let a = Array::full(op, d, &dims_of(shape)?, value).raise()?;
+    let a = Array::full(op, d, &dims_of(op, shape)?, value).raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
@@ -490,12 +412,7 @@ fn fill(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let v = to_tensor(value, None)?;
-    if v.rank() != 0 {
-        return Err(PyValueError::new_err("fill: value must be a scalar"));
-    }
-    let filled =
-        ops::broadcast_to(&v, &dims_of(dims)?).and_then(|t| t.value().try_contiguous("Fill"));
-    wrap(filled.map(Tensor::new))
+    wrap(ops::fill(&dims_of("Fill", dims)?, &v))
 }
 
 /// The identity matrix `[num_rows, num_columns]` (square by default), batched over
@@ -503,8 +420,8 @@ fn fill(
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
-    num_rows: Count,
-    num_columns: Option<Count>,
+    num_rows: Int,
+    num_columns: Option<Int>,
     batch_shape: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
@@ -513,11 +430,11 @@ fn eye(
     let num_columns = num_columns.map(|v| v.0);
     let _ = name;
     let batch = match batch_shape {
-        Some(b) if !b.is_none() => dims_of(b)?,
+        Some(b) if !b.is_none() => dims_of("Eye", b)?,
         _ => vec![],
     };
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
-    let a = kernels::eye(num_rows, num_columns.unwrap_or(num_rows), &batch, d).raise()?;
+    let a = kernels::eye(num_rows, num_columns, &batch, d).raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
@@ -525,11 +442,15 @@ fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(obj.is_instance_of::<pyo3::types::PyFloat>() || to_tensor(obj, None)?.dtype().is_float())
 }
 
-fn number(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    to_tensor(obj, None)?
-        .value()
-        .scalar_f64()
-        .ok_or_else(|| PyTypeError::new_err("expected a scalar"))
+/// A scalar argument `what` of `op` (`tf.range`'s `limit`, ...) as a float.
+fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let t = to_tensor(obj, None).map_err(in_argument(what))?;
+    t.value().scalar_f64().ok_or_else(|| {
+        errors::invalid_argument(
+            op,
+            format!("{what} must be a scalar, received shape {:?}", t.shape()),
+        )
+    })
 }
 
 /// `tf.range(limit)` or `tf.range(start, limit, delta)`; int32 unless an argument is a float.
@@ -547,16 +468,18 @@ fn range(
         Some(l) if !l.is_none() => (start.clone(), l.clone()),
         _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
     };
-    let mut any_float = is_float_like(&s)? || is_float_like(&l)?;
+    let mut any_float = is_float_like(&s).map_err(in_argument("start"))?
+        || is_float_like(&l).map_err(in_argument("limit"))?;
     let step = match delta {
         Some(d) if !d.is_none() => {
-            any_float |= is_float_like(d)?;
-            number(d)?
+            any_float |= is_float_like(d).map_err(in_argument("delta"))?;
+            number("Range", "delta", d)?
         }
         _ => 1.0,
     };
     let d = optional_dtype(dtype)?.unwrap_or(if any_float { DType::F32 } else { DType::I32 });
-    let a = kernels::range(number(&s)?, number(&l)?, step, d).raise()?;
+    let (s, l) = (number("Range", "start", &s)?, number("Range", "limit", &l)?);
+    let a = kernels::range(s, l, step, d).raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
@@ -572,18 +495,18 @@ fn linspace(
 ) -> PyResult<PyTensor> {
     let axis = axis.0;
     let _ = name;
-    if axis != 0 {
-        return Err(PyValueError::new_err("linspace: only axis=0 is supported"));
-    }
     let s = to_tensor(start, None)?;
     let dtype = if s.dtype().is_float() {
         s.dtype()
     } else {
         DType::F32
     };
-    let n = usize::try_from(int_of(num)?)
-        .map_err(|_| PyValueError::new_err("linspace: num must be >= 0"))?;
-    let a = kernels::linspace(number(start)?, number(stop)?, n, dtype).raise()?;
+    let (lo, hi) = (
+        number("LinSpace", "start", start)?,
+        number("LinSpace", "stop", stop)?,
+    );
+    let num = int_of(num).map_err(in_argument("num"))?;
+    let a = kernels::linspace(lo, hi, num, axis, dtype).raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 
@@ -608,7 +531,8 @@ fn constant(
     let t = Tensor::new(t.value().clone());
     match shape {
         Some(s) if !s.is_none() => {
-            let dims = resolve_shape("Const", t.len(), &shape_of(s)?).raise()?;
+            let s = shape_of(s).map_err(in_argument("shape"))?;
+            let dims = resolve_shape("Const", t.len(), &s).raise()?;
             if t.len() == 1 {
                 let filled = t
                     .value()

@@ -10,11 +10,10 @@ use numpy::{
     PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
     ToPyArray,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 
-use crate::errors::Raise;
+use crate::errors::{type_error, value_error, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
 
@@ -56,7 +55,7 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64)));
     try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64)));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
-    Err(PyTypeError::new_err(format!(
+    Err(type_error(format!(
         "Attempt to convert a numpy array of dtype {kind} to a Tensor: unsupported dtype"
     )))
 }
@@ -104,7 +103,7 @@ fn scalar(dtype: DType, value: f64) -> Array {
 const MAX_NESTING: usize = 64;
 
 fn too_deep() -> PyErr {
-    PyValueError::new_err(format!(
+    value_error(format!(
         "Cannot convert a value nested more than {MAX_NESTING} levels deep to a Tensor \
          (a tensor has at most {MAX_NESTING} dimensions)"
     ))
@@ -139,7 +138,7 @@ fn contains_tensor(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
 pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
     if let Some(t) = as_tensor(obj) {
         return match dtype {
-            Some(d) if d != t.dtype() => Err(PyValueError::new_err(format!(
+            Some(d) if d != t.dtype() => Err(value_error(format!(
                 "Tensor conversion requested dtype {} for Tensor with dtype {}",
                 d.name(),
                 t.dtype().name()
@@ -177,14 +176,14 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     if obj.is_exact_instance_of::<PyInt>() {
         return match obj.extract::<i64>() {
             Ok(v) => match dtype {
-                Some(DType::Bool) => Err(PyTypeError::new_err(format!(
+                Some(DType::Bool) => Err(type_error(format!(
                     "Cannot convert {v} to EagerTensor of dtype bool"
                 ))),
                 Some(d) => Ok(scalar(d, v as f64)),
                 None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
                 None => Ok(Array::scalar(v)),
             },
-            Err(_) => Err(PyValueError::new_err(
+            Err(_) => Err(value_error(
                 "Can't convert Python int to a Tensor: out of int64 range",
             )),
         };
@@ -192,7 +191,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     if obj.is_exact_instance_of::<PyFloat>() {
         let v: f64 = obj.extract()?;
         return match dtype {
-            Some(d) if !d.is_float() => Err(PyTypeError::new_err(format!(
+            Some(d) if !d.is_float() => Err(type_error(format!(
                 "Cannot convert {v} to EagerTensor of dtype {}",
                 d.name()
             ))),
@@ -223,7 +222,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     let np = py.import("numpy")?;
     let numpy_scalar = obj.is_instance(&np.getattr("generic")?)?;
     if !(is_sequence || numpy_scalar || obj.hasattr("__array__")?) {
-        return Err(PyTypeError::new_err(format!(
+        return Err(type_error(format!(
             "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
             obj.repr()?,
             obj.get_type().name()?
@@ -280,19 +279,43 @@ pub fn numpy_value<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny
 /// The `TypeError` for an argument of the wrong kind: "expected WHAT, received TYPE VALUE"
 /// (the value shortened; `None` named as such). PyO3 adds the argument's name as a note.
 pub fn expected(what: &str, obj: Borrowed<'_, '_, PyAny>) -> PyErr {
+    type_error(format!("expected {what}, received {}", shown(obj)))
+}
+
+/// A value as error messages show it: its type and its text, shortened ("int 3", "None").
+fn shown(obj: Borrowed<'_, '_, PyAny>) -> String {
     if obj.is_none() {
-        return PyTypeError::new_err(format!("expected {what}, received None"));
+        return "None".into();
     }
     let kind = obj
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_default();
-    let mut shown: String = obj.to_string().chars().take(60).collect();
-    if shown.len() == 60 {
-        shown.push_str("...");
+    let mut text: String = obj.to_string().chars().take(60).collect();
+    if text.len() == 60 {
+        text.push_str("...");
     }
-    PyTypeError::new_err(format!("expected {what}, received {kind} {shown}"))
+    format!("{kind} {text}")
+}
+
+/// The tensors of a list argument of `op` (`tf.concat`'s `values`, `tf.add_n`'s `inputs`):
+/// any iterable, a tensor included (its rows). Python values convert to the first item's
+/// dtype where they can, so `[t, 1]` works; the op itself checks that the dtypes agree.
+pub fn tensor_list(op: &str, values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    let Ok(iter) = values.try_iter() else {
+        let received = shown(values.as_borrowed());
+        return Err(type_error(format!(
+            "{op}: expected an iterable of tensors, received {received}"
+        )));
+    };
+    let items: Vec<Bound<'_, PyAny>> = iter.collect::<PyResult<_>>()?;
+    let first = items.first().map(|x| to_tensor(x, None)).transpose()?;
+    let dtype = first.as_ref().map(|t| t.dtype());
+    items
+        .iter()
+        .map(|x| to_tensor(x, dtype).or_else(|_| to_tensor(x, None)))
+        .collect()
 }
 
 /// A string argument (`mode`, `padding`, ...): anything else is a `TypeError` saying so.
@@ -339,21 +362,6 @@ impl FromPyObject<'_, '_> for Int {
     }
 }
 
-/// A count or size argument (`num`, `num_rows`): an [`Int`] that is not negative.
-#[derive(Clone, Copy, Debug)]
-pub struct Count(pub usize);
-
-impl FromPyObject<'_, '_> for Count {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Count> {
-        let n = int_of(&obj)?;
-        usize::try_from(n).map(Count).map_err(|_| {
-            PyValueError::new_err(format!("expected a count (0 or more), received {n}"))
-        })
-    }
-}
-
 /// A flag TensorFlow passes on to its kernel as an attribute (`transpose_a`, `adjoint`), where
 /// it must be a real bool: `True`, `False` (or numpy's), never a truthy `1`.
 #[derive(Clone, Copy, Debug)]
@@ -389,7 +397,7 @@ pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
         if t.rank() == 0 && t.dtype().is_int() {
             return Ok(t.value().scalar_f64().unwrap_or(0.0) as i64);
         }
-        return Err(PyTypeError::new_err(format!(
+        return Err(type_error(format!(
             "expected an integer scalar, received a tensor of shape {:?} and dtype {}",
             t.shape(),
             t.dtype()
@@ -432,16 +440,9 @@ pub fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     ints_of(obj)
 }
 
-/// Non-negative dims.
-pub fn dims_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    shape_of(obj)?
-        .into_iter()
-        .map(|d| {
-            usize::try_from(d).map_err(|_| {
-                PyValueError::new_err(format!("dimensions must be >= 0, received {d}"))
-            })
-        })
-        .collect()
+/// A shape argument of `op` without -1: a negative entry is the op's `InvalidArgumentError`.
+pub fn dims_of(op: &'static str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(ops::dims(op, &shape_of(obj)?).raise()?.to_vec())
 }
 
 /// Two operands of a binary op: a tensor among them fixes the dtype the other converts to.

@@ -3,9 +3,10 @@
 
 use ferrotape_autodiff::DType;
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
+
+use crate::errors::type_error;
 
 #[pyclass(name = "DType", module = "ferrotape", frozen, from_py_object)]
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,9 +77,7 @@ impl PyDType {
         match op {
             CompareOp::Eq => Ok(same),
             CompareOp::Ne => Ok(!same),
-            _ => Err(PyTypeError::new_err(
-                "dtypes are only compared for equality",
-            )),
+            _ => Err(type_error("dtypes are only compared for equality")),
         }
     }
 }
@@ -114,7 +113,7 @@ pub fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
         return Err(cannot_convert(obj));
     };
     DType::from_name(&name)
-        .ok_or_else(|| PyTypeError::new_err(format!("ferrotape does not support dtype {name:?}")))
+        .ok_or_else(|| type_error(format!("ferrotape does not support dtype {name:?}")))
 }
 
 /// TensorFlow's message for a value that names no dtype.
@@ -126,7 +125,7 @@ fn cannot_convert(obj: &Bound<'_, PyAny>) -> PyErr {
         .chars()
         .take(60)
         .collect();
-    PyTypeError::new_err(format!(
+    type_error(format!(
         "Cannot convert value {shown} to a TensorFlow DType."
     ))
 }

@@ -1,11 +1,18 @@
 //! The one place where Rust errors become Python exceptions. The exception classes live in
 //! `ferrotape/errors.py` (TensorFlow's names; `InvalidArgumentError` is also a `ValueError`).
+//!
+//! An op's own argument rules live in the op and come here as core [`Error`]s. What the binding
+//! itself finds wrong is a Python value it cannot convert; it raises that through the few
+//! constructors below, named after the Python type TensorFlow raises for the same value
+//! ([`type_error`], [`value_error`]), or [`invalid_argument`] where TensorFlow's op would
+//! refuse it. `tests/test_error_mapping.py` checks that no other file builds an exception.
 
 use std::cell::RefCell;
 
 use ferrotape_autodiff::Error;
 use pyo3::exceptions::{
-    PyKeyboardInterrupt, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyValueError,
+    PyKeyboardInterrupt, PyMemoryError, PyNotImplementedError, PyOSError, PyRuntimeError,
+    PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -62,6 +69,48 @@ pub fn to_py(err: Error) -> PyErr {
             None => PyValueError::new_err(msg),
         }
     })
+}
+
+/// A Python value of a kind the argument cannot take, where TensorFlow raises `TypeError`
+/// ("expected WHAT, received ..."; PyO3 adds the argument's name as a note).
+pub fn type_error(msg: impl Into<String>) -> PyErr {
+    PyTypeError::new_err(msg.into())
+}
+
+/// A Python value TensorFlow's Python layer refuses with `ValueError` before any op runs (a
+/// conversion to a dtype the value does not fit, a missing required argument).
+pub fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// An argument of `op` found invalid while converting it (an index with two ellipses): the
+/// `InvalidArgumentError` TensorFlow's op raises in eager mode.
+pub fn invalid_argument(op: &'static str, msg: impl Into<String>) -> PyErr {
+    to_py(Error::invalid(op, msg))
+}
+
+/// A feature of `op` that TensorFlow has and ferrotape not yet (`UnimplementedError`, also a
+/// `NotImplementedError`).
+pub fn unimplemented(op: &'static str, msg: impl Into<String>) -> PyErr {
+    to_py(Error::unimplemented(op, msg))
+}
+
+/// The operating system refused a request (installing the Ctrl-C handler).
+pub fn os_error(msg: impl Into<String>) -> PyErr {
+    PyOSError::new_err(msg.into())
+}
+
+/// Names the argument a value converted inside a function came from, as PyO3 names the
+/// arguments it converts itself: a note "while processing 'NAME'" on the error.
+pub fn in_argument(name: &'static str) -> impl FnOnce(PyErr) -> PyErr {
+    move |err| {
+        Python::attach(|py| {
+            let note = format!("while processing '{name}'");
+            // A note is an aid to the reader; failing to add one keeps the error as it is.
+            let _ = err.value(py).call_method1("add_note", (note,));
+        });
+        err
+    }
 }
 
 /// `.raise()` turns a core `Result` into a `PyResult`.

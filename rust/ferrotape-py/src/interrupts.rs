@@ -38,7 +38,7 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
             // SAFETY: the action only touches atomics (async-signal-safe), and SIGINT is not
             // one of the signals the registry refuses.
             unsafe { signal_hook_registry::register(sigint, interrupt::on_signal) }
-                .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+                .map_err(|e| crate::errors::os_error(e.to_string()))?;
         }
     }
     Ok(())

@@ -6,11 +6,10 @@ use ferrotape_autodiff::core::kernels::{Conv2dParams, Padding};
 use ferrotape_autodiff::{Tensor, Variable};
 use ferrotape_keras as layers;
 use ferrotape_keras::Activation;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::convert::{to_tensor, Flag, Text};
-use crate::errors::Raise;
+use crate::errors::{type_error, Raise};
 use crate::tensor::{compute, wrap, PyTensor};
 use crate::variable::{remember_owner, PyVariable};
 
@@ -18,7 +17,7 @@ use crate::variable::{remember_owner, PyVariable};
 fn variable(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Variable> {
     let v = obj
         .cast::<PyVariable>()
-        .map_err(|_| PyTypeError::new_err(format!("{what} must be a ferrotape Variable")))?;
+        .map_err(|_| type_error(format!("{what} must be a ferrotape Variable")))?;
     remember_owner(v);
     Ok(v.get().var.clone())
 }

@@ -60,7 +60,7 @@ fn set_simd_level(cap: Option<&str>) -> PyResult<&'static str> {
     let cap = cap
         .map(|name| {
             SimdLevel::parse(name).ok_or_else(|| {
-                pyo3::exceptions::PyValueError::new_err(format!(
+                errors::value_error(format!(
                     "set_simd_level: expected \"baseline\", \"avx2\", \"avx512\" or None, received {name:?}"
                 ))
             })

@@ -6,9 +6,8 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
 
-use crate::convert::{as_tensor, axes_of, binary_operands, int_of, to_tensor, Flag};
+use crate::convert::{axes_of, binary_operands, int_of, to_tensor, Flag};
 use crate::dtype::{dtype_of, optional_dtype};
-use crate::errors::Raise;
 use crate::registry::{self, functions};
 use crate::tensor::{compute, truediv as true_divide, wrap, PyTensor};
 
@@ -162,7 +161,7 @@ fn reduce(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let t = to_tensor(x, None)?;
-    let axes = axes_of(axis)?;
+    let axes = axes_of(axis).map_err(crate::errors::in_argument("axis"))?;
     wrap(compute(py, t.len(), || f(&t, axes.as_deref(), keepdims)))
 }
 
@@ -212,7 +211,7 @@ fn arg_reduce(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let axis = match axis {
-        Some(a) if !a.is_none() => int_of(a)?,
+        Some(a) if !a.is_none() => int_of(a).map_err(crate::errors::in_argument("axis"))?,
         _ => 0,
     };
     let dtype = optional_dtype(output_type)?.unwrap_or(DType::I64);
@@ -301,30 +300,7 @@ fn clip_by_value(
 #[pyo3(signature = (inputs, name=None))]
 fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let _ = name;
-    // TensorFlow takes any iterable of tensors but a tensor itself, and raises ValueError.
-    let refused = || {
-        let shown =
-            crate::convert::expected("an iterable of at least one tensor", inputs.as_borrowed());
-        pyo3::exceptions::PyValueError::new_err(format!("add_n: {}", shown.value(inputs.py())))
-    };
-    if as_tensor(inputs).is_some() || inputs.is_instance_of::<pyo3::types::PyString>() {
-        return Err(refused());
-    }
-    let inputs: Vec<Bound<'_, PyAny>> = match inputs.try_iter() {
-        Ok(items) => items.collect::<PyResult<_>>()?,
-        Err(_) => return Err(refused()),
-    };
-    let mut it = inputs.iter();
-    let first = it.next().ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(
-            "add_n: expected an iterable of at least one tensor, received an empty one",
-        )
-    })?;
-    let mut acc = to_tensor(first, None)?;
-    for x in it {
-        acc = ops::add(&acc, &to_tensor(x, Some(acc.dtype()))?).raise()?;
-    }
-    Ok(PyTensor::new(acc))
+    wrap(ops::add_n(&crate::convert::tensor_list("add_n", inputs)?))
 }
 
 functions! {

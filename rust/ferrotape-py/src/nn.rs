@@ -3,11 +3,10 @@
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::Tensor;
 use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Flag, Int, Real, Text};
-use crate::errors::to_py;
+use crate::errors::{to_py, value_error};
 use crate::registry::{self, functions};
 use crate::tensor::{compute, wrap, PyTensor};
 
@@ -74,12 +73,7 @@ fn silu(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    let x = to_tensor(features, None)?;
-    let beta = beta.0;
-    if beta == 1.0 {
-        return wrap(ops::swish(&x));
-    }
-    wrap(ops::mul(&x, &x.scalar_like(beta)).and_then(|bx| ops::mul(&x, &ops::sigmoid(&bx)?)))
+    wrap(ops::silu(&to_tensor(features, None)?, beta.0))
 }
 
 fn axis_or_last(axis: Option<i64>) -> i64 {
@@ -125,7 +119,7 @@ fn required<'a, 'py>(
     what: &str,
 ) -> PyResult<&'a Bound<'py, PyAny>> {
     arg.filter(|a| !a.is_none())
-        .ok_or_else(|| PyValueError::new_err(format!("{what} must be provided")))
+        .ok_or_else(|| value_error(format!("{what} must be provided")))
 }
 
 #[doc = op_doc!(softmax_cross_entropy_with_logits)]

@@ -3,11 +3,10 @@
 
 use ferrotape_autodiff::core::kernels::{AdagradStep, AdamStep, RmsPropStep, SgdStep};
 use ferrotape_autodiff::{optim, Tensor, Variable};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::convert::to_tensor;
-use crate::errors::Raise;
+use crate::errors::{type_error, value_error, Raise};
 use crate::tensor::compute;
 use crate::variable::PyVariable;
 
@@ -16,14 +15,14 @@ fn variables(op: &str, objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Variable>> {
         .map(|o| {
             o.cast::<PyVariable>()
                 .map(|v| v.get().var.clone())
-                .map_err(|_| PyTypeError::new_err(format!("{op}: expected ferrotape Variables")))
+                .map_err(|_| type_error(format!("{op}: expected ferrotape Variables")))
         })
         .collect()
 }
 
 fn gradients(op: &str, objs: &[Bound<'_, PyAny>], vars: &[Variable]) -> PyResult<Vec<Tensor>> {
     if objs.len() != vars.len() {
-        return Err(PyValueError::new_err(format!(
+        return Err(value_error(format!(
             "{op}: received {} gradients for {} variables",
             objs.len(),
             vars.len()
@@ -37,7 +36,7 @@ fn gradients(op: &str, objs: &[Bound<'_, PyAny>], vars: &[Variable]) -> PyResult
 
 fn same_length(op: &str, what: &str, n: usize, expected: usize) -> PyResult<()> {
     if n != expected {
-        return Err(PyValueError::new_err(format!(
+        return Err(value_error(format!(
             "{op}: received {n} {what} for {expected} variables"
         )));
     }

@@ -83,7 +83,7 @@ fn normal(
     let _ = name;
     let a = random::normal(
         &mut next_rng(seed),
-        &dims_of(shape)?,
+        &dims_of("RandomStandardNormal", shape)?,
         mean,
         stddev,
         float_dtype(dtype)?,
@@ -108,7 +108,7 @@ fn truncated_normal(
     let _ = name;
     let a = random::truncated_normal(
         &mut next_rng(seed),
-        &dims_of(shape)?,
+        &dims_of("TruncatedNormal", shape)?,
         mean,
         stddev,
         float_dtype(dtype)?,
@@ -133,16 +133,15 @@ fn uniform(
     let maxval = maxval.map(|v| v.0);
     let _ = name;
     let d = float_dtype(dtype)?;
-    let maxval = match maxval {
-        Some(m) => m,
-        None if d.is_float() => 1.0,
-        None => {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "uniform: maxval must be specified for integer dtypes",
-            ))
-        }
-    };
-    let a = random::uniform(&mut next_rng(seed), &dims_of(shape)?, minval, maxval, d).raise()?;
+    let maxval = random::uniform_maxval(maxval, d).raise()?;
+    let a = random::uniform(
+        &mut next_rng(seed),
+        &dims_of("RandomUniform", shape)?,
+        minval,
+        maxval,
+        d,
+    )
+    .raise()?;
     Ok(PyTensor::new(Tensor::new(a)))
 }
 

@@ -5,14 +5,13 @@
 use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
 use ferrotape_autodiff::ops::{self, AxisSlice};
 use ferrotape_autodiff::{DType, Error, Result, Tensor};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyEllipsis, PyInt, PySlice, PyTuple};
 
 use crate::convert::{as_tensor, int_of, numpy_value, to_numpy, to_tensor};
 use crate::dtype::{optional_dtype, PyDType};
-use crate::errors::Raise;
+use crate::errors::{self, Raise};
 
 /// Work (elements) above which a kernel runs with the GIL released. Below it the kernel takes
 /// well under a microsecond and releasing would only add overhead to the tape's hot path.
@@ -200,7 +199,8 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
             spec.push(AxisSlice::NewAxis);
         } else if item.is_instance_of::<PyEllipsis>() {
             if saw_ellipsis {
-                return Err(PyValueError::new_err(
+                return Err(errors::invalid_argument(
+                    OP,
                     "an index can only have a single ellipsis ('...')",
                 ));
             }
@@ -220,20 +220,23 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
             });
             axis += 1;
         } else if item.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(PyTypeError::new_err("a bool is not a valid tensor index"));
+            // TensorFlow reads a bool as a mask, and a mask cannot be a scalar.
+            return Err(errors::value_error(
+                "a bool is not a valid tensor index (a mask cannot be scalar)",
+            ));
         } else if item.is_instance_of::<PyInt>()
             || as_tensor(item).is_some()
             || item.hasattr("__index__")?
         {
             let i = int_of(item).map_err(|_| {
-                PyTypeError::new_err(
+                errors::type_error(
                     "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices",
                 )
             })?;
             spec.push(AxisSlice::Index(index_axis(OP, i, shape[axis]).raise()?));
             axis += 1;
         } else {
-            return Err(PyTypeError::new_err(format!(
+            return Err(errors::type_error(format!(
                 "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors are valid indices, got {}",
                 item.repr()?
             )));
@@ -362,7 +365,7 @@ macro_rules! tensor_methods {
             fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
                 let t = $cls::operand(slf);
                 if t.rank() == 0 {
-                    return Err(PyTypeError::new_err("len is not well defined for a rank-0 tensor"));
+                    return Err($crate::errors::type_error("len is not well defined for a rank-0 tensor"));
                 }
                 Ok(t.shape()[0])
             }
@@ -370,7 +373,7 @@ macro_rules! tensor_methods {
             fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 let t = $cls::operand(slf);
                 if t.rank() == 0 {
-                    return Err(PyTypeError::new_err("Cannot iterate over a scalar tensor."));
+                    return Err($crate::errors::type_error("Cannot iterate over a scalar tensor."));
                 }
                 let rows = $crate::tensor::TensorRows::new(t);
                 Ok(Bound::new(slf.py(), rows)?.into_any())
@@ -385,7 +388,7 @@ macro_rules! tensor_methods {
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
                 let t = $cls::operand(slf);
                 t.value().scalar_f64().ok_or_else(|| {
-                    PyTypeError::new_err(format!("only a tensor of one element converts to float, received shape {:?}", t.shape()))
+                    $crate::errors::type_error(format!("only a tensor of one element converts to float, received shape {:?}", t.shape()))
                 })
             }
 
@@ -396,7 +399,7 @@ macro_rules! tensor_methods {
             fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
                 let t = $cls::operand(slf);
                 if !t.dtype().is_int() || t.rank() != 0 {
-                    return Err(PyTypeError::new_err("only integer scalar tensors can be used as an index"));
+                    return Err($crate::errors::type_error("only integer scalar tensors can be used as an index"));
                 }
                 Self::__int__(slf)
             }
@@ -405,7 +408,7 @@ macro_rules! tensor_methods {
                 let t = $cls::operand(slf);
                 match t.value().scalar_f64() {
                     Some(v) => Ok(v != 0.0),
-                    None => Err(PyValueError::new_err(
+                    None => Err($crate::errors::value_error(
                         "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
                     )),
                 }
@@ -416,7 +419,7 @@ macro_rules! tensor_methods {
             }
 
             fn __hash__(&self) -> PyResult<isize> {
-                Err(PyTypeError::new_err(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
+                Err($crate::errors::type_error(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
             }
 
             fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::add) }

@@ -3,13 +3,12 @@
 use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{Tensor, Variable};
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
 use crate::convert::{numpy_value, to_numpy, to_tensor, Flag};
 use crate::dtype::{optional_dtype, PyDType};
-use crate::errors::Raise;
+use crate::errors::{self, Raise};
 use crate::tensor::{
     binary, comparison, equality, logical, parse_index, tensor_methods, tensor_shape, truediv,
     value_text, wrap, PyTensor, TensorLike,
@@ -96,12 +95,13 @@ impl PyVariable {
         );
         let _ = experimental_enable_variable_lifting;
         if constraint.is_some_and(|c| !c.is_none()) {
-            return Err(PyValueError::new_err(
-                "Variable: constraints are not supported yet",
+            return Err(errors::unimplemented(
+                "Variable",
+                "constraint is not supported yet; apply it after each update instead",
             ));
         }
         let init = initial_value
-            .ok_or_else(|| PyValueError::new_err("initial_value must be specified."))?;
+            .ok_or_else(|| errors::value_error("Variable: initial_value must be specified."))?;
         // Keras initializers hand over a callable.
         let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() {
             init.call0()?
@@ -202,7 +202,7 @@ impl PyVariable {
     }
 
     fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
+        Err(errors::type_error(
             "Variables cannot be pickled; save their .numpy() values instead",
         ))
     }

@@ -1,7 +1,7 @@
 //! Broadcasting arithmetic and the unary numeric ops.
 
 use ferrotape_core::kernels::{self, BinaryOp, CompareOp, UnaryOp};
-use ferrotape_core::{Result, Shape};
+use ferrotape_core::{Error, Result, Shape};
 
 use super::{log, unbroadcast, where_, zeros_like};
 use crate::tape::record;
@@ -40,6 +40,36 @@ fn binary_backward(
 
 fn shapes(a: &Tensor, b: &Tensor) -> (Shape, Shape) {
     (a.shape().into(), b.shape().into())
+}
+
+/// `tf.add_n`: the sum of one or more tensors of one shape and dtype (no broadcasting, as
+/// TensorFlow's `AddN`); d/dxᵢ = 1 for each, through the additions.
+pub fn add_n(xs: &[Tensor]) -> Result<Tensor> {
+    const OP: &str = "AddN";
+    let Some((first, rest)) = xs.split_first() else {
+        return Err(Error::invalid(
+            OP,
+            "expected at least one tensor, received none",
+        ));
+    };
+    for (i, x) in rest.iter().enumerate() {
+        if x.dtype() != first.dtype() {
+            return Err(Error::mismatch(OP, first.dtype(), x.dtype()));
+        }
+        if x.shape() != first.shape() {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "inputs must have the same shape, received {:?} (input 0) and {:?} \
+                     (input {})",
+                    first.shape(),
+                    x.shape(),
+                    i + 1
+                ),
+            ));
+        }
+    }
+    rest.iter().try_fold(first.clone(), |acc, x| add(&acc, x))
 }
 
 /// a + b; d/da = 1, d/db = 1.

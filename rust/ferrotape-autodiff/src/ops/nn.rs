@@ -112,6 +112,15 @@ pub fn swish(x: &Tensor) -> Result<Tensor> {
     mul(x, &sigmoid(x)?)
 }
 
+/// `tf.nn.silu(x, beta)`: x·sigmoid(beta·x); d/dx = s + beta·x·s·(1 - s), s = sigmoid(beta·x)
+/// (through the ops it is built from). beta = 1 is [`swish`].
+pub fn silu(x: &Tensor, beta: f64) -> Result<Tensor> {
+    if beta == 1.0 {
+        return swish(x);
+    }
+    mul(x, &sigmoid(&mul(x, &x.scalar_like(beta))?)?)
+}
+
 fn axis_mask(op: &'static str, x: &Tensor, axis: i64) -> Result<Vec<bool>> {
     if x.rank() == 0 {
         return Err(Error::invalid(
@@ -215,7 +224,7 @@ pub fn sparse_softmax_cross_entropy_with_logits(
             ),
         ));
     }
-    let hot = one_hot(labels, depth, 1.0, 0.0, -1, logits.dtype())?;
+    let hot = one_hot(labels, depth as i64, 1.0, 0.0, -1, logits.dtype())?;
     softmax_cross_entropy_with_logits(&hot, logits, -1)
 }
 

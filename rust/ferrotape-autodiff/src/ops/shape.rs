@@ -56,6 +56,22 @@ pub fn norm_axis(op: &'static str, axis: i64, rank: usize) -> Result<usize> {
     Ok(axis.rem_euclid(r.max(1)) as usize)
 }
 
+/// A shape argument without -1 (`tf.zeros`, `tf.tile`'s multiples, ...): TensorFlow refuses
+/// a negative entry as an invalid argument of the op.
+pub fn dims(op: &'static str, shape: &[i64]) -> Result<Shape> {
+    shape
+        .iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| {
+                Error::invalid(
+                    op,
+                    format!("dimensions must be >= 0, received {d} in {shape:?}"),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The same elements in a new shape (a view when contiguous); d/dx = reshape back.
 pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if x.shape() == shape {
@@ -247,6 +263,29 @@ pub fn take_add(
     Ok(y)
 }
 
+/// TensorFlow's `batch_dims` of `tf.gather` and `tf.gather_nd`: only 0 is implemented here.
+pub fn check_batch_dims(op: &'static str, batch_dims: i64) -> Result<()> {
+    if batch_dims == 0 {
+        return Ok(());
+    }
+    Err(Error::unimplemented(
+        op,
+        format!("batch_dims other than 0 is not supported yet, received batch_dims={batch_dims}"),
+    ))
+}
+
+/// `tf.fill(dims, value)`: `value` (a scalar) repeated over `dims`, as a new buffer.
+pub fn fill(dims: &[usize], value: &Tensor) -> Result<Tensor> {
+    if value.rank() != 0 {
+        return Err(Error::invalid(
+            "Fill",
+            format!("value must be a scalar, received shape {:?}", value.shape()),
+        ));
+    }
+    let filled = broadcast_to(value, dims)?;
+    Ok(Tensor::new(filled.value().try_contiguous("Fill")?))
+}
+
 /// `tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`.
 pub fn gather(params: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
     const OP: &str = "GatherV2";
@@ -352,6 +391,67 @@ pub fn split(x: &Tensor, sizes: &[usize], axis: i64) -> Result<Vec<Tensor>> {
     Ok(out)
 }
 
+/// `tf.split(x, num)` (TensorFlow's `Split`): `num` equal parts along `axis`.
+pub fn split_num(x: &Tensor, num: i64, axis: i64) -> Result<Vec<Tensor>> {
+    const OP: &str = "Split";
+    let ax = norm_axis(OP, axis, x.rank())?;
+    let d = x.shape()[ax];
+    // num_split is an int32 attr of at least 1. More parts than elements is only possible for
+    // an empty axis, where each part is still a tensor: a count past 2**16 is refused there.
+    let most = d.max(1 << 16).min(i32::MAX as usize);
+    let n = usize::try_from(num)
+        .ok()
+        .filter(|&n| (1..=most).contains(&n));
+    let Some(n) = n else {
+        return Err(Error::invalid(
+            OP,
+            format!("num_split must be in [1, {most}] for dimension {d}, received {num}"),
+        ));
+    };
+    if d % n != 0 {
+        return Err(Error::invalid(
+            OP,
+            format!("dimension {d} of axis {axis} is not divisible by num_split={n}"),
+        ));
+    }
+    split(x, &vec![d / n; n], axis)
+}
+
+/// `tf.split(x, size_splits)` (TensorFlow's `SplitV`): parts of the given sizes along `axis`;
+/// one size may be -1, inferred from the others.
+pub fn split_v(x: &Tensor, size_splits: &[i64], axis: i64) -> Result<Vec<Tensor>> {
+    const OP: &str = "SplitV";
+    let ax = norm_axis(OP, axis, x.rank())?;
+    let d = x.shape()[ax];
+    let known = size_splits
+        .iter()
+        .filter(|&&s| s >= 0)
+        .try_fold(0i64, |acc, &s| acc.checked_add(s))
+        .filter(|&k| k <= d as i64);
+    let unknown = size_splits.iter().filter(|&&s| s < 0).count();
+    let valid = unknown <= 1 && size_splits.iter().all(|&s| s >= -1);
+    let (Some(known), true) = (known, valid) else {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "size_splits must be sizes >= 0 (at most one -1) that fit in dimension {d} \
+                 of axis {axis}, received {size_splits:?}"
+            ),
+        ));
+    };
+    let sizes: Vec<usize> = size_splits
+        .iter()
+        .map(|&s| {
+            if s < 0 {
+                (d as i64 - known) as usize
+            } else {
+                s as usize
+            }
+        })
+        .collect();
+    split(x, &sizes, axis)
+}
+
 /// Stacks equal-shaped tensors along a new `axis`.
 pub fn stack(xs: &[Tensor], axis: i64) -> Result<Tensor> {
     let first = xs
@@ -377,9 +477,21 @@ pub fn stack(xs: &[Tensor], axis: i64) -> Result<Tensor> {
     concat(&expanded, axis as i64)
 }
 
-/// Unpacks `x` along `axis` into views.
-pub fn unstack(x: &Tensor, axis: i64) -> Result<Vec<Tensor>> {
+/// Unpacks `x` along `axis` into views; `num`, when given, must be that axis's size.
+pub fn unstack(x: &Tensor, num: Option<i64>, axis: i64) -> Result<Vec<Tensor>> {
     let axis = norm_axis("Unpack", axis, x.rank())?;
+    if let Some(n) = num {
+        if n < 0 || n as usize != x.shape()[axis] {
+            return Err(Error::invalid(
+                "Unpack",
+                format!(
+                    "num={n} must equal dimension {} of axis {axis} (shape {:?})",
+                    x.shape()[axis],
+                    x.shape()
+                ),
+            ));
+        }
+    }
     (0..x.shape()[axis])
         .map(|i| {
             let spec: Vec<AxisSlice> = (0..x.rank())
@@ -460,6 +572,40 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     Ok(y)
 }
 
+/// `tf.pad`'s `paddings` argument: an integer tensor of shape `[rank, 2]`, no entry negative,
+/// read as `(before, after)` per axis.
+pub fn paddings(x: &Tensor, paddings: &Tensor) -> Result<Vec<(usize, usize)>> {
+    const OP: &str = "Pad";
+    if !paddings.dtype().is_int() {
+        return Err(Error::unsupported(
+            OP,
+            paddings.dtype(),
+            "int32 or int64 paddings",
+        ));
+    }
+    if paddings.shape() != [x.rank(), 2] {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "paddings must have shape [{}, 2] (the input's rank, 2), received shape {:?}",
+                x.rank(),
+                paddings.shape()
+            ),
+        ));
+    }
+    let flat = kernels::cast(paddings.value(), DType::I64)?.to_vec::<i64>();
+    if flat.iter().any(|&p| p < 0) {
+        return Err(Error::invalid(
+            OP,
+            format!("paddings must be non-negative, received {flat:?}"),
+        ));
+    }
+    Ok(flat
+        .chunks(2)
+        .map(|p| (p[0] as usize, p[1] as usize))
+        .collect())
+}
+
 /// `tf.pad` in CONSTANT, REFLECT or SYMMETRIC mode; lowered to one `take` per axis.
 pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -> Result<Tensor> {
     const OP: &str = "PadV2";
@@ -495,12 +641,13 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -
 /// `tf.one_hot`; no gradient.
 pub fn one_hot(
     indices: &Tensor,
-    depth: usize,
+    depth: i64,
     on: f64,
     off: f64,
     axis: i64,
     dtype: DType,
 ) -> Result<Tensor> {
+    let depth = kernels::count("OneHot", "depth", depth)?;
     let axis = if axis == -1 {
         indices.rank()
     } else {

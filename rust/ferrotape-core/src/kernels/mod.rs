@@ -34,7 +34,7 @@ pub use optim::{
 };
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
-    concat, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
+    concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
     slice_scatter, take, take_add, tile, PadMode,
 };
 

@@ -285,6 +285,26 @@ pub enum PadMode {
     Symmetric,
 }
 
+impl PadMode {
+    /// The mode `tf.pad` names, in any case (TensorFlow upper-cases it first).
+    pub fn from_name(name: &str) -> Result<PadMode> {
+        match name.to_ascii_uppercase().as_str() {
+            "CONSTANT" => Ok(PadMode::Constant),
+            "REFLECT" => Ok(PadMode::Reflect),
+            "SYMMETRIC" => Ok(PadMode::Symmetric),
+            _ => Err(Error::invalid(
+                "Pad",
+                format!("mode must be one of CONSTANT, REFLECT or SYMMETRIC, received {name:?}"),
+            )),
+        }
+    }
+}
+
+/// A count argument (`num_rows`, `num`, `depth`): TensorFlow refuses a negative one.
+pub fn count(op: &'static str, what: &str, n: i64) -> Result<usize> {
+    usize::try_from(n).map_err(|_| Error::invalid(op, format!("{what} must be >= 0, received {n}")))
+}
+
 /// Where each position of an axis of length `d` padded by `(before, after)` reads from
 /// (`None`: the constant). `tf.pad` is one [`take`] per axis with this index.
 pub fn pad_index(
@@ -348,9 +368,14 @@ pub fn one_hot(
     cast(&last.transpose(&perm)?.contiguous(), dtype)
 }
 
-/// An identity matrix (rows × cols), repeated over `batch`.
-pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Array> {
+/// An identity matrix (rows × cols, cols defaulting to rows), repeated over `batch`.
+pub fn eye(rows: i64, cols: Option<i64>, batch: &[usize], dtype: DType) -> Result<Array> {
     const OP: &str = "Eye";
+    let rows = count(OP, "num_rows", rows)?;
+    let cols = match cols {
+        Some(c) => count(OP, "num_columns", c)?,
+        None => rows,
+    };
     let mut shape: Shape = batch.into();
     shape.extend([rows, cols]);
     check_alloc(OP, dtype, &shape)?;
@@ -393,8 +418,16 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> 
     cast(&Array::from_vec(v, &[n])?, dtype)
 }
 
-/// `tf.linspace(start, stop, num)`: `num` evenly spaced values, both ends included.
-pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Array> {
+/// `tf.linspace(start, stop, num, axis)` for scalar `start` and `stop`: `num` evenly spaced
+/// values, both ends included, along the result's one axis (0 or -1).
+pub fn linspace(start: f64, stop: f64, num: i64, axis: i64, dtype: DType) -> Result<Array> {
+    if axis != 0 && axis != -1 {
+        return Err(Error::invalid(
+            "LinSpace",
+            format!("axis {axis} is out of range [-1, 1) for scalar start and stop"),
+        ));
+    }
+    let num = count("LinSpace", "num", num)?;
     let step = if num > 1 {
         (stop - start) / (num - 1) as f64
     } else {
@@ -415,6 +448,45 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Array
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn invalid_naming(r: Result<impl std::fmt::Debug>, op: &str, part: &str) {
+        match r {
+            Err(e @ Error::InvalidArgument { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with(op) && msg.contains(part), "{msg}");
+            }
+            other => panic!("expected InvalidArgument, received {other:?}"),
+        }
+    }
+
+    #[test]
+    fn pad_mode_is_read_in_any_case_and_refused_by_name() {
+        assert_eq!(PadMode::from_name("reflect").unwrap(), PadMode::Reflect);
+        assert_eq!(PadMode::from_name("SYMMETRIC").unwrap(), PadMode::Symmetric);
+        assert_eq!(PadMode::from_name("Constant").unwrap(), PadMode::Constant);
+        invalid_naming(PadMode::from_name("WRAP"), "Pad", "received \"WRAP\"");
+    }
+
+    #[test]
+    fn eye_and_linspace_refuse_negative_counts_and_other_axes() {
+        invalid_naming(
+            eye(-1, None, &[], DType::F32),
+            "Eye",
+            "num_rows must be >= 0",
+        );
+        invalid_naming(eye(2, Some(-3), &[], DType::F32), "Eye", "num_columns");
+        assert_eq!(eye(2, Some(3), &[], DType::F32).unwrap().shape(), &[2, 3]);
+        invalid_naming(
+            linspace(0.0, 1.0, -1, 0, DType::F32),
+            "LinSpace",
+            "num must be >= 0",
+        );
+        invalid_naming(linspace(0.0, 1.0, 3, 1, DType::F32), "LinSpace", "axis 1");
+        let v = linspace(0.0, 1.0, 3, -1, DType::F64)
+            .unwrap()
+            .to_vec::<f64>();
+        assert_eq!(v, vec![0.0, 0.5, 1.0]);
+    }
 
     #[test]
     fn pad_modes_match_tensorflow_examples() {
