@@ -17,313 +17,37 @@ on its symbolic tensors make functional models (``Model(inputs, outputs)``).
 ([2, 3], [[3]])
 """
 
-import collections
-import functools
-import inspect
 import math
-import re
-import reprlib
 import sys
-import threading
 import warnings
-import weakref
 
 import numpy as np
 
-from .. import _core, nest
-from .. import dtypes as ft_dtypes
-from .. import train as _checkpoints
-from ..module import Module
-from . import backend, initializers, regularizers
-
-# ----------------------------------------------------------------------------- names
-
-
-_NAME_UIDS = collections.Counter()
-
-
-def _snake_case(name):
-    """Keras's class-name-to-prefix rule: "Conv2D" -> "conv2d", "BatchNormalization" ->
-    "batch_normalization"."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
-def _unique_name(prefix):
-    """ "dense", then "dense_1", "dense_2", ... (unique per process, as Keras)."""
-    count = _NAME_UIDS[prefix]
-    _NAME_UIDS[prefix] += 1
-    return prefix if count == 0 else f"{prefix}_{count}"
-
-
-def clear_session():
-    """Restarts automatic layer names ("dense", "dense_1", ...) from the beginning."""
-    _NAME_UIDS.clear()
-
-
-# ----------------------------------------------------------------------------- call context
-
-
-class _CallContext(threading.local):
-    """Per-thread state shared by nested layer calls."""
-
-    def __init__(self):
-        super().__init__()
-        self.depth = 0  # how many Layer.__call__ are running
-        self.training = None  # the training mode of the enclosing call
-        self.symbolic_batch = False  # dummy runs: report the batch dim as None
-
-
-_CONTEXT = _CallContext()
-
-# Any change to which layers or variables a layer holds bumps this, invalidating cached walks.
-_STRUCTURE = [0]
-
-
-def _structure_changed():
-    _STRUCTURE[0] += 1
-
-
-# Layers whose `_losses` list is non-empty; the outermost call clears those it contains.
-_PENDING_LOSSES = weakref.WeakSet()
-
-
-def _invalidating(method):
-    """``method`` of a container, made to invalidate the cached walks when it mutates."""
-
-    @functools.wraps(method)
-    def mutate(self, *args, **kwargs):
-        _structure_changed()
-        return method(self, *args, **kwargs)
-
-    return mutate
-
-
-class _TrackedList(list):
-    """A list attribute of a layer: mutating it invalidates the cached walks, so layers appended
-    after assignment (``self.blocks = []; self.blocks.append(Dense(4))``) are found."""
-
-    append = _invalidating(list.append)
-    extend = _invalidating(list.extend)
-    insert = _invalidating(list.insert)
-    pop = _invalidating(list.pop)
-    remove = _invalidating(list.remove)
-    clear = _invalidating(list.clear)
-    sort = _invalidating(list.sort)
-    reverse = _invalidating(list.reverse)
-    __setitem__ = _invalidating(list.__setitem__)
-    __delitem__ = _invalidating(list.__delitem__)
-    __iadd__ = _invalidating(list.__iadd__)
-
-
-class _TrackedDict(dict):
-    """A dict attribute of a layer: mutating it invalidates the cached walks."""
-
-    __setitem__ = _invalidating(dict.__setitem__)
-    __delitem__ = _invalidating(dict.__delitem__)
-    pop = _invalidating(dict.pop)
-    popitem = _invalidating(dict.popitem)
-    clear = _invalidating(dict.clear)
-    update = _invalidating(dict.update)
-    setdefault = _invalidating(dict.setdefault)
-
-
-# ----------------------------------------------------------------------------- shapes
-
-
-def _is_tensor_like(value):
-    return isinstance(value, (_core.Tensor, _core.Variable, np.ndarray, KerasTensor))
-
-
-def _shape_of(value):
-    """A tensor's shape as a tuple; lists/tuples/dicts of tensors give lists/dicts of shapes."""
-    if isinstance(value, (list, tuple)):
-        return [_shape_of(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _shape_of(v) for k, v in value.items()}
-    shape = getattr(value, "shape", None)
-    return None if shape is None else tuple(shape)
-
-
-def _batch_as_none(shape):
-    """The same shape structure with the batch (first) dim unknown."""
-    if isinstance(shape, list):
-        return [_batch_as_none(s) for s in shape]
-    if isinstance(shape, dict):
-        return {k: _batch_as_none(s) for k, s in shape.items()}
-    if isinstance(shape, tuple) and shape:
-        return (None,) + shape[1:]
-    return shape
-
-
-def _is_single_shape(shape):
-    return isinstance(shape, (tuple, list)) and all(
-        d is None or isinstance(d, (int, np.integer)) for d in shape
-    )
-
-
-def _zeros_for(shape, dtype):
-    """A zero tensor standing in for an input of ``shape`` (unknown dims become 1)."""
-    if isinstance(shape, dict):
-        return {k: _zeros_for(s, dtype) for k, s in shape.items()}
-    if not _is_single_shape(shape):
-        return [_zeros_for(s, dtype) for s in shape]
-    return _core.zeros([1 if d is None else int(d) for d in shape], dtype=dtype)
-
-
-def _format_shape(shape):
-    if shape is None:
-        return "?"
-    if isinstance(shape, dict):
-        return str({k: _format_shape(s) for k, s in shape.items()}).replace("'", "")
-    if not _is_single_shape(shape):
-        return str([_format_shape(s) for s in shape]).replace("'", "")
-    return "(" + ", ".join(str(d) for d in shape) + ")"
-
-
-# ----------------------------------------------------------------------------- dtypes
-
-
-class DTypePolicy:
-    """A layer's variable and compute dtypes ("float32", or "mixed_float16": float16 compute with
-    float32 variables)."""
-
-    def __init__(self, name="float32"):
-        if isinstance(name, DTypePolicy):
-            name = name.name
-        if isinstance(name, str) and name in ("mixed_float16", "mixed_bfloat16"):
-            compute, variable = name.split("_", 1)[1], "float32"
-        else:
-            try:
-                compute = variable = ft_dtypes.as_dtype(name).name
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"Layer: invalid dtype {name!r}; expected a dtype name such as 'float32' "
-                    f"or a policy name such as 'mixed_float16'"
-                ) from None
-            name = compute
-        self.name = name
-        self.compute_dtype = compute
-        self.variable_dtype = variable
-
-    def __repr__(self):
-        return f'<DTypePolicy "{self.name}">'
-
-
-# ----------------------------------------------------------------------------- call signatures
-
-_CALL_SPECS = {}
-
-
-def _call_spec(call):
-    """(call accepts `training`, the default of `training`) for a `call` function, cached."""
-    spec = _CALL_SPECS.get(call)
-    if spec is None:
-        try:
-            parameters = inspect.signature(call).parameters
-        except (TypeError, ValueError):
-            parameters = {}
-        training = parameters.get("training")
-        default = None
-        if training is not None and training.default is not inspect.Parameter.empty:
-            default = training.default
-        spec = (training is not None, default)
-        _CALL_SPECS[call] = spec
-    return spec
-
-
-def _wrap_build(build):
-    """Keras marks a layer built once its ``build`` returns, even when an override does not call
-    ``super().build``; this wrapper does that for every subclass's ``build``."""
-
-    @functools.wraps(build)
-    def wrapped(self, *args, **kwargs):
-        result = build(self, *args, **kwargs)
-        object.__setattr__(self, "built", True)
-        if self._build_input_shape is None and args:
-            object.__setattr__(self, "_build_input_shape", _plain_shape(args[0]))
-        _structure_changed()
-        return result
-
-    wrapped._ft_build_wrapper = True
-    return wrapped
-
-
-def _plain_shape(shape):
-    if shape is None or isinstance(shape, dict):
-        return shape
-    if _is_single_shape(shape):
-        return tuple(None if d is None else int(d) for d in shape)
-    if hasattr(shape, "as_list"):
-        return tuple(shape)
-    return [_plain_shape(s) for s in shape]
-
-
-# ----------------------------------------------------------------------------- Layer
-
-# Attributes holding the engine's own bookkeeping: never searched for sublayers.
-_ENGINE_ATTRS = frozenset(
-    {
-        "_name",
-        "_trainable",
-        "built",
-        "_policy",
-        "_compute_dtype_object",
-        "_autocast",
-        "activity_regularizer",
-        "_own_trainable",
-        "_own_non_trainable",
-        "_weight_names",
-        "_regularizers",
-        "_constraints",
-        "_losses",
-        "_build_input_shape",
-        "_output_shape",
-        "_input_batch_shape",
-        "_walk_cache",
-        "_walk_version",
-        "_inbound_nodes",
-        "_input_layer",
-        # Model
-        "optimizer",
-        "loss",
-        "compiled",
-        "stop_training",
-        "history",
-        "_compiled_loss",
-        "_compile_metrics",
-        "_loss_tracker",
-        "_compile_config",
-        "_warned_no_trainable",
-        # Functional
-        "_inputs_struct",
-        "_outputs_struct",
-        "_nodes",
-    }
-)
-
-
-_KERAS3_WEIGHT_ARGS = (
-    "shape",
-    "initializer",
-    "dtype",
-    "trainable",
-    "autocast",
-    "regularizer",
-    "constraint",
-    "aggregation",
-    "overwrite_with_gradient",
-    "name",
-)
-_KERAS2_WEIGHT_ARGS = (
-    "name",
-    "shape",
-    "dtype",
-    "initializer",
-    "regularizer",
-    "trainable",
-    "constraint",
+from ... import _core, nest
+from ... import dtypes as ft_dtypes
+from ... import train as _checkpoints
+from ...module import Module
+from .. import backend, initializers, regularizers
+from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
+from .layer_losses import LayerLosses
+from .layer_utils import (
+    _CONTEXT,
+    _KERAS2_WEIGHT_ARGS,
+    _KERAS3_WEIGHT_ARGS,
+    _STRUCTURE,
+    DTypePolicy,
+    _batch_as_none,
+    _call_spec,
+    _is_single_shape,
+    _plain_shape,
+    _shape_of,
+    _snake_case,
+    _structure_changed,
+    _TrackedDict,
+    _TrackedList,
+    _unique_name,
+    _wrap_build,
+    _zeros_for,
 )
 
 
@@ -341,7 +65,7 @@ def _find_layers(value, found, seen):
             _find_layers(item, found, seen)
 
 
-class Layer(Module):
+class Layer(LayerLosses, Module):
     """Base class of all layers (Keras 3's ``keras.layers.Layer``).
 
     Subclasses create weights in ``build(input_shape)`` with ``add_weight`` and compute in
@@ -349,6 +73,33 @@ class Layer(Module):
     (trainable ones first, in creation order), then those of its sublayers in the order they were
     assigned to attributes, recursively.
     """
+
+    # The engine's own bookkeeping: never searched for sublayers. Each subclass adds its own
+    # (Model, Functional), so the base class never names its subclasses' attributes.
+    _engine_attrs = frozenset(
+        {
+            "_name",
+            "_trainable",
+            "built",
+            "_policy",
+            "_compute_dtype_object",
+            "_autocast",
+            "activity_regularizer",
+            "_own_trainable",
+            "_own_non_trainable",
+            "_weight_names",
+            "_regularizers",
+            "_constraints",
+            "_losses",
+            "_build_input_shape",
+            "_output_shape",
+            "_input_batch_shape",
+            "_walk_cache",
+            "_walk_version",
+            "_inbound_nodes",
+            "_input_layer",
+        }
+    )
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -434,7 +185,7 @@ class Layer(Module):
                 )
             object.__setattr__(self, name, value)  # plain settings before super().__init__()
             return
-        if tracked and name not in _ENGINE_ATTRS:
+        if tracked and name not in self._engine_attrs:
             if isinstance(value, _core.Variable):
                 self._track_variable(value, name)
             elif type(value) is list:
@@ -615,7 +366,7 @@ class Layer(Module):
         """The layers held directly in attributes, in assignment order."""
         found, seen = [], {id(self)}
         for attr, value in self.__dict__.items():
-            if attr not in _ENGINE_ATTRS:
+            if attr not in self._engine_attrs:
                 _find_layers(value, found, seen)
         return found
 
@@ -730,50 +481,6 @@ class Layer(Module):
                 f"built. You can build it manually via: `{self.name}.build(batch_input_shape)`."
             )
         return int(sum(math.prod(v.shape) for v in self.weights))
-
-    # ------------------------------------------------------------------ losses
-    def add_loss(self, loss):
-        """Adds scalar loss tensors (e.g. activity penalties) to ``losses`` until the next
-        outermost call."""
-        for value in nest.flatten(loss):
-            if not isinstance(value, (_core.Tensor, _core.Variable)):
-                value = _core.convert_to_tensor(value)
-            self._losses.append(value)
-        _PENDING_LOSSES.add(self)
-
-    @property
-    def losses(self):
-        """Losses added during the last call (``add_loss``, activity regularizers) by this layer
-        and its sublayers, then the weight regularization penalties of the trainable weights,
-        computed from the current values."""
-        layers = self._flatten_layers()
-        result = []
-        for layer in layers:
-            result.extend(layer._losses)
-        result.extend(regularizer(v) for v, regularizer in self._regularized_weights())
-        return result
-
-    def _regularized_weights(self):
-        """(weight, regularizer) for the trainable weights that have a regularizer."""
-
-        def collect():
-            trainable = {id(v) for v in self._weights_of_kind("trainable")}
-            return [
-                (variable, regularizer)
-                for layer in self._flatten_layers()
-                for variable, regularizer in layer._regularizers
-                if id(variable) in trainable
-            ]
-
-        return self._cached_walk("regularized", collect)
-
-    def _clear_losses(self):
-        if not _PENDING_LOSSES:
-            return
-        for layer in self._flatten_layers():
-            if layer._losses:
-                layer._losses.clear()
-                _PENDING_LOSSES.discard(layer)
 
     # ------------------------------------------------------------------ building and calling
     def build(self, input_shape=None):
@@ -914,161 +621,3 @@ class Layer(Module):
     @classmethod
     def from_config(cls, config):
         return cls(**config)
-
-
-def _holds_keras_tensor(value, who="Layer"):
-    """Whether a (nested) input holds a symbolic tensor. The walk is nest's, without
-    recursion and bounded in depth, so every later recursive helper sees a shallow nest."""
-    if isinstance(value, KerasTensor):
-        return True
-    if not isinstance(value, (list, tuple, dict)):
-        return False
-    leaves = nest.flatten_for(value, (list, tuple), who)
-    return any(isinstance(leaf, KerasTensor) for leaf in leaves)
-
-
-# ----------------------------------------------------------------------------- Input
-
-
-class KerasTensor:
-    """A symbolic input or layer output of a functional model: a shape (batch dim ``None``) and
-    a dtype, plus the layer call that produced it."""
-
-    def __init__(self, shape, dtype="float32", name=None, node=None):
-        self.shape = _plain_shape(tuple(shape))
-        self.dtype = ft_dtypes.as_dtype(dtype).name
-        self.name = name
-        self._node = node
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    def __repr__(self):
-        name = f", name={self.name}" if self.name else ""
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False{name}>"
-
-
-class _Node:
-    """One call of a layer on KerasTensors."""
-
-    def __init__(self, layer, inputs, rest=(), kwargs=None):
-        self.layer = layer
-        self.inputs = inputs
-        self.rest = rest
-        self.kwargs = dict(kwargs or {})
-        self.outputs = []
-
-    def input_tensors(self):
-        return [v for v in nest.flatten(self.inputs) if isinstance(v, KerasTensor)]
-
-
-def _checked_shape(name, shape):
-    """A shape argument as a tuple of non-negative ints or None (Keras's standardize_shape)."""
-    if hasattr(shape, "as_list"):
-        shape = shape.as_list()
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
-        raise ValueError(
-            f"InputLayer: cannot convert {reprlib.repr(shape)} to a shape; expected a tuple of "
-            f"ints or None. "
-            f"Received: {name}={reprlib.repr(shape)}"
-        )
-    for dim in shape:
-        is_int = isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)
-        if dim is not None and (not is_int or dim < 0):
-            raise ValueError(
-                f"InputLayer: cannot convert {reprlib.repr(tuple(shape))} to a shape: found the "
-                f"entry {reprlib.repr(dim)}; dimensions are non-negative ints or None. "
-                f"Received: {name}={reprlib.repr(shape)}"
-            )
-    return tuple(shape)
-
-
-class InputLayer(Layer):
-    """The entry point of a model: holds the input's batch shape and passes inputs through."""
-
-    def __init__(
-        self,
-        shape=None,
-        batch_size=None,
-        dtype=None,
-        sparse=None,
-        batch_shape=None,
-        input_tensor=None,
-        optional=False,
-        name=None,
-        **kwargs,
-    ):
-        del sparse, input_tensor, optional
-        if "input_shape" in kwargs and shape is None:
-            shape = kwargs.pop("input_shape")
-        if "batch_input_shape" in kwargs and batch_shape is None:
-            batch_shape = kwargs.pop("batch_input_shape")
-        super().__init__(name=name or _unique_name("input_layer"), dtype=dtype, **kwargs)
-        if batch_shape is None:
-            if shape is None:
-                raise ValueError("InputLayer: you must pass a `shape` argument")
-            if isinstance(shape, int):
-                shape = (shape,)
-            batch_shape = (batch_size, *_checked_shape("shape", shape))
-        elif shape is not None:
-            raise ValueError("InputLayer: pass `shape` or `batch_shape`, not both")
-        self.batch_shape = _plain_shape(_checked_shape("batch_shape", batch_shape))
-        object.__setattr__(self, "built", True)
-        object.__setattr__(self, "_build_input_shape", self.batch_shape)
-        object.__setattr__(self, "_output_shape", self.batch_shape)
-        node = _Node(self, None)
-        self.output = KerasTensor(self.batch_shape, self.dtype, name=self.name, node=node)
-        node.outputs = [self.output]
-
-    @property
-    def dtype(self):
-        return self._policy.compute_dtype
-
-    def call(self, inputs):
-        return inputs
-
-
-def Input(  # noqa: N802 - Keras's name
-    shape=None,
-    batch_size=None,
-    dtype=None,
-    sparse=None,
-    batch_shape=None,
-    name=None,
-    tensor=None,
-    optional=False,
-):
-    """A symbolic model input of ``shape`` (without the batch dim): the first element of a
-    ``Sequential`` model, or the start of a functional model."""
-    layer = InputLayer(
-        shape=shape,
-        batch_size=batch_size,
-        dtype=dtype,
-        sparse=sparse,
-        batch_shape=batch_shape,
-        input_tensor=tensor,
-        optional=optional,
-        name=name,
-    )
-    return layer.output
-
-
-def __getattr__(name):
-    # Model, Sequential and Functional live in models.py (which imports this module); they are
-    # also reachable here, where ft.keras's __init__ looks for them.
-    if name in ("Model", "Sequential", "Functional"):
-        from . import models
-
-        return getattr(models, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "DTypePolicy",
-    "Input",
-    "InputLayer",
-    "KerasTensor",
-    "Layer",
-    "clear_session",
-]

@@ -8,13 +8,16 @@ ferrotape ops, so its gradient (to any order) is theirs.
 [[-1.0, 0.5, 8.0]]
 >>> ft.keras.layers.ReLU(max_value=6.0)(x).numpy().tolist()
 [[0.0, 0.5, 6.0]]
+
+Keras 3 keeps these in ``keras.src.layers.activations`` (``relu``, ``leaky_relu``, ``elu``,
+``prelu``).
 """
 
 import warnings
 
-from .. import _core, nn
-from . import initializers, regularizers
-from .engine import Layer
+from .... import _core, nn
+from ... import initializers, regularizers
+from ..layer import Layer
 
 
 def _non_negative(layer, what, value, allow_none=False):
@@ -155,6 +158,3 @@ class PReLU(Layer):
             "alpha_initializer": initializers.serialize(self.alpha_initializer),
             "shared_axes": self.shared_axes,
         }
-
-
-__all__ = ["ELU", "LeakyReLU", "PReLU", "ReLU"]

@@ -10,12 +10,15 @@ TensorShape([1, 3, 6, 1])
 TensorShape([1, 1, 1, 1])
 >>> ft.keras.layers.UpSampling2D((2, 3))(x).shape
 TensorShape([1, 4, 9, 1])
+
+Keras 3 keeps these in ``keras.src.layers.reshaping`` (``zero_padding2d``, ``cropping2d``,
+``up_sampling2d``).
 """
 
 import numpy as np
 
-from .. import _core
-from .engine import Layer
+from .... import _core
+from ..layer import Layer
 
 
 def _channels_last(layer, data_format):
@@ -147,6 +150,3 @@ class UpSampling2D(Layer):
             "data_format": self.data_format,
             "interpolation": self.interpolation,
         }
-
-
-__all__ = ["Cropping2D", "UpSampling2D", "ZeroPadding2D"]
