@@ -1,4 +1,4 @@
-"""The Keras engine: ``Layer``, ``Model``, ``Sequential``, ``Input`` (Keras 3 semantics, eager).
+"""The base ``Layer`` (Keras 3's ``keras.src.layers.layer``; Keras 3 semantics, eager).
 
 A ``Layer`` owns weights made by ``add_weight`` and the sublayers and variables assigned to its
 attributes; ``layer(x)`` builds it on the first call (``build(input_shape)`` with the batch dim),
@@ -34,6 +34,7 @@ from .layer_utils import (
     _CONTEXT,
     _KERAS2_WEIGHT_ARGS,
     _KERAS3_WEIGHT_ARGS,
+    _LAYER_ATTRS,
     _STRUCTURE,
     DTypePolicy,
     _batch_as_none,
@@ -74,32 +75,8 @@ class Layer(LayerLosses, Module):
     assigned to attributes, recursively.
     """
 
-    # The engine's own bookkeeping: never searched for sublayers. Each subclass adds its own
-    # (Model, Functional), so the base class never names its subclasses' attributes.
-    _engine_attrs = frozenset(
-        {
-            "_name",
-            "_trainable",
-            "built",
-            "_policy",
-            "_compute_dtype_object",
-            "_autocast",
-            "activity_regularizer",
-            "_own_trainable",
-            "_own_non_trainable",
-            "_weight_names",
-            "_regularizers",
-            "_constraints",
-            "_losses",
-            "_build_input_shape",
-            "_output_shape",
-            "_input_batch_shape",
-            "_walk_cache",
-            "_walk_version",
-            "_inbound_nodes",
-            "_input_layer",
-        }
-    )
+    # The engine's own bookkeeping, never searched for sublayers; Model and Functional add theirs.
+    _engine_attrs = _LAYER_ATTRS
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

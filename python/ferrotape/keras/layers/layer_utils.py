@@ -256,3 +256,31 @@ _KERAS2_WEIGHT_ARGS = (
     "trainable",
     "constraint",
 )
+
+
+# Attributes holding the base Layer's bookkeeping: never searched for sublayers. Subclasses
+# extend Layer._engine_attrs with their own.
+_LAYER_ATTRS = frozenset(
+    {
+        "_name",
+        "_trainable",
+        "built",
+        "_policy",
+        "_compute_dtype_object",
+        "_autocast",
+        "activity_regularizer",
+        "_own_trainable",
+        "_own_non_trainable",
+        "_weight_names",
+        "_regularizers",
+        "_constraints",
+        "_losses",
+        "_build_input_shape",
+        "_output_shape",
+        "_input_batch_shape",
+        "_walk_cache",
+        "_walk_version",
+        "_inbound_nodes",
+        "_input_layer",
+    }
+)

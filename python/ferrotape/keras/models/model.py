@@ -1,5 +1,6 @@
-"""Keras models: ``Model`` (training with ``compile``/``fit``/``evaluate``/``predict``, weight
-files, ``summary``), ``Sequential`` and functional models (``Model(inputs, outputs)``).
+"""``Model`` (Keras 3's ``keras.src.models.model``): a ``Layer`` with the training loop of
+``trainers.trainer.Trainer`` (``compile``/``fit``/``evaluate``/``predict``), weight files and
+``summary``; ``Model(inputs, outputs)`` makes a functional model (``models/functional.py``).
 
 ``fit`` runs ``train_step`` on batches sliced from arrays (or drawn from a ``ft.data.Dataset``),
 keeps the loss as a running mean on the device, and reads metric values only when the progress

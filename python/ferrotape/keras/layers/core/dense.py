@@ -1,6 +1,6 @@
-"""``ft.keras.layers``: Keras's layers, computing in Rust.
+"""``Dense`` (Keras 3's ``keras.src.layers.core.dense``), and how the built-in layers compute.
 
-Each layer here follows Keras's protocol through :class:`~ferrotape.keras.engine.Layer` (names,
+Each built-in layer follows Keras's protocol through :class:`~ferrotape.keras.layers.Layer` (names,
 ``build`` on the first call, ``add_weight`` with initializers and regularizers) and, once built,
 hands its variables to a core object from ``ferrotape._core.keras`` (the ``ferrotape-keras``
 crate) that computes the whole call in one Rust call. Layers with no weights and no state
