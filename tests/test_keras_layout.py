@@ -12,9 +12,9 @@ import ferrotape as ft
 
 KERAS = pathlib.Path(ft.__file__).parent / "keras"
 MAX_LINES = 600
-# Kept whole on purpose (the layout brief keeps losses and optimizers as they are); split them
-# before they grow further.
-LONGER_ALLOWED = {"losses.py": 784, "optimizers/base.py": 710}
+# The one exception, not split yet: Optimizer is one class (Keras 3 splits it into
+# base_optimizer.py and optimizer.py). It may not grow.
+LONGER_ALLOWED = {"optimizers/base.py": 710}
 
 
 def _module_names():
