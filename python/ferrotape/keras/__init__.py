@@ -20,7 +20,8 @@ from . import (
     saving,
     utils,
 )
-from .engine import Input, Layer, Model, Sequential
+from .layers import Input, Layer
+from .models import Model, Sequential
 
 __all__ = [
     "Input",

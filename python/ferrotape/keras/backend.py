@@ -58,21 +58,22 @@ def set_image_data_format(data_format):
 def clear_session(free_memory=True):
     """Resets Keras's layer-name counters, as Keras does between models in one process."""
     del free_memory
-    from . import engine
+    # Imported here: the layers read floatx() from this module, so it loads before them.
+    from .layers import layer_utils
 
-    engine._NAME_UIDS.clear()
+    layer_utils._NAME_UIDS.clear()
 
 
 def get_uid(prefix=""):
     """1, 2, ... for each call with the same ``prefix`` (the counters of layer names)."""
-    from . import engine
+    from .layers import layer_utils
 
-    engine._NAME_UIDS[prefix] += 1
-    return engine._NAME_UIDS[prefix]
+    layer_utils._NAME_UIDS[prefix] += 1
+    return layer_utils._NAME_UIDS[prefix]
 
 
 def is_keras_tensor(x):
-    from .engine import KerasTensor
+    from .layers.keras_tensor import KerasTensor
 
     return isinstance(x, KerasTensor)
 

@@ -1,0 +1,56 @@
+"""``Embedding`` (Keras 3's ``keras.src.layers.core.embedding``)."""
+
+import reprlib
+
+from .... import _core
+from ... import initializers, regularizers
+from ..layer import Layer
+from ..layer_helpers import _is_int
+
+
+class Embedding(Layer):
+    """Maps integer ids in ``[0, input_dim)`` to rows of an ``[input_dim, output_dim]`` table."""
+
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        embeddings_constraint=None,
+        mask_zero=False,
+        **kwargs,
+    ):
+        kwargs.pop("input_length", None)  # Keras 2's argument: the shape comes from the call
+        super().__init__(**kwargs)
+        if mask_zero:
+            raise ValueError("Embedding: mask_zero=True is not supported (ferrotape has no masks)")
+        if not (_is_int(input_dim) and _is_int(output_dim) and input_dim > 0 and output_dim > 0):
+            raise ValueError(
+                "Embedding: both `input_dim` and `output_dim` should be positive integers. "
+                f"Received: input_dim={reprlib.repr(input_dim)} and "
+                f"output_dim={reprlib.repr(output_dim)}"
+            )
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self._autocast = False  # ids stay integers
+
+    def build(self, input_shape):
+        del input_shape
+        self.embeddings = self.add_weight(
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+            name="embeddings",
+        )
+        self._core = _core.keras.Embedding(self.embeddings)
+
+    def call(self, inputs):
+        return self._core(inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}

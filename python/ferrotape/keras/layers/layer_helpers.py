@@ -1,0 +1,140 @@
+"""Argument checks and the kernel/bias base shared by the built-in layers (Keras 3 spreads
+these over ``keras.src.utils.argument_validation`` and each layer).
+"""
+
+import reprlib
+
+import numpy as np
+
+from .. import activations
+from .layer import Layer
+
+_CORE_ACTIVATIONS = {
+    "linear",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "elu",
+    "selu",
+    "gelu",
+    "softplus",
+    "swish",
+    "silu",
+}
+
+
+def _split_activation(activation):
+    """``(name the Rust core applies, Python callable applied after it or None)``: Keras's
+    named activations and ferrotape's own ``ft.nn`` functions run inside the core; any other
+    callable runs after a linear core call."""
+    fn = activations.get(activation)
+    name = activations._NATIVE_NAMES.get(id(fn))
+    if name is None:
+        candidate = getattr(fn, "__name__", None)
+        if candidate in activations._BY_NAME and activations._BY_NAME[candidate] is fn:
+            name = candidate
+    if name in _CORE_ACTIVATIONS:
+        return name, None
+    return "linear", fn
+
+
+def _pair(layer, what, value):
+    """Keras's int-or-tuple spatial arguments as a pair of positive ints."""
+    pair = (value, value) if _is_int(value) else value
+    if (
+        not isinstance(pair, (tuple, list))
+        or len(pair) != 2
+        or not all(_is_int(v) and v >= 1 for v in pair)
+    ):
+        raise ValueError(
+            f"{type(layer).__name__}: {what} must be a positive int or a pair of them. "
+            f"Received: {what}={reprlib.repr(value)}"
+        )
+    return (int(pair[0]), int(pair[1]))
+
+
+def _float_arg(who, name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise ValueError(f"{who}: {name} must be a number. Received: {name}={reprlib.repr(value)}")
+    return float(value)
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _padding(layer, padding):
+    padding = str(padding).lower()
+    if padding not in ("same", "valid"):
+        raise ValueError(
+            f"{type(layer).__name__}: padding must be 'same' or 'valid'. "
+            f"Received: padding={padding!r}"
+        )
+    return padding
+
+
+def _channels_last(layer, data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError(
+            f"{type(layer).__name__}: only data_format='channels_last' (NHWC) is supported, "
+            f"received {data_format!r}"
+        )
+
+
+def _expect_rank(layer, input_shape, rank):
+    if len(input_shape) != rank:
+        raise ValueError(
+            f"Input 0 of layer {layer.name!r} ({type(layer).__name__}) is incompatible with the "
+            f"layer: expected ndim={rank}, found ndim={len(input_shape)}. "
+            f"Full shape received: {tuple(input_shape)}"
+        )
+
+
+def _known_dim(layer, input_shape, axis, what):
+    if len(input_shape) < 2:
+        raise ValueError(
+            f"Input 0 of layer {layer.name!r} ({type(layer).__name__}) is incompatible with the "
+            f"layer: expected min_ndim=2, found ndim={len(input_shape)}. "
+            f"Full shape received: {tuple(input_shape)}"
+        )
+    dim = input_shape[axis]
+    if dim is None:
+        raise ValueError(
+            f"{type(layer).__name__}: the {what} of the input must be known, received input "
+            f"shape {tuple(input_shape)}"
+        )
+    return int(dim)
+
+
+class _KernelLayer(Layer):
+    """What Dense and the convolutions share: a ``kernel`` and an optional ``bias`` (created in
+    that order, Keras's), and a call that runs the Rust core then any activation it cannot
+    apply itself."""
+
+    def _add_kernel_and_bias(self, kernel_shape, units):
+        """Creates the weights; returns the activation name the core applies."""
+        self.kernel = self.add_weight(
+            shape=kernel_shape,
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        core_activation, self._after = _split_activation(self.activation)
+        return core_activation
+
+    def call(self, inputs):
+        outputs = self._core(inputs)
+        return outputs if self._after is None else self._after(outputs)

@@ -1,0 +1,420 @@
+"""The training loop of ``Model``: ``compile``, ``fit``, ``evaluate``, ``predict`` and the
+``*_on_batch`` methods (Keras 3's ``keras.src.trainers.trainer``). ``Trainer`` never imports the
+models: it reaches the model only through ``self``.
+"""
+
+import reprlib
+import warnings
+
+import numpy as np
+
+from ... import GradientTape, _core, nest
+from .compile_utils import _CompiledLoss, _float_logs, _MeanTracker, _MetricResults
+from .data_adapters import (
+    _as_array,
+    _batch_size,
+    _class_sample_weights,
+    _make_batches,
+    _should_validate,
+    _split_validation,
+    _to_numpy,
+    _unpack_validation,
+    unpack_x_y_sample_weight,
+)
+from .epoch_iterator import _EpochIterator, _overrides, _Progress, _resolve_verbose
+
+
+class Trainer:
+    """The training half of :class:`~ferrotape.keras.Model` (mixed in before ``Layer``)."""
+
+    # ------------------------------------------------------------------ compile
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        loss_weights=None,
+        metrics=None,
+        weighted_metrics=None,
+        run_eagerly=False,
+        steps_per_execution=1,
+        jit_compile="auto",
+        auto_scale_loss=True,
+    ):
+        """Configures training: the optimizer (name or instance), the loss (name, function or
+        Loss; a list/dict for several outputs) and the metrics to report."""
+        del run_eagerly, steps_per_execution, jit_compile, auto_scale_loss
+        from .. import metrics as metrics_module
+        from .. import optimizers
+
+        object.__setattr__(self, "optimizer", optimizers.get(optimizer))
+        object.__setattr__(self, "loss", loss)
+        object.__setattr__(
+            self, "_compiled_loss", None if loss is None else _CompiledLoss(loss, loss_weights)
+        )
+        requested = []
+        for group in (metrics, weighted_metrics):
+            if group is None:
+                continue
+            if isinstance(group, dict):
+                group = list(group.values())
+            if not isinstance(group, (list, tuple)):
+                group = [group]
+            requested.extend(nest.flatten(list(group)))
+        compile_metrics = [metrics_module.get(m, loss=loss) for m in requested if m is not None]
+        object.__setattr__(self, "_compile_metrics", compile_metrics)
+        object.__setattr__(self, "_loss_tracker", _MeanTracker("loss"))
+        object.__setattr__(self, "compiled", True)
+        object.__setattr__(
+            self,
+            "_compile_config",
+            {"optimizer": optimizer, "loss": loss, "metrics": metrics},
+        )
+
+    def _assert_compiled(self, who):
+        if not self.compiled:
+            raise RuntimeError(
+                f"{who}: you must call `compile()` before using the model for training or "
+                f"evaluation"
+            )
+
+    @property
+    def metrics(self):
+        """The loss tracker ("loss") and the compiled metrics."""
+        if not self.compiled:
+            return []
+        return [self._loss_tracker, *self._compile_metrics]
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for metric in self.metrics:
+            metric.reset_state()
+
+    # ------------------------------------------------------------------ steps
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss (averaged over the batch) plus the model's ``losses``."""
+        del x, training
+        total = None
+        if self._compiled_loss is not None:
+            if y is None:
+                raise ValueError(
+                    "compute_loss: the model was compiled with a loss, which needs targets, but "
+                    "no `y` was given (pass y=..., or (x, y) batches from a dataset)"
+                )
+            total = self._compiled_loss(y, y_pred, sample_weight)
+        extra = self.losses
+        if extra:
+            extra_total = extra[0] if len(extra) == 1 else _core.add_n(list(extra))
+            total = extra_total if total is None else total + extra_total
+        if total is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Updates the compiled metrics with this batch; returns the metric results."""
+        del x
+        for metric in self._compile_metrics:
+            if sample_weight is None:
+                metric.update_state(y, y_pred)
+            else:
+                metric.update_state(y, y_pred, sample_weight=sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        """The current results of ``metrics`` by name (computed when read)."""
+        return _MetricResults(self.metrics)
+
+    def train_step(self, data):
+        """One optimization step on a batch: forward under a tape, loss, gradients, update.
+
+        Returns the metric results (the running means over the epoch so far).
+        """
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        variables = self.trainable_variables
+        if variables:
+            gradients = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
+            self._apply_constraints()
+        elif not self._warned_no_trainable:
+            object.__setattr__(self, "_warned_no_trainable", True)
+            warnings.warn(
+                "The model does not have any trainable weights.", UserWarning, stacklevel=2
+            )
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def _apply_constraints(self):
+        def collect():
+            return [pair for layer in self._flatten_layers() for pair in layer._constraints]
+
+        for variable, constraint in self._cached_walk("constraints", collect):
+            variable.assign(constraint(variable))
+
+    def test_step(self, data):
+        """Loss and metrics of a batch in inference mode."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    # ------------------------------------------------------------------ fit
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs=1,
+        verbose="auto",
+        callbacks=None,
+        validation_split=0.0,
+        validation_data=None,
+        shuffle=True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch=0,
+        steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq=1,
+    ):
+        """Trains for ``epochs`` passes over ``x``/``y`` (arrays or tensors, sliced into batches
+        of ``batch_size``, default 32, reshuffled each epoch) or over a dataset of (x, y)
+        batches. Returns the ``History`` callback: ``history.history["loss"]`` etc."""
+        self._assert_compiled("fit")
+        verbose = _resolve_verbose(verbose)
+        for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(
+                    f"fit: `{name}` must be a non-negative int. "
+                    f"Received: {name}={reprlib.repr(value)}"
+                )
+        if validation_split and validation_data is None:
+            x, y, sample_weight, validation_data = _split_validation(
+                x, y, sample_weight, validation_split
+            )
+        train = _EpochIterator(
+            _make_batches(x, y, sample_weight, batch_size, shuffle, "fit", class_weight),
+            steps_per_epoch,
+            "fit",
+            "steps_per_epoch",
+        )
+        validation = None
+        if validation_data is not None:
+            val_x, val_y, val_sw = _unpack_validation(validation_data)
+            validation = _EpochIterator(
+                _make_batches(
+                    val_x, val_y, val_sw, validation_batch_size or batch_size, False, "fit"
+                ),
+                validation_steps,
+                "fit",
+                "validation_steps",
+            )
+        callback_list, history = self._callback_list(
+            callbacks, verbose, epochs, train.steps, add_history=True
+        )
+        object.__setattr__(self, "stop_training", False)
+        callback_list.on_train_begin()
+        epoch_logs = {}
+        for epoch in range(initial_epoch, epochs):
+            epoch_logs = self._fit_epoch(train, callback_list, epoch, epochs, verbose)
+            if validation is not None and _should_validate(epoch, validation_freq):
+                val_logs = self._test_loop(validation, callback_list, verbose=0)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            self._progress.close(epoch_logs)
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training or train.exhausted:
+                break
+        callback_list.on_train_end(logs=epoch_logs)
+        return history
+
+    def _callback_list(self, callbacks, verbose, epochs, steps, add_history=False):
+        """The user's callbacks (plus a new ``History`` for ``fit``) in a ``CallbackList``, and
+        which batch hooks any of them implements (the others are not called per batch)."""
+        from .. import callbacks as callbacks_module
+        from ..callbacks.callback_list import _flatten_callbacks
+
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            user = list(getattr(callbacks, "callbacks", []))
+        else:
+            user = _flatten_callbacks(callbacks)  # one callback, or lists
+        if any(isinstance(cb, callbacks_module.ProgbarLogger) for cb in user):
+            verbose_bar = 0  # the user's ProgbarLogger draws the bar
+        else:
+            verbose_bar = verbose
+        object.__setattr__(self, "_bar_verbose", verbose_bar)
+        history = callbacks_module.History() if add_history else None
+        all_callbacks = [*user, history] if add_history else user
+        callback_list = callbacks_module.CallbackList(
+            all_callbacks, model=self, verbose=verbose, epochs=epochs, steps=steps
+        )
+        if add_history:
+            object.__setattr__(self, "history", history)
+        batch_hooks = {
+            kind: any(
+                _overrides(cb, f"on_{kind}_batch_begin", f"on_{kind}_batch_end")
+                or (kind == "train" and _overrides(cb, "on_batch_begin", "on_batch_end"))
+                for cb in all_callbacks
+            )
+            for kind in ("train", "test", "predict")
+        }
+        object.__setattr__(self, "_batch_hooks", batch_hooks)
+        return callback_list, history
+
+    def _fit_epoch(self, train, callback_list, epoch, epochs, verbose):
+        """One epoch of train steps; returns the epoch's logs as floats."""
+        self.reset_metrics()
+        callback_list.on_epoch_begin(epoch)
+        object.__setattr__(
+            self,
+            "_progress",
+            _Progress(train.steps, f"Epoch {epoch + 1}/{epochs}", self._bar_verbose),
+        )
+        batch_hooks = self._batch_hooks["train"]
+        logs, samples, steps = None, 0, 0
+        for step, batch in train.epoch():
+            if batch_hooks:
+                callback_list.on_train_batch_begin(step)
+            logs = self.train_step(batch)
+            samples += _batch_size(batch[0] if isinstance(batch, tuple) else batch)
+            steps = step + 1
+            self._progress.update(steps, logs, samples)
+            if batch_hooks:
+                callback_list.on_train_batch_end(step, _float_logs(logs))
+            if self.stop_training:
+                break
+        if logs is None:
+            raise ValueError(
+                "fit: the training data produced no batches (an empty dataset or array, or a "
+                "generator that was already consumed)"
+            )
+        self._progress.update(steps, logs, samples, final=True)
+        return _float_logs(logs)
+
+    # ------------------------------------------------------------------ evaluate and predict
+    def _test_loop(self, iterator, callback_list, verbose):
+        self.reset_metrics()
+        callback_list.on_test_begin()
+        progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
+        batch_hooks = self._batch_hooks["test"]
+        logs, samples, steps = None, 0, 0
+        for step, batch in iterator.epoch():
+            if batch_hooks:
+                callback_list.on_test_batch_begin(step)
+            logs = self.test_step(batch)
+            samples += _batch_size(batch[0])
+            steps = step + 1
+            progress.update(steps, logs, samples)
+            if batch_hooks:
+                callback_list.on_test_batch_end(step, _float_logs(logs))
+        if logs is None:
+            raise ValueError("evaluate: the data produced no batches")
+        result = _float_logs(logs)
+        progress.update(steps, logs, samples, final=True)
+        progress.close(result)
+        callback_list.on_test_end(result)
+        return result
+
+    def _flatten_metrics_in_order(self, logs):
+        names = [n for n in self.metrics_names if n in logs]
+        values = [logs[n] for n in names] + [logs[k] for k in sorted(logs) if k not in names]
+        return values[0] if len(values) == 1 else values
+
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        steps=None,
+        callbacks=None,
+        return_dict=False,
+        **kwargs,
+    ):
+        """The loss (and metrics) over the data in inference mode: the loss alone when there
+        are no metrics, else ``[loss, *metrics]``, or a dict with ``return_dict=True``."""
+        if kwargs:
+            raise TypeError(f"evaluate: unexpected arguments {sorted(kwargs)}")
+        self._assert_compiled("evaluate")
+        verbose = _resolve_verbose(verbose)
+        iterator = _EpochIterator(
+            _make_batches(x, y, sample_weight, batch_size, False, "evaluate"),
+            steps,
+            "evaluate",
+            "steps",
+        )
+        callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
+        logs = self._test_loop(iterator, callback_list, verbose)
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """The model's outputs for ``x`` (inference mode), as numpy arrays joined over
+        batches."""
+        verbose = _resolve_verbose(verbose)
+        iterator = _EpochIterator(
+            _make_batches(x, None, None, batch_size, False, "predict"), steps, "predict", "steps"
+        )
+        callback_list, _ = self._callback_list(callbacks, verbose, 1, iterator.steps)
+        callback_list.on_predict_begin()
+        progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
+        batch_hooks = self._batch_hooks["predict"]
+        outputs, samples = [], 0
+        for step, batch in iterator.epoch():
+            if batch_hooks:
+                callback_list.on_predict_batch_begin(step)
+            batch_outputs = nest.map_structure(_to_numpy, self.predict_step(batch))
+            outputs.append(batch_outputs)
+            samples += _batch_size(batch[0])
+            progress.update(step + 1, {}, samples)
+            if batch_hooks:
+                callback_list.on_predict_batch_end(step, {"outputs": batch_outputs})
+        if not outputs:
+            raise ValueError("predict: the data produced no batches")
+        progress.update(len(outputs), {}, samples, final=True)
+        progress.close({})
+        callback_list.on_predict_end()
+        flat = [
+            np.concatenate(parts) for parts in zip(*(nest.flatten(o) for o in outputs), strict=True)
+        ]
+        return nest.pack_sequence_as(outputs[0], flat)
+
+    def _batch_data(self, who, x, y=None, sample_weight=None):
+        """One batch as tensors, converted like ``fit``'s (float64 to float32)."""
+
+        def convert(value):
+            if isinstance(value, (_core.Tensor, _core.Variable)):
+                return value
+            return _core.convert_to_tensor(_as_array(value))
+
+        parts = [x] if y is None else [x, y] if sample_weight is None else [x, y, sample_weight]
+        return tuple(nest.map_for(convert, (part,), nest.SEQUENCES, True, who) for part in parts)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One ``train_step`` on the given batch; returns the loss (and metrics)."""
+        self._assert_compiled("train_on_batch")
+        if class_weight is not None and y is not None:
+            sample_weight = _class_sample_weights(y, class_weight, sample_weight, "train_on_batch")
+        logs = _float_logs(self.train_step(self._batch_data("train_on_batch", x, y, sample_weight)))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """One ``test_step`` on the given batch; returns the loss (and metrics)."""
+        self._assert_compiled("test_on_batch")
+        logs = _float_logs(self.test_step(self._batch_data("test_on_batch", x, y, sample_weight)))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for one batch, as numpy."""
+        return nest.map_structure(
+            _to_numpy, self.predict_step(self._batch_data("predict_on_batch", x))
+        )
