@@ -44,8 +44,32 @@ newaxis = None
 
 
 def where(condition, x=None, y=None, name=None):
-    """``condition ? x : y`` with broadcasting; with only ``condition``, the int64 indices
-    of its true elements, shape ``[n, rank]``."""
+    """Picks from ``x`` where ``condition`` is true and from ``y`` elsewhere, with broadcasting.
+
+    With only ``condition``, returns the coordinates of its true (non-zero) elements instead.
+
+    Args:
+        condition: A bool tensor (or array-like).
+        x: The values where ``condition`` is true; broadcastable with ``condition`` and ``y``.
+        y: The values where ``condition`` is false, of ``x``'s dtype.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        The selected tensor of the broadcast shape, or, without ``x`` and ``y``, an int64
+        tensor of shape ``[n, rank(condition)]`` with one row per true element.
+
+    Raises:
+        ValueError: if only one of ``x`` and ``y`` is given.
+
+    Gradient: the upstream gradient flows to ``x`` where ``condition`` holds, to ``y`` elsewhere.
+
+    >>> import ferrotape as ft
+    >>> ft.where([True, False, True], ft.constant([1.0, 2.0, 3.0]), ft.constant(0.0)).numpy()
+    array([1., 0., 3.], dtype=float32)
+    >>> ft.where([[True, False], [False, True]]).numpy()
+    array([[0, 0],
+           [1, 1]])
+    """
     del name
     if x is None and y is None:
         return constant(_np.argwhere(_np.asarray(condition)).astype(_np.int64))
@@ -55,7 +79,27 @@ def where(condition, x=None, y=None, name=None):
 
 
 def strided_slice(input_, begin, end, strides=None, name=None):
-    """``input_[begin[0]:end[0]:strides[0], ...]`` (without TensorFlow's bit masks)."""
+    """The slice ``input_[begin[0]:end[0]:strides[0], ...]`` (without TensorFlow's bit masks).
+
+    Args:
+        input_: A tensor (or array-like).
+        begin: One start index per sliced axis (a list of ints, or a 1-D int tensor).
+        end: One stop index per sliced axis, exclusive.
+        strides: One non-zero step per sliced axis; ``None`` means steps of 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        The sliced tensor.
+
+    Raises:
+        ValueError: if the three lists differ in length, hold non-ints, or a stride is 0.
+
+    Gradient: the upstream gradient scattered back into the sliced positions, zeros elsewhere.
+
+    >>> import ferrotape as ft
+    >>> ft.strided_slice(ft.constant([0.0, 1.0, 2.0, 3.0, 4.0]), [1], [5], [2]).numpy()
+    array([1., 3.], dtype=float32)
+    """
     del name
     begin, end = _int_list("begin", begin), _int_list("end", end)
     strides = [1] * len(begin) if strides is None else _int_list("strides", strides)
@@ -85,8 +129,24 @@ def _int_list(name, values):
 
 
 def function(func=None, **kwargs):
-    """``tf.function`` compiles a graph in TensorFlow; ferrotape is eager and fast as it is,
-    so the decorated function runs unchanged."""
+    """Returns ``func`` unchanged: ferrotape runs eagerly, so there is no graph to build.
+
+    Usable as ``@ft.function`` or ``@ft.function(...)``.
+
+    Args:
+        func: The Python function to decorate; ``None`` when called with keyword arguments.
+        **kwargs: TensorFlow's options (``input_signature``, ``jit_compile``, ...), ignored.
+
+    Returns:
+        ``func`` itself, or a decorator that returns its argument.
+
+    >>> import ferrotape as ft
+    >>> @ft.function(jit_compile=True)
+    ... def double(x):
+    ...     return 2 * x
+    >>> double(ft.constant(3.0)).numpy()
+    np.float32(6.0)
+    """
     del kwargs
     if func is None:
         return lambda f: f
@@ -94,12 +154,33 @@ def function(func=None, **kwargs):
 
 
 def device(device_name):
-    """Device placement scope; ferrotape runs on the CPU, so this is a no-op."""
+    """A device placement scope; ferrotape computes on the CPU, so the scope changes nothing.
+
+    Args:
+        device_name: TensorFlow's device name (``"/CPU:0"``, ``"/GPU:0"``, ...), ignored.
+
+    Returns:
+        A context manager that does nothing.
+
+    >>> import ferrotape as ft
+    >>> with ft.device("/CPU:0"):
+    ...     print(ft.constant(1.0).numpy())
+    1.0
+    """
     del device_name
     return _contextlib.nullcontext()
 
 
 def executing_eagerly():
+    """Whether ops run eagerly: always ``True`` in ferrotape, which has no graph mode.
+
+    Returns:
+        ``True``.
+
+    >>> import ferrotape as ft
+    >>> ft.executing_eagerly()
+    True
+    """
     return True
 
 

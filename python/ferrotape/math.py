@@ -11,20 +11,70 @@ from ._exports.math import __all__ as _native
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """The variance over ``axis``: mean of squared deviations from the mean."""
+    """The variance of ``input_tensor`` over ``axis``: the mean of squared deviations from the mean.
+
+    Args:
+        input_tensor: A floating tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axes to reduce: ``None`` (all of them), an int or a list of ints in
+            ``[-rank, rank)``.
+        keepdims: If true, the reduced axes are kept with length 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the same dtype holding the population variance (divided by N, not N - 1).
+
+    Gradient: ``2 * (x - mean) / N`` times the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.math.reduce_variance(ft.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
+    np.float32(1.25)
+    >>> ft.math.reduce_variance(ft.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0).numpy()
+    array([1., 1.], dtype=float32)
+    """
     del name
     mean = reduce_mean(input_tensor, axis, keepdims=True)
     return reduce_mean(squared_difference(input_tensor, mean), axis, keepdims=keepdims)
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-    """The standard deviation over ``axis``."""
+    """The standard deviation of ``input_tensor`` over ``axis``: ``sqrt(reduce_variance(...))``.
+
+    Args:
+        input_tensor: A floating tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axes to reduce: ``None`` (all of them), an int or a list of ints in
+            ``[-rank, rank)``.
+        keepdims: If true, the reduced axes are kept with length 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the same dtype holding the population standard deviation.
+
+    Gradient: ``(x - mean) / (N * std)`` times the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.math.reduce_std(ft.constant([1.0, 3.0])).numpy()
+    np.float32(1.0)
+    """
     del name
     return sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
 def log_sigmoid(x, name=None):
-    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    """The element-wise ``log(sigmoid(x))``, computed as ``-softplus(-x)`` so it stays finite.
+
+    Args:
+        x: A floating tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the same shape and dtype as ``x``; every value is at most 0.
+
+    Gradient: ``1 - sigmoid(x)``.
+
+    >>> import ferrotape as ft
+    >>> ft.math.log_sigmoid(ft.constant([0.0, -100.0])).numpy()
+    array([  -0.6931472, -100.       ], dtype=float32)
+    """
     del name
     return negative(softplus(negative(x)))
 
