@@ -11,7 +11,28 @@ from ._exports.nn import __all__ as _native
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """``value + bias`` with ``bias`` along the last axis."""
+    """Adds the 1-D ``bias`` to ``value`` along its last (channels) axis.
+
+    Args:
+        value: A tensor of rank at least 1.
+        bias: A 1-D tensor of ``value``'s dtype, as long as ``value``'s last dimension.
+        data_format: ``None``, ``"NHWC"``, ``"N...C"`` or ``"channels_last"``; channels-first
+            formats are not supported.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``value + bias``, of ``value``'s shape.
+
+    Raises:
+        ValueError: for a channels-first format, or a ``bias`` that does not match.
+
+    Gradient: the upstream gradient for ``value``; its sum over all but the last axis for ``bias``.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.bias_add(ft.zeros([2, 2]), ft.constant([1.0, 2.0])).numpy()
+    array([[1., 2.],
+           [1., 2.]], dtype=float32)
+    """
     del name
     if data_format not in (None, "NHWC", "N...C", "channels_last"):
         raise ValueError(
@@ -28,13 +49,45 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2."""
+    """Half the sum of squares of ``t``: ``sum(t ** 2) / 2`` (no square root).
+
+    Args:
+        t: A floating tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A scalar of ``t``'s dtype.
+
+    Gradient: ``t``.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.l2_loss(ft.constant([1.0, 2.0, 3.0])).numpy()
+    np.float32(7.0)
+    """
     del name
     return _core.reduce_sum(_core.square(t)) / 2
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
-    """Mean and variance of ``x`` over ``axes``."""
+    """The mean and the (population) variance of ``x`` over ``axes``.
+
+    Args:
+        x: A floating tensor.
+        axes: The axes to reduce, an int or a list of ints.
+        shift: Ignored (TensorFlow no longer uses it either).
+        keepdims: If true, the reduced axes are kept with length 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(mean, variance)`` of tensors.
+
+    Gradient: as ``reduce_mean`` and ``math.reduce_variance``.
+
+    >>> import ferrotape as ft
+    >>> mean, variance = ft.nn.moments(ft.constant([1.0, 2.0, 3.0, 4.0]), axes=[0])
+    >>> mean.numpy(), variance.numpy()
+    (np.float32(2.5), np.float32(1.25))
+    """
     del shift, name
     mean = _core.reduce_mean(x, axes, keepdims=True)
     variance = _core.reduce_mean(_core.squared_difference(x, mean), axes, keepdims=True)
@@ -45,7 +98,31 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
-    """Zeros elements with probability ``rate`` and scales the rest by 1 / (1 - rate)."""
+    """Zeroes each element with probability ``rate`` and scales the others by ``1 / (1 - rate)``.
+
+    The expected value of every element is unchanged.
+
+    Args:
+        x: A floating tensor.
+        rate: The probability of dropping each element, a number in ``[0, 1)``.
+        noise_shape: The shape of the keep/drop mask, broadcast against ``x``'s shape
+            (e.g. ``[batch, 1, features]`` to drop the same features at every step);
+            ``None`` for ``x``'s shape.
+        seed: An int seed for the mask (see ``random.set_seed``).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Raises:
+        ValueError: if ``rate`` is not a number in ``[0, 1)``.
+
+    Gradient: the mask times ``1 / (1 - rate)``.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.dropout(ft.ones([4]), rate=0.0).numpy()
+    array([1., 1., 1., 1.], dtype=float32)
+    """
     del name
     x = _core.convert_to_tensor(x)
     if isinstance(rate, (_core.Tensor, _core.Variable)):
@@ -107,7 +184,25 @@ def _padding(op, padding):
 
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
-    """2-D convolution of an NHWC ``input`` with HWIO ``filters`` (cross-correlation, as TF).
+    """The 2-D convolution (cross-correlation, as in TF) of an NHWC ``input`` with HWIO ``filters``.
+
+    Args:
+        input: A 4-D floating tensor ``[batch, height, width, in_channels]``.
+        filters: A 4-D tensor ``[filter_height, filter_width, in_channels, out_channels]``.
+        strides: An int, or 1, 2 or 4 ints (NHWC, batch and channel strides 1).
+        padding: ``"SAME"`` (output size ``ceil(in / stride)``) or ``"VALID"`` (no padding).
+        data_format: ``"NHWC"``; channels-first formats are not supported on the CPU.
+        dilations: An int, or 1, 2 or 4 ints; ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 4-D tensor ``[batch, out_height, out_width, out_channels]``.
+
+    Raises:
+        ValueError: for an unsupported format or padding, or ints below 1.
+
+    Gradient: ``conv2d_transpose`` of the upstream gradient for ``input``; the correlation of
+    ``input`` with the upstream gradient for ``filters``.
 
     >>> import ferrotape as ft
     >>> x = ft.ones([1, 4, 4, 1])
@@ -135,7 +230,31 @@ def conv2d_transpose(
     dilations=None,
     name=None,
 ):
-    """The transpose (the input gradient) of ``conv2d``; ``filters`` is ``[h, w, out, in]``."""
+    """The transpose of ``conv2d`` (its input gradient), mapping ``conv2d``'s output shape back.
+
+    Args:
+        input: A 4-D NHWC tensor ``[batch, height, width, in_channels]``.
+        filters: A 4-D tensor ``[filter_height, filter_width, out_channels, in_channels]``.
+        output_shape: The 4 ints (NHWC) of the result, as ``conv2d``'s input would have.
+        strides: An int, or 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``, as in the matching ``conv2d``.
+        data_format: ``"NHWC"``.
+        dilations: An int, or 1, 2 or 4 ints; ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``output_shape``.
+
+    Raises:
+        ValueError: for a malformed ``output_shape``, format or padding.
+
+    Gradient: ``conv2d`` of the upstream gradient for ``input``.
+
+    >>> import ferrotape as ft
+    >>> y = ft.nn.conv2d_transpose(ft.ones([1, 2, 2, 1]), ft.ones([2, 2, 1, 1]), [1, 4, 4, 1], 2)
+    >>> y.shape
+    TensorShape([1, 4, 4, 1])
+    """
     del name
     _nhwc("conv2d_transpose", data_format)
     output_shape = _core.convert_to_tensor(output_shape).numpy()
@@ -156,7 +275,27 @@ def conv2d_transpose(
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """The maximum over each ``ksize`` window of an NHWC ``input``."""
+    """The maximum over each ``ksize`` window of an NHWC ``input``.
+
+    Args:
+        input: A 4-D floating tensor ``[batch, height, width, channels]``.
+        ksize: The window size: an int, or 1, 2 or 4 ints.
+        strides: The window step: an int, or 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 4-D tensor ``[batch, out_height, out_width, channels]``.
+
+    Gradient: the upstream gradient routed to each window's maximum.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
+    >>> ft.nn.max_pool2d(x, 2, 2, "VALID")[0, :, :, 0].numpy()
+    array([[ 5.,  7.],
+           [13., 15.]], dtype=float32)
+    """
     del name
     _nhwc("max_pool2d", data_format)
     return _core.nn.max_pool_nhwc(
@@ -168,7 +307,27 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """The mean over each ``ksize`` window of an NHWC ``input`` (padding not counted)."""
+    """The mean over each ``ksize`` window of an NHWC ``input`` (padded positions not counted).
+
+    Args:
+        input: A 4-D floating tensor ``[batch, height, width, channels]``.
+        ksize: The window size: an int, or 1, 2 or 4 ints.
+        strides: The window step: an int, or 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 4-D tensor ``[batch, out_height, out_width, channels]``.
+
+    Gradient: the upstream gradient shared equally among each window's elements.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
+    >>> ft.nn.avg_pool2d(x, 2, 2, "VALID")[0, :, :, 0].numpy()
+    array([[ 2.5,  4.5],
+           [10.5, 12.5]], dtype=float32)
+    """
     del name
     _nhwc("avg_pool2d", data_format)
     return _core.nn.avg_pool_nhwc(
@@ -184,8 +343,28 @@ avg_pool = avg_pool2d
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
-    """``(x - mean) / sqrt(variance + variance_epsilon) * scale + offset``, computed as TF does
-    (one multiply and one add over ``x``)."""
+    """Normalizes ``x``: ``(x - mean) / sqrt(variance + variance_epsilon) * scale + offset``.
+
+    Computed as TF does, as one multiply and one add over ``x``.
+
+    Args:
+        x: A floating tensor.
+        mean: The mean, broadcastable to ``x`` (e.g. from ``moments``).
+        variance: The variance, broadcastable to ``x``.
+        offset: The shift (beta), broadcastable to ``x``, or ``None``.
+        scale: The scale (gamma), broadcastable to ``x``, or ``None``.
+        variance_epsilon: A small float that keeps the division finite.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        The normalized tensor, of ``x``'s shape.
+
+    Gradient: that of the expression above, for every argument.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.batch_normalization(ft.constant([1.0, 3.0]), 2.0, 1.0, None, None, 0.0).numpy()
+    array([-1.,  1.], dtype=float32)
+    """
     del name
     inv = _core.rsqrt(_core.add(variance, variance_epsilon))
     if scale is not None:
