@@ -33,9 +33,30 @@ def _check_clip_norm(who, clip_norm, dtype):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(||t||, clip_norm)``: rescales ``t`` to an L2 norm of at most
-    ``clip_norm`` (over ``axes``, or all of it). A zero tensor stays zero, with a finite
-    gradient (the norm is only taken where the sum of squares is positive)."""
+    """Rescales ``t`` so that its L2 norm (over ``axes``, or all of it) is at most ``clip_norm``.
+
+    Computes ``t * clip_norm / max(||t||, clip_norm)``: a tensor already within the bound is
+    returned unchanged. A zero tensor stays zero, with a finite gradient.
+
+    Args:
+        t: A floating tensor.
+        clip_norm: A non-negative scalar, the largest norm allowed.
+        axes: The axes the norm is taken over (an int or a list of ints); ``None`` for all.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        The clipped tensor, of ``t``'s shape and dtype.
+
+    Raises:
+        ValueError: if ``clip_norm`` is not a non-negative scalar.
+        TypeError: if ``t`` is not floating.
+
+    Gradient: that of the expression above (the norm only where the sum of squares is positive).
+
+    >>> import ferrotape as ft
+    >>> ft.clip_by_norm(ft.constant([3.0, 4.0]), 1.0).numpy()
+    array([0.6, 0.8], dtype=float32)
+    """
     del name
     t = _floating("clip_by_norm", t)
     clip_norm = _check_clip_norm("clip_by_norm", clip_norm, t.dtype)
@@ -61,7 +82,25 @@ def _tensor_list(who, t_list):
 
 
 def global_norm(t_list, name=None):
-    """sqrt(sum of squares of every tensor in ``t_list``); ``None`` entries are skipped."""
+    """The L2 norm of all the tensors of ``t_list`` together: ``sqrt(sum(sum(t ** 2)))``.
+
+    Args:
+        t_list: A list or tuple of floating tensors; ``None`` entries are skipped.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A scalar tensor (0.0 for a list of ``None`` entries only).
+
+    Raises:
+        TypeError: if ``t_list`` is a single tensor rather than a sequence.
+
+    Gradient: ``t / global_norm`` for each tensor.
+
+    >>> import ferrotape as ft
+    >>> from ferrotape.clip import global_norm
+    >>> global_norm([ft.constant([3.0]), None, ft.constant([4.0])]).numpy()
+    np.float32(5.0)
+    """
     del name
     parts = [_core.reduce_sum(t * t) for t in _tensor_list("global_norm", t_list) if t is not None]
     if not parts:
@@ -70,8 +109,30 @@ def global_norm(t_list, name=None):
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """Scales every tensor by ``clip_norm / max(global_norm, clip_norm)``; returns the
-    clipped list (``None`` entries kept) and the global norm."""
+    """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
+
+    The tensors keep their relative sizes; together, their L2 norm becomes at most ``clip_norm``.
+
+    Args:
+        t_list: A list or tuple of floating tensors; ``None`` entries are kept as ``None``.
+        clip_norm: A non-negative scalar, the largest global norm allowed.
+        use_norm: The global norm to use instead of computing it, or ``None``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(clipped_list, global_norm)``.
+
+    Raises:
+        ValueError: if ``clip_norm`` is not a non-negative scalar.
+        TypeError: if ``t_list`` is a single tensor rather than a sequence.
+
+    Gradient: that of the scaling above, for every tensor.
+
+    >>> import ferrotape as ft
+    >>> (a, b), norm = ft.clip_by_global_norm([ft.constant([3.0]), ft.constant([4.0])], 1.0)
+    >>> a.numpy(), b.numpy(), norm.numpy()
+    (array([0.6], dtype=float32), array([0.8], dtype=float32), np.float32(5.0))
+    """
     del name
     t_list = _tensor_list("clip_by_global_norm", t_list)
     norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)

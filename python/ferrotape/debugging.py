@@ -65,61 +65,227 @@ def _compare(op, condition, compute, x, y, message, summarize):
 
 
 def assert_equal(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x == y`` everywhere (broadcasting)."""
+    """Checks that ``x == y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.assert_equal([1, 2], [1, 2])
+    >>> try:
+    ...     ft.assert_equal([1, 2], [1, 3])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_equal", "x == y", _core.equal, x, y, message, summarize)
 
 
 def assert_none_equal(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x != y`` everywhere."""
+    """Checks that ``x != y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_none_equal([1, 2], [3, 4])
+    >>> try:
+    ...     ft.debugging.assert_none_equal([1, 2], [1, 4])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_none_equal", "x != y", _core.not_equal, x, y, message, summarize)
 
 
 def assert_less(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x < y`` everywhere."""
+    """Checks that ``x < y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.assert_less([1, 2], [2, 3])
+    >>> try:
+    ...     ft.assert_less([1, 2], [2, 2])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_less", "x < y", _core.less, x, y, message, summarize)
 
 
 def assert_less_equal(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x <= y`` everywhere."""
+    """Checks that ``x <= y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_less_equal([1, 2], [1, 3])
+    >>> try:
+    ...     ft.debugging.assert_less_equal([1, 2], [0, 3])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_less_equal", "x <= y", _core.less_equal, x, y, message, summarize)
 
 
 def assert_greater(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x > y`` everywhere."""
+    """Checks that ``x > y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.assert_greater([2, 3], [1, 2])
+    >>> try:
+    ...     ft.assert_greater([2, 2], [1, 2])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_greater", "x > y", _core.greater, x, y, message, summarize)
 
 
 def assert_greater_equal(x, y, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``x >= y`` everywhere."""
+    """Checks that ``x >= y`` holds for every element (with broadcasting).
+
+    Args:
+        x: A numeric tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` and ``y`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``: eager mode has no op to return.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_greater_equal([1, 3], [1, 2])
+    >>> try:
+    ...     ft.debugging.assert_greater_equal([0, 3], [1, 2])
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     del name
     _compare("assert_greater_equal", "x >= y", _core.greater_equal, x, y, message, summarize)
 
 
-def _against_zero(op, condition, compare):
+def _against_zero(op, condition, compare, example):
     def check(x, message=None, summarize=None, name=None):
         del name
         x = _tensor(x)
         _compare(op, condition, compare, x, _core.zeros_like(x), message, summarize)
 
-    check.__name__ = op
-    check.__doc__ = f"Raises InvalidArgumentError unless ``{condition}`` everywhere."
+    check.__name__ = check.__qualname__ = op
+    check.__doc__ = f"""Checks that ``{condition}`` holds for every element.
+
+    Args:
+        x: A numeric tensor (or array-like).
+        message: A string prefixed to the error message.
+        summarize: How many entries of ``x`` the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``.
+
+    Raises:
+        InvalidArgumentError: if the condition is false for any element.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.{op}({example})
+    """
     return check
 
 
-assert_positive = _against_zero("assert_positive", "x > 0", _core.greater)
-assert_negative = _against_zero("assert_negative", "x < 0", _core.less)
-assert_non_negative = _against_zero("assert_non_negative", "x >= 0", _core.greater_equal)
-assert_non_positive = _against_zero("assert_non_positive", "x <= 0", _core.less_equal)
+assert_positive = _against_zero("assert_positive", "x > 0", _core.greater, "[1, 2]")
+assert_negative = _against_zero("assert_negative", "x < 0", _core.less, "[-1, -2]")
+assert_non_negative = _against_zero("assert_non_negative", "x >= 0", _core.greater_equal, "[0, 2]")
+assert_non_positive = _against_zero("assert_non_positive", "x <= 0", _core.less_equal, "[0, -2]")
 
 
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
-    """Raises InvalidArgumentError unless ``|x - y| <= atol + rtol * |y|`` everywhere; both
-    tolerances default to 10 * the dtype's machine epsilon, as TensorFlow's."""
+    """Checks that ``|x - y| <= atol + rtol * |y|`` holds for every element.
+
+    Args:
+        x: A floating tensor (or array-like).
+        y: A tensor of ``x``'s dtype, broadcastable with ``x``.
+        rtol: The relative tolerance; ``None`` for 10 times the dtype's machine epsilon.
+        atol: The absolute tolerance; ``None`` for 10 times the dtype's machine epsilon.
+        message: A string prefixed to the error message.
+        summarize: How many entries the message prints.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``.
+
+    Raises:
+        InvalidArgumentError: if any element is outside the tolerance.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_near([1.0, 2.0], [1.0, 2.0000001])
+    """
     del name
     x, y = _pair(x, y)
     if x.dtype != y.dtype:
@@ -163,7 +329,23 @@ def _int(value, op, what):
 
 
 def assert_rank(x, rank, message=None, name=None):
-    """Raises ValueError unless ``x`` has rank ``rank``."""
+    """Checks that ``x`` has rank ``rank``.
+
+    Args:
+        x: A tensor (or array-like).
+        rank: The expected rank, an int.
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Raises:
+        ValueError: if the rank does not match (the shape is known in eager mode).
+
+    Returns:
+        ``None``.
+
+    >>> import ferrotape as ft
+    >>> ft.assert_rank(ft.zeros([2, 3]), 2)
+    """
     del name
     rank = _int(rank, "assert_rank", "rank")
     if _static_rank(x) != rank:
@@ -171,7 +353,23 @@ def assert_rank(x, rank, message=None, name=None):
 
 
 def assert_rank_at_least(x, rank, message=None, name=None):
-    """Raises ValueError unless ``x`` has rank ``rank`` or more."""
+    """Checks that ``x`` has rank ``rank`` or more.
+
+    Args:
+        x: A tensor (or array-like).
+        rank: The smallest rank allowed, an int.
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Raises:
+        ValueError: if the rank does not match (the shape is known in eager mode).
+
+    Returns:
+        ``None``.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_rank_at_least(ft.zeros([2, 3]), 1)
+    """
     del name
     rank = _int(rank, "assert_rank_at_least", "rank")
     if _static_rank(x) < rank:
@@ -179,7 +377,23 @@ def assert_rank_at_least(x, rank, message=None, name=None):
 
 
 def assert_rank_in(x, ranks, message=None, name=None):
-    """Raises ValueError unless the rank of ``x`` is one of ``ranks``."""
+    """Checks that the rank of ``x`` is one of ``ranks``.
+
+    Args:
+        x: A tensor (or array-like).
+        ranks: The ranks allowed, a sequence of ints.
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Raises:
+        ValueError: if the rank does not match (the shape is known in eager mode).
+
+    Returns:
+        ``None``.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_rank_in(ft.zeros([2, 3]), [1, 2])
+    """
     del name
     ranks = tuple(_int(r, "assert_rank_in", "each rank") for r in ranks)
     if _static_rank(x) not in ranks:
@@ -187,7 +401,22 @@ def assert_rank_in(x, ranks, message=None, name=None):
 
 
 def assert_scalar(tensor, message=None, name=None):
-    """Raises ValueError unless ``tensor`` is a scalar (rank 0)."""
+    """Checks that ``tensor`` is a scalar (rank 0).
+
+    Args:
+        tensor: A tensor (or array-like).
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``.
+
+    Raises:
+        ValueError: if ``tensor`` has rank 1 or more.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_scalar(ft.constant(1.0))
+    """
     del name
     if _static_rank(tensor) != 0:
         prefix = f"{message}  " if message else ""
@@ -197,7 +426,23 @@ def assert_scalar(tensor, message=None, name=None):
 
 
 def assert_type(tensor, tf_type, message=None, name=None):
-    """Raises TypeError unless ``tensor`` has dtype ``tf_type``."""
+    """Checks that ``tensor`` has dtype ``tf_type``.
+
+    Args:
+        tensor: A tensor (or array-like).
+        tf_type: The expected dtype (a ``DType``, name or numpy dtype).
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``.
+
+    Raises:
+        TypeError: if the dtypes differ.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_type(ft.constant(1.0), ft.float32)
+    """
     del name
     expected = as_dtype(tf_type)
     actual = _tensor(tensor).dtype
@@ -219,9 +464,27 @@ def _spec_dims(spec, op):
 
 
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
-    """Raises ValueError unless each ``(tensor, shape)`` pair matches: a shape entry is an
-    int (that size), a string symbol (the same size wherever it appears) or ``"."``/``None``
-    (any size). ``shapes`` is a list of ``(tensor, shape)`` pairs."""
+    """Checks each tensor's shape against a pattern, with named dimensions shared between tensors.
+
+    A pattern entry is an int (that size), a string symbol (the same size wherever the symbol
+    appears) or ``"."``/``None`` (any size).
+
+    Args:
+        shapes: A list of ``(tensor, shape)`` pairs (or a dict from tensor to shape).
+        data: Ignored (TensorFlow prints it on failure).
+        summarize: Ignored.
+        message: A string prefixed to the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None``.
+
+    Raises:
+        ValueError: if a rank, a size or a symbol's size disagrees.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.assert_shapes([(ft.zeros([2, 3]), ("N", 3)), (ft.zeros([2]), ("N",))])
+    """
     del data, summarize, name
     pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
     sizes = {}
@@ -266,8 +529,25 @@ def _check(tensor, message, where=""):
 
 
 def check_numerics(tensor, message, name=None):
-    """``tensor`` unchanged if it holds no NaN or Inf, else InvalidArgumentError with
-    ``message``. Differentiable: the gradient passes through and is checked the same way."""
+    """Returns ``tensor`` unchanged if it holds no NaN or Inf; raises otherwise.
+
+    Args:
+        tensor: A floating tensor.
+        message: A string included in the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``tensor``.
+
+    Raises:
+        InvalidArgumentError: if ``tensor`` holds a NaN or an Inf.
+
+    Gradient: the upstream gradient, checked the same way.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.check_numerics(ft.constant([1.0, 2.0]), "x").numpy()
+    array([1., 2.], dtype=float32)
+    """
     del name
     tensor = _tensor(tensor)
     _check(tensor, message)
@@ -288,8 +568,28 @@ def check_numerics(tensor, message, name=None):
 
 
 def assert_all_finite(x, message, name=None):
-    """``x`` unchanged if it holds no NaN or Inf, else InvalidArgumentError (TF2's
-    ``tf.debugging.assert_all_finite``, which is ``check_numerics``)."""
+    """Returns ``x`` unchanged if it holds no NaN or Inf; raises otherwise (``check_numerics``).
+
+    Args:
+        x: A floating tensor.
+        message: A string included in the error message.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``x``.
+
+    Raises:
+        InvalidArgumentError: if ``x`` holds a NaN or an Inf.
+
+    Gradient: the upstream gradient, checked the same way.
+
+    >>> import ferrotape as ft
+    >>> try:
+    ...     ft.debugging.assert_all_finite(ft.constant([1.0, float("nan")]), "x")
+    ... except ft.errors.InvalidArgumentError:
+    ...     print("raised")
+    raised
+    """
     return check_numerics(x, message, name=name)
 
 

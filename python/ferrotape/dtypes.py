@@ -12,7 +12,23 @@ bool = DType("bool")  # noqa: A001 - TensorFlow's name
 
 
 def as_dtype(type_value):
-    """The DType for a DType, a name, a numpy dtype or a Python type."""
+    """Converts ``type_value`` to a ``DType``.
+
+    Args:
+        type_value: A ``DType``, a name (``"float32"``), a numpy dtype or type, or a Python
+            type (``float``, ``int``, ``bool``).
+
+    Returns:
+        The matching ``DType``.
+
+    Raises:
+        TypeError: if the value names no supported dtype.
+
+    >>> import ferrotape as ft
+    >>> import numpy as np
+    >>> ft.as_dtype(np.float64) == ft.float64
+    True
+    """
     return DType(type_value)
 
 

@@ -139,7 +139,24 @@ def _sizes(equation, specs, inputs, ellipsis):
 
 
 def einsum(equation, *inputs, **kwargs):
-    """Einstein summation over one or more operands (``'ij,jk->ik'``, ``'bxby->bxy'``, …).
+    """Einstein summation: multiplies the operands and sums over the letters the output omits.
+
+    Supports TF's and numpy's subscripts (``'ij,jk->ik'``, ``'bij->bji'``, ``'ii->i'``,
+    ``'...ij,...jk->...ik'``); without ``->`` the output holds the letters seen once, sorted.
+
+    Args:
+        equation: The subscripts, a string.
+        *inputs: One or more tensors, one per comma-separated operand.
+        **kwargs: ``name`` and ``optimize``, ignored; anything else is a TypeError.
+
+    Returns:
+        The resulting tensor.
+
+    Raises:
+        ValueError: for malformed subscripts or operands whose ranks or sizes do not fit them.
+        TypeError: if ``equation`` is not a string, or for unknown keyword arguments.
+
+    Gradient: for each operand, the einsum of the upstream gradient with the other operands.
 
     >>> import ferrotape as ft
     >>> ft.einsum("ij,j->i", [[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy().tolist()
@@ -179,8 +196,27 @@ def _broadcast(x, spec, sizes):
 
 
 def tensordot(a, b, axes, name=None):
-    """Sums the products of ``a`` and ``b`` over ``axes`` (an int N: a's last N with b's
-    first N; or a pair of axis lists)."""
+    """Sums the products of ``a`` and ``b`` over the given axes (a generalized matrix product).
+
+    Args:
+        a: A tensor.
+        b: A tensor of ``a``'s dtype.
+        axes: An int N (``a``'s last N axes with ``b``'s first N), or a pair of equally long
+            axis lists ``[a_axes, b_axes]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor with ``a``'s free axes followed by ``b``'s.
+
+    Raises:
+        ValueError: if ``axes`` is out of range or the contracted sizes differ.
+
+    Gradient: as ``einsum``'s.
+
+    >>> import ferrotape as ft
+    >>> ft.tensordot(ft.constant([1.0, 2.0]), ft.constant([3.0, 4.0]), axes=1).numpy()
+    np.float32(11.0)
+    """
     del name
     a, b = _core.convert_to_tensor(a), _core.convert_to_tensor(b)
     a_axes, b_axes = _tensordot_axes(a, b, axes)

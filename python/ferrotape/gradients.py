@@ -17,9 +17,17 @@ def _accepts_variables(fn):
 
 
 def custom_gradient(f=None):
-    """Decorator: ``f(*args)`` returns ``(result, grad_fn)`` and ``grad_fn(*upstream)`` gives
-    the gradients with respect to ``args``. When ``f`` reads trainable variables, ``grad_fn``
-    takes them as ``variables=`` and returns ``(input_grads, variable_grads)``.
+    """Decorator that gives a function its own gradient.
+
+    ``f(*args)`` returns ``(result, grad_fn)``; ``grad_fn(*upstream)`` returns the gradients
+    with respect to ``args``. When ``f`` reads trainable variables, ``grad_fn`` takes them as
+    ``variables=`` and returns ``(input_grads, variable_grads)``.
+
+    Args:
+        f: The function to decorate (``None`` when used as ``@custom_gradient()``).
+
+    Returns:
+        A function computing ``f``'s result whose gradient on a tape is ``grad_fn``.
 
     >>> import ferrotape as ft
     >>> @ft.custom_gradient

@@ -66,10 +66,35 @@ def _matrix_norm(x, ord, axis, keepdims):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """The norm of ``tensor``: a vector norm over all elements or one axis (``'euclidean'``,
-    ``1``, ``inf``, any ``p > 0``), or a matrix norm over a pair of axes (``'fro'``/
-    ``'euclidean'``, ``1``: largest column sum, ``inf``: largest row sum). The euclidean
-    norm's gradient at 0 is NaN, as TensorFlow's is."""
+    """The norm of ``tensor``: a vector norm over all elements or one axis, or a matrix norm.
+
+    Vector norms: ``'euclidean'`` (2), ``1``, ``inf`` or any ``p > 0``. Matrix norms, over a
+    pair of axes: ``'fro'``/``'euclidean'``, ``1`` (largest column sum), ``inf`` (largest row
+    sum).
+
+    Args:
+        tensor: A floating tensor.
+        ord: The order of the norm, as above.
+        axis: ``None`` (every element as one vector), an int, or a pair of distinct ints for a
+            matrix norm.
+        keepdims: If true, the reduced axes are kept with length 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``tensor``'s dtype.
+
+    Raises:
+        TypeError: if ``tensor`` is not floating.
+        ValueError: for an unsupported ``ord`` or a bad ``axis``.
+
+    Gradient: of the euclidean norm, ``x / norm`` (NaN at 0, as in TensorFlow).
+
+    >>> import ferrotape as ft
+    >>> ft.norm(ft.constant([3.0, 4.0])).numpy()
+    np.float32(5.0)
+    >>> ft.norm(ft.constant([[1.0, -2.0], [3.0, 4.0]]), ord=1, axis=[0, 1]).numpy()
+    np.float32(6.0)
+    """
     del name
     x = _core.convert_to_tensor(tensor)
     if not x.dtype.is_floating:
