@@ -38,26 +38,80 @@ def _checked_type(device_type, function):
 
 
 def list_physical_devices(device_type=None):
-    """The devices ferrotape can compute on, optionally of one type ("CPU", "GPU")."""
+    """The physical devices ferrotape can compute on, optionally of one type.
+
+    Args:
+        device_type: ``"CPU"``, ``"GPU"`` or ``"TPU"`` (any case), or ``None`` for all.
+
+    Returns:
+        A list of ``PhysicalDevice(name, device_type)``: the CPU, or nothing for GPU and TPU.
+
+    Raises:
+        ValueError: for an unknown device type.
+
+    >>> import ferrotape as ft
+    >>> ft.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
     kind = _checked_type(device_type, "list_physical_devices")
     return [d for d in [_CPU] if kind is None or d.device_type == kind]
 
 
 def list_logical_devices(device_type=None):
-    """The visible devices as ``tf.device`` names them."""
+    """The visible devices, named as ``tf.device`` names them.
+
+    Args:
+        device_type: ``"CPU"``, ``"GPU"`` or ``"TPU"`` (any case), or ``None`` for all.
+
+    Returns:
+        A list of ``LogicalDevice(name, device_type)``.
+
+    Raises:
+        ValueError: for an unknown device type.
+
+    >>> import ferrotape as ft
+    >>> ft.config.list_logical_devices("CPU")
+    [LogicalDevice(name='/device:CPU:0', device_type='CPU')]
+    """
     kind = _checked_type(device_type, "list_logical_devices")
     visible = [_LOGICAL_CPU] if _CPU in _state["visible"] else []
     return [d for d in visible if kind is None or d.device_type == kind]
 
 
 def get_visible_devices(device_type=None):
-    """The physical devices ops may run on (all of them unless ``set_visible_devices``)."""
+    """The physical devices ops may run on (all of them unless ``set_visible_devices`` hid some).
+
+    Args:
+        device_type: ``"CPU"``, ``"GPU"`` or ``"TPU"`` (any case), or ``None`` for all.
+
+    Returns:
+        A list of ``PhysicalDevice``.
+
+    Raises:
+        ValueError: for an unknown device type.
+
+    >>> import ferrotape as ft
+    >>> ft.config.get_visible_devices("GPU")
+    []
+    """
     kind = _checked_type(device_type, "get_visible_devices")
     return [d for d in _state["visible"] if kind is None or d.device_type == kind]
 
 
 def set_visible_devices(devices, device_type=None):
-    """Restricts the devices of ``device_type`` to ``devices``; the CPU cannot be hidden."""
+    """Restricts the visible devices of ``device_type`` to ``devices``.
+
+    Args:
+        devices: A ``PhysicalDevice`` or a list of them (from ``list_physical_devices``).
+        device_type: ``"CPU"``, ``"GPU"`` or ``"TPU"`` (any case), or ``None`` for all.
+
+    Raises:
+        ValueError: for an unknown device, or a list that would hide the CPU (ferrotape's only
+            device).
+
+    >>> import ferrotape as ft
+    >>> ft.config.set_visible_devices(ft.config.list_physical_devices("CPU"))
+    """
     _checked_type(device_type, "set_visible_devices")
     devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
     unknown = [d for d in devices if d not in list_physical_devices()]
@@ -68,11 +122,27 @@ def set_visible_devices(devices, device_type=None):
 
 
 def run_functions_eagerly(run_eagerly):
-    """Whether ``ft.function`` runs its Python function eagerly (it always does for now)."""
+    """Sets whether ``ft.function`` runs its Python function eagerly (it always does for now).
+
+    Args:
+        run_eagerly: A bool, reported back by ``functions_run_eagerly``.
+
+    >>> import ferrotape as ft
+    >>> ft.config.run_functions_eagerly(False)
+    """
     _state["run_functions_eagerly"] = bool(run_eagerly)
 
 
 def functions_run_eagerly():
+    """The last value given to ``run_functions_eagerly`` (``False`` until then).
+
+    Returns:
+        A bool.
+
+    >>> import ferrotape as ft
+    >>> ft.config.functions_run_eagerly()
+    False
+    """
     return _state["run_functions_eagerly"]
 
 

@@ -28,6 +28,17 @@ def _is_namedtuple(x):
 
 
 def is_nested(x):
+    """Whether ``x`` is a structure (a list, tuple or dict) rather than a leaf.
+
+    Args:
+        x: Any Python value.
+
+    Returns:
+        A bool.
+
+    >>> is_nested([1, 2]), is_nested({"a": 1}), is_nested(3)
+    (True, True, False)
+    """
     return isinstance(x, (list, tuple, dict))
 
 
@@ -77,7 +88,22 @@ def _walk(structure, sequences, who):
 
 
 def flatten(structure, sequences=SEQUENCES):
-    """The leaves of ``structure`` in order."""
+    """The leaves of ``structure``, in order (dicts in sorted key order).
+
+    Args:
+        structure: A nest of lists, tuples, namedtuples and dicts, or a single leaf.
+        sequences: The sequence types that count as structure (``(list, tuple)``).
+
+    Returns:
+        A list of leaves; ``[structure]`` for a leaf.
+
+    Raises:
+        ValueError: for a structure nested more than ``MAX_DEPTH`` levels.
+        TypeError: for a dict whose keys cannot be sorted.
+
+    >>> flatten({"b": [1, (2, 3)], "a": 0})
+    [0, 1, 2, 3]
+    """
     return flatten_for(structure, sequences, "nest.flatten")
 
 
@@ -99,7 +125,22 @@ def _rebuild(node, built):
 
 
 def pack_sequence_as(structure, flat, sequences=SEQUENCES):
-    """``structure`` with its leaves replaced, in order, by the items of ``flat``."""
+    """``structure`` with its leaves replaced, in order, by the items of ``flat``.
+
+    Args:
+        structure: A nest, whose shape the result takes.
+        flat: A sequence of as many items as ``structure`` has leaves.
+        sequences: The sequence types that count as structure (``(list, tuple)``).
+
+    Returns:
+        A nest of ``structure``'s types holding the items of ``flat``.
+
+    Raises:
+        ValueError: if ``flat`` has more or fewer items than ``structure`` has leaves.
+
+    >>> pack_sequence_as({"b": [None, None], "a": None}, [0, 1, 2])
+    {'b': [1, 2], 'a': 0}
+    """
     return pack_for(structure, flat, sequences, "nest.pack_sequence_as")
 
 
@@ -142,8 +183,24 @@ def _shape_of_node(node, check_types):
 
 
 def assert_same_structure(nest1, nest2, check_types=True):
-    """Raises ValueError (TypeError for differing sequence types) unless both structures have
-    the same nesting, lengths and dict keys."""
+    """Checks that two nests have the same nesting, sequence lengths and dict keys.
+
+    Args:
+        nest1: A nest.
+        nest2: A nest.
+        check_types: If true, the sequence types must match too (a list is not a tuple).
+
+    Raises:
+        ValueError: if the nestings, lengths or keys differ.
+        TypeError: if ``check_types`` and two sequence types differ.
+
+    >>> assert_same_structure([1, (2, 3)], ["a", ("b", "c")])
+    >>> try:
+    ...     assert_same_structure([1, 2], (1, 2))
+    ... except TypeError:
+    ...     print("raised")
+    raised
+    """
     _assert_same(nest1, nest2, check_types, SEQUENCES, "nest.assert_same_structure")
 
 
@@ -184,8 +241,24 @@ def _short(structure):
 
 
 def map_structure(fn, *structures, sequences=SEQUENCES, check_types=True):
-    """``fn`` applied to the leaves of the structures (all of the same structure), packed in
-    the structure of the first."""
+    """Applies ``fn`` to the leaves of the structures, packed in the structure of the first.
+
+    Args:
+        fn: A callable taking one argument per structure.
+        *structures: One or more nests of the same structure.
+        sequences: The sequence types that count as structure (``(list, tuple)``).
+        check_types: If true, the structures' sequence types must match.
+
+    Returns:
+        A nest of the first structure's shape holding ``fn``'s results.
+
+    Raises:
+        TypeError: if ``fn`` is not callable.
+        ValueError: if the structures differ.
+
+    >>> map_structure(lambda x, y: x + y, (1, [2]), (10, [20]))
+    (11, [22])
+    """
     return map_for(fn, structures, sequences, check_types, "nest.map_structure")
 
 

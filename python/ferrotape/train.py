@@ -337,7 +337,20 @@ def _write_state(directory, latest, paths):
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The path of the newest checkpoint recorded in ``checkpoint_dir``, or None."""
+    """The path prefix of the newest checkpoint recorded in ``checkpoint_dir``.
+
+    Args:
+        checkpoint_dir: The directory holding the ``checkpoint`` state file (str or path).
+        latest_filename: Ignored (TensorFlow's name of the state file).
+
+    Returns:
+        The path of the newest checkpoint (without ``.index``), or ``None`` when there is none.
+
+    >>> import tempfile
+    >>> import ferrotape as ft
+    >>> ft.train.latest_checkpoint(tempfile.mkdtemp()) is None
+    True
+    """
     del latest_filename
     state = _read_state(os.fspath(checkpoint_dir))
     if state is None or not os.path.exists(state[0] + ".index"):
@@ -358,7 +371,17 @@ def _checkpoint_file(ckpt_dir_or_file):
 
 
 def list_variables(ckpt_dir_or_file):
-    """``[(name, shape), ...]`` of the values in a checkpoint (a path or its directory)."""
+    """The names and shapes of the values saved in a checkpoint.
+
+    Args:
+        ckpt_dir_or_file: A checkpoint path prefix, or a directory (its newest checkpoint).
+
+    Returns:
+        A sorted list of ``(name, shape)`` pairs, shapes as lists of ints.
+
+    Raises:
+        ValueError: if a directory holds no checkpoint.
+    """
     from .keras.saving import load_weights_file
 
     saved = load_weights_file(_checkpoint_file(ckpt_dir_or_file))
@@ -366,7 +389,18 @@ def list_variables(ckpt_dir_or_file):
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """The numpy value saved under ``name`` (as ``list_variables`` names it)."""
+    """The value saved under ``name`` in a checkpoint, as a numpy array.
+
+    Args:
+        ckpt_dir_or_file: A checkpoint path prefix, or a directory (its newest checkpoint).
+        name: A name as ``list_variables`` gives it.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        ValueError: if the checkpoint has no value of that name, or a directory holds none.
+    """
     from .keras.saving import load_weights_file
 
     saved = load_weights_file(_checkpoint_file(ckpt_dir_or_file))
