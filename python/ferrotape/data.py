@@ -94,13 +94,31 @@ class Dataset:
     """A re-iterable sequence of elements built from a source and transformations."""
 
     def __init__(self, make_iterator, length=UNKNOWN):
+        """A dataset over the elements ``make_iterator()`` yields (the sources build these).
+
+        Args:
+            make_iterator: A callable returning a fresh iterator over the (numpy) elements.
+            length: The number of elements, or ``INFINITE`` / ``UNKNOWN``.
+        """
         self._make_iterator = make_iterator  # () -> iterator over numpy elements
         self._length = length
 
     # ------------------------------------------------------------------ sources
     @staticmethod
     def from_tensor_slices(tensors, name=None):
-        """Slices every component along its first axis: element i holds row i of each."""
+        """Slices every component along its first axis: element i holds row i of each.
+
+        Args:
+            tensors: A tensor, array or nest (tuple, dict) of them, all with the same first
+                dimension.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.from_tensor_slices([1, 2, 3])]
+        [1, 2, 3]
+        """
         del name
         who = "Dataset.from_tensor_slices"
         components = [_as_numpy(c) for c in _flatten(tensors, who)]
@@ -129,14 +147,36 @@ class Dataset:
 
     @staticmethod
     def from_tensors(tensors, name=None):
-        """A dataset of exactly one element."""
+        """A dataset of exactly one element.
+
+        Args:
+            tensors: A tensor, array or nest of them: the one element.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [x.numpy().tolist() for x in Dataset.from_tensors([1, 2])]
+        [[1, 2]]
+        """
         del name
         element = _to_numpy(tensors)
         return Dataset(lambda: iter([element]), 1)
 
     @staticmethod
     def range(*args, **kwargs):
-        """Like Python's ``range``, with int64 elements (``output_type`` to change it)."""
+        """Like Python's ``range``, with int64 elements (``output_type`` to change it).
+
+        Args:
+            *args: ``stop``, or ``start, stop`` or ``start, stop, step`` (ints; step not 0).
+            **kwargs: ``output_type``, the elements' dtype; ``name``, ignored.
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(1, 7, 2)]
+        [1, 3, 5]
+        """
         dtype = np.dtype(dtypes.as_dtype(kwargs.pop("output_type", "int64")).name)
         kwargs.pop("name", None)
         if kwargs:
@@ -159,6 +199,14 @@ class Dataset:
             yield _to_tensors(element)
 
     def as_numpy_iterator(self):
+        """An iterator over the elements as numpy values (nests of arrays).
+
+        Returns:
+            An iterator.
+
+        >>> list(Dataset.range(2).as_numpy_iterator())
+        [array(0), array(1)]
+        """
         return iter(self._make_iterator())
 
     def cardinality(self):
@@ -182,7 +230,21 @@ class Dataset:
         name=None,
     ):
         """Stacks consecutive elements into batches of ``batch_size`` (the last may be short
-        unless ``drop_remainder``)."""
+        unless ``drop_remainder``).
+
+        Args:
+            batch_size: The number of elements per batch, an int of at least 1.
+            drop_remainder: If true, a last batch shorter than ``batch_size`` is dropped.
+            num_parallel_calls: Ignored (the pipeline runs on the calling thread).
+            deterministic: Ignored.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [b.numpy().tolist() for b in Dataset.range(5).batch(2)]
+        [[0, 1], [2, 3], [4]]
+        """
         del num_parallel_calls, deterministic, name
         batch_size = _int_arg("Dataset.batch", "batch_size", batch_size)
         if batch_size < 1:
@@ -207,6 +269,12 @@ class Dataset:
     def unbatch(self, name=None):
         """Splits each element along its first axis: the inverse of ``batch``.
 
+        Args:
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
         >>> import numpy as np
         >>> ds = Dataset.from_tensor_slices(np.arange(6).reshape(3, 2)).unbatch()
         >>> [int(x) for x in ds]
@@ -230,7 +298,17 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles with a buffer of ``buffer_size`` elements (uniform when it holds them all).
-        With a seed, the order is reproducible; by default each iteration reshuffles."""
+        With a seed, the order is reproducible; by default each iteration reshuffles.
+
+        Args:
+            buffer_size: The number of elements the shuffle buffer holds, an int of at least 1.
+            seed: An int seed, or ``None`` (then the global seed, if set).
+            reshuffle_each_iteration: If false, every iteration repeats the first order.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+        """
         del name
         buffer_size = _int_arg("Dataset.shuffle", "buffer_size", buffer_size)
         if buffer_size < 1:
@@ -262,7 +340,20 @@ class Dataset:
         return Dataset(shuffled, self._length)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
-        """Applies ``map_func`` to each element; a tuple element is passed as arguments."""
+        """Applies ``map_func`` to each element; a tuple element is passed as arguments.
+
+        Args:
+            map_func: A callable taking an element (a tuple element as separate arguments).
+            num_parallel_calls: Ignored (the pipeline runs on the calling thread).
+            deterministic: Ignored.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(3).map(lambda x: x * 10)]
+        [0, 10, 20]
+        """
         del num_parallel_calls, deterministic, name
 
         def mapped():
@@ -279,6 +370,19 @@ class Dataset:
         return Dataset(mapped, self._length)
 
     def filter(self, predicate, name=None):
+        """The elements for which ``predicate`` returns true.
+
+        Args:
+            predicate: A callable taking an element (a tuple as separate arguments) and returning a
+                bool scalar.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(6).filter(lambda x: x % 2 == 0)]
+        [0, 2, 4]
+        """
         del name
 
         def kept():
@@ -292,7 +396,19 @@ class Dataset:
 
     def zip(*datasets, name=None):  # noqa: N805 - a static and an instance method, as in TF
         """Elements of several datasets side by side, as a tuple (or the structure given:
-        ``Dataset.zip((a, (b, c)))`` or ``a.zip(b)``); ends with the shortest."""
+        ``Dataset.zip((a, (b, c)))`` or ``a.zip(b)``); ends with the shortest.
+
+        Args:
+            *datasets: Datasets, or one tuple or dict of datasets.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> a, b = Dataset.range(3), Dataset.range(10, 12)
+        >>> [(int(x), int(y)) for x, y in Dataset.zip(a, b)]
+        [(0, 10), (1, 11)]
+        """
         del name
         structure = datasets[0] if len(datasets) == 1 else datasets
         parts = nest.flatten_for(structure, (tuple, dict), "Dataset.zip")
@@ -309,7 +425,18 @@ class Dataset:
         return Dataset(zipped, _min_cardinality([d._length for d in parts]))
 
     def concatenate(self, dataset, name=None):
-        """The elements of this dataset, then those of ``dataset``."""
+        """The elements of this dataset, then those of ``dataset``.
+
+        Args:
+            dataset: The ``Dataset`` whose elements follow.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(2).concatenate(Dataset.range(5, 6))]
+        [0, 1, 5]
+        """
         del name
         if not isinstance(dataset, Dataset):
             raise TypeError(
@@ -322,7 +449,18 @@ class Dataset:
         )
 
     def repeat(self, count=None, name=None):
-        """Repeats the dataset ``count`` times (forever when ``None`` or -1)."""
+        """Repeats the dataset ``count`` times (forever when ``None`` or -1).
+
+        Args:
+            count: The number of passes, an int; ``None`` or -1 for forever.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(2).repeat(2)]
+        [0, 1, 0, 1]
+        """
         del name
         if count is not None:
             count = _int_arg("Dataset.repeat", "count", count)
@@ -344,7 +482,18 @@ class Dataset:
         return Dataset(repeated, length)
 
     def take(self, count, name=None):
-        """The first ``count`` elements (all of them when ``count`` is -1)."""
+        """The first ``count`` elements (all of them when ``count`` is -1).
+
+        Args:
+            count: The number of elements to keep, an int (-1 for all).
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(10).take(2)]
+        [0, 1]
+        """
         del name
         count = _int_arg("Dataset.take", "count", count)
         if count < 0:
@@ -359,7 +508,18 @@ class Dataset:
         return Dataset(lambda: itertools.islice(self._make_iterator(), stop), n)
 
     def skip(self, count, name=None):
-        """All but the first ``count`` elements (none of them when ``count`` is -1)."""
+        """All but the first ``count`` elements (none of them when ``count`` is -1).
+
+        Args:
+            count: The number of elements to drop, an int (-1 for all).
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [int(x) for x in Dataset.range(4).skip(2)]
+        [2, 3]
+        """
         del name
         count = _int_arg("Dataset.skip", "count", count)
         if count < 0:  # TF: a negative count skips the whole dataset
@@ -368,6 +528,18 @@ class Dataset:
         return Dataset(lambda: itertools.islice(self._make_iterator(), count, None), n)
 
     def enumerate(self, start=0, name=None):
+        """Pairs each element with its index: ``(i, element)``, i counted from ``start``.
+
+        Args:
+            start: The first index, an int.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
+
+        >>> [(int(i), int(x)) for i, x in Dataset.range(5, 7).enumerate()]
+        [(0, 5), (1, 6)]
+        """
         del name
         start = _int_arg("Dataset.enumerate", "start", start)
 
@@ -379,6 +551,13 @@ class Dataset:
 
     def cache(self, filename="", name=None):
         """Keeps the elements in memory after the first full pass.
+
+        Args:
+            filename: Ignored: the cache is always in memory.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset``.
 
         Each iteration that starts before a pass has completed reads the source itself, so
         two iterators at once each see every element once; the first to finish a full pass
@@ -406,7 +585,15 @@ class Dataset:
         return Dataset(cached, self._length)
 
     def prefetch(self, buffer_size, name=None):
-        """Accepted for compatibility; the pipeline runs eagerly on the calling thread."""
+        """Accepted for compatibility; the pipeline runs eagerly on the calling thread.
+
+        Args:
+            buffer_size: ``AUTOTUNE`` (-1) or a non-negative int.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            This dataset.
+        """
         del name
         buffer_size = _int_arg("Dataset.prefetch", "buffer_size", buffer_size)
         if buffer_size < AUTOTUNE:

@@ -74,14 +74,24 @@ class Module:
     """
 
     def __init__(self, name=None):
+        """Creates the module.
+
+        Args:
+            name: The module's name; by default the class name in snake case (``MyModel`` gives
+                ``my_model``).
+        """
         self._name = name or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
 
     @property
     def name(self):
+        """The name given at construction (or derived from the class name)."""
         return self._name
 
     @property
     def name_scope(self):
+        """A context manager for the module's name scope; ferrotape has no graph names, so it does
+        nothing.
+        """
         return contextlib.nullcontext()
 
     def _found(self):
@@ -89,20 +99,32 @@ class Module:
 
     @property
     def variables(self):
+        """Every ``Variable`` held by this module and its submodules, in sorted attribute order."""
         return tuple(v for v in self._found() if isinstance(v, Variable))
 
     @property
     def trainable_variables(self):
+        """The trainable ones among ``variables``."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
     def non_trainable_variables(self):
+        """The non-trainable ones among ``variables``."""
         return tuple(v for v in self.variables if not v.trainable)
 
     @property
     def submodules(self):
+        """Every ``Module`` held by this module, directly or through modules, lists and dicts."""
         return tuple(m for m in self._found() if isinstance(m, Module))
 
     @classmethod
     def with_name_scope(cls, method):
+        """Decorator that runs ``method`` inside the module's name scope (unchanged in ferrotape).
+
+        Args:
+            method: The method to decorate.
+
+        Returns:
+            ``method`` itself.
+        """
         return method

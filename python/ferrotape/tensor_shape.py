@@ -26,16 +26,29 @@ class TensorShape(tuple):
         return super().__new__(cls, _checked_dims(dims))
 
     def as_list(self):
+        """The dimensions as a list of ints.
+
+        >>> import ferrotape as ft
+        >>> ft.TensorShape([2, 3]).as_list()
+        [2, 3]
+        """
         return list(self)
 
     @property
     def rank(self):
+        """The number of dimensions (``ndims`` is the same).
+
+        >>> import ferrotape as ft
+        >>> ft.TensorShape([2, 3]).rank
+        2
+        """
         return len(self)
 
     ndims = rank
 
     @property
     def dims(self):
+        """The dimensions as a list (TF 2 returns ints, as here)."""
         return list(self)
 
     def num_elements(self):
@@ -48,6 +61,12 @@ class TensorShape(tuple):
         return n
 
     def is_fully_defined(self):
+        """Whether every dimension is known (eager tensors' shapes always are).
+
+        >>> import ferrotape as ft
+        >>> ft.TensorShape([2, 3]).is_fully_defined()
+        True
+        """
         return None not in self
 
     def __eq__(self, other):
