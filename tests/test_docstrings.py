@@ -112,3 +112,27 @@ def test_native_docstring_count(capsys):
     with capsys.disabled():
         print(f"\nnative names documented: {documented}/{len(native)}")
     assert native
+
+
+def _methods():
+    for qualname, cls in PYTHON_DEFINED:
+        if not inspect.isclass(cls) or issubclass(cls, BaseException):
+            continue
+        for name, member in vars(cls).items():
+            if name.startswith("_") and name != "__init__":
+                continue
+            func = member.fget if isinstance(member, property) else member
+            func = getattr(func, "__func__", func)
+            if inspect.isfunction(func):
+                yield f"{qualname}.{name}", func, isinstance(member, property)
+
+
+METHODS = list(_methods())
+
+
+@pytest.mark.parametrize("qualname,func,is_property", METHODS, ids=[m[0] for m in METHODS])
+def test_methods_have_a_summary_and_their_arguments(qualname, func, is_property):
+    doc = inspect.getdoc(func)
+    assert doc and doc.splitlines()[0].strip(), f"{qualname} has no summary line"
+    if not is_property and _takes_arguments(func):
+        assert "Args:" in doc, f"{qualname} takes arguments but has no Args:"

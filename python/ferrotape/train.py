@@ -125,6 +125,13 @@ class CheckpointLoadStatus:
     """What ``Checkpoint.restore`` returns: checks of how the saved values were matched."""
 
     def __init__(self, checkpoint, path, saved_paths):
+        """Made by ``Checkpoint.restore``; not built by user code.
+
+        Args:
+            checkpoint: The restoring ``Checkpoint``.
+            path: The checkpoint path restored from.
+            saved_paths: The object paths the checkpoint holds values for.
+        """
         self._checkpoint = checkpoint
         self._path = path
         self._saved_paths = frozenset(saved_paths)
@@ -165,7 +172,11 @@ class CheckpointLoadStatus:
         return self
 
     def run_restore_ops(self, session=None):
-        """Graph-mode API: restoration already happened eagerly."""
+        """Graph-mode API: restoration already happened eagerly.
+
+        Args:
+            session: Ignored (TF 1's session).
+        """
         del session
 
 
@@ -195,6 +206,16 @@ class Checkpoint:
     """
 
     def __init__(self, root=None, **kwargs):
+        """Groups ``root`` and the keyword objects for saving and restoring.
+
+        Args:
+            root: An object saved under the name ``root``, or ``None``.
+            **kwargs: The objects to save by name: variables, optimizers, models, modules,
+                other checkpoints.
+
+        Raises:
+            ValueError: if one of the objects is ``None``.
+        """
         children = {}
         if root is not None:
             children["root"] = root
@@ -229,7 +250,14 @@ class Checkpoint:
 
     def write(self, file_prefix):
         """Writes the values to ``file_prefix`` (the file ``file_prefix.index``); returns the
-        path given."""
+        path given.
+
+        Args:
+            file_prefix: The path prefix (str or path) to write to.
+
+        Returns:
+            ``file_prefix``, as a string.
+        """
         from .keras.saving import save_weights_file
 
         path = os.fspath(file_prefix)
@@ -242,7 +270,23 @@ class Checkpoint:
 
     def save(self, file_prefix):
         """Counts this save, writes ``file_prefix-N`` and records it as the latest checkpoint of
-        its directory; returns ``file_prefix-N``."""
+        its directory; returns ``file_prefix-N``.
+
+        Args:
+            file_prefix: The path prefix (str or path); the save number is appended.
+
+        Returns:
+            The path written, ``file_prefix-N``.
+
+        >>> import os, tempfile
+        >>> import ferrotape as ft
+        >>> ckpt = ft.train.Checkpoint(v=ft.Variable(1.0))
+        >>> path = ckpt.save(os.path.join(tempfile.mkdtemp(), "ckpt"))
+        >>> os.path.basename(path), ft.train.latest_checkpoint(os.path.dirname(path)) == path
+        ('ckpt-1', True)
+        >>> ft.train.list_variables(path)[-1]
+        ('v/.ATTRIBUTES/VARIABLE_VALUE', [])
+        """
         counter = self.save_counter
         counter.assign_add(1)
         path = self.write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}")
@@ -253,13 +297,27 @@ class Checkpoint:
         return path
 
     def read(self, save_path):
-        """Restores from ``save_path`` (without the save counter's bookkeeping of ``restore``)."""
+        """Restores from ``save_path`` (without the save counter's bookkeeping of ``restore``).
+
+        Args:
+            save_path: A path from ``save``, ``write`` or ``latest_checkpoint``.
+
+        Returns:
+            A ``CheckpointLoadStatus``.
+        """
         return self.restore(save_path)
 
     def restore(self, save_path):
         """Assigns the values saved at ``save_path`` (a path from ``save``/``write`` or
         ``latest_checkpoint``); values whose variables do not exist yet are assigned when those
-        variables are created. ``None`` restores nothing."""
+        variables are created. ``None`` restores nothing.
+
+        Args:
+            save_path: A path from ``save``, ``write`` or ``latest_checkpoint``, or ``None``.
+
+        Returns:
+            A ``CheckpointLoadStatus`` (an ``InitializationOnlyStatus`` for ``None``).
+        """
         if save_path is None:
             return InitializationOnlyStatus(self)
         from .keras.saving import load_weights_file
@@ -428,6 +486,22 @@ class CheckpointManager:
         checkpoint_interval=None,
         init_fn=None,
     ):
+        """Manages the checkpoints of ``checkpoint`` in ``directory``.
+
+        Args:
+            checkpoint: The ``Checkpoint`` to save.
+            directory: The directory for the files and the ``checkpoint`` state file.
+            max_to_keep: How many checkpoints to keep (a non-negative int), or ``None`` for all.
+            keep_checkpoint_every_n_hours: Ignored.
+            checkpoint_name: The file name prefix (``"ckpt"``).
+            step_counter: A variable holding the training step, for ``checkpoint_interval``.
+            checkpoint_interval: The smallest number of steps between two saves, or ``None``.
+            init_fn: Ignored.
+
+        Raises:
+            ValueError: for a bad ``max_to_keep``, or ``checkpoint_interval`` without
+                ``step_counter``.
+        """
         del keep_checkpoint_every_n_hours, init_fn
         if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep < 0):
             raise ValueError(
@@ -448,6 +522,7 @@ class CheckpointManager:
 
     @property
     def directory(self):
+        """The directory the checkpoints are written to."""
         return self._directory
 
     @property
@@ -462,11 +537,21 @@ class CheckpointManager:
 
     @property
     def checkpoint_interval(self):
+        """The smallest number of steps between two saves, or None."""
         return self._interval
 
     def save(self, checkpoint_number=None, check_interval=True):
         """Writes a new checkpoint and returns its path (None when ``checkpoint_interval`` says
-        it is too early); removes the oldest beyond ``max_to_keep``."""
+        it is too early); removes the oldest beyond ``max_to_keep``.
+
+        Args:
+            checkpoint_number: The N of ``ckpt-N``; by default the checkpoint's save counter
+                (counted up by every save).
+            check_interval: If false, saves even when ``checkpoint_interval`` says it is too early.
+
+        Returns:
+            The path written, or ``None``.
+        """
         if self._interval is not None and check_interval:
             step = int(self._step_counter)
             if self._last_step is not None and step < self._last_step + self._interval:
