@@ -16,9 +16,7 @@ import ferrotape as tf
 BINDING = Path(__file__).resolve().parents[1] / "rust" / "ferrotape-py" / "src"
 # Building a Python exception by hand: pyo3's `PyTypeError::new_err`, `PyErr::new::<T, _>`, ...
 RAISE = re.compile(r"\bPy\w+::new_err\b|\bPyErr::(new|from_type|from_value)\b")
-# The tape's contract (TensorFlow's tape misuse errors) moves from the binding into
-# ferrotape-autodiff (issue 10, item 4); its errors go through errors.rs with that move.
-EXEMPT = {"errors.rs", "tape.rs"}
+EXEMPT = {"errors.rs"}
 
 
 def test_the_binding_builds_exceptions_only_in_errors_rs():

@@ -18,6 +18,10 @@ pub enum Error {
     /// (Python's `RuntimeError`).
     #[error("{op}: {msg}")]
     Runtime { op: &'static str, msg: String },
+    /// A stateful API used in a state that refuses it where TensorFlow raises Python's
+    /// `ValueError` (re-entering a recording tape; Python's `ValueError`, message verbatim).
+    #[error("{op}: {msg}")]
+    Usage { op: &'static str, msg: String },
     /// An allocation larger than the machine can hold, or one the allocator refused
     /// (TensorFlow's `ResourceExhaustedError`; Python also catches it as `MemoryError`).
     #[error("{op}: {msg}")]
@@ -57,6 +61,13 @@ impl Error {
 
     pub fn runtime(op: &'static str, msg: impl Into<String>) -> Error {
         Error::Runtime {
+            op,
+            msg: msg.into(),
+        }
+    }
+
+    pub fn usage(op: &'static str, msg: impl Into<String>) -> Error {
+        Error::Usage {
             op,
             msg: msg.into(),
         }

@@ -57,6 +57,7 @@ pub fn to_py(err: Error) -> PyErr {
             }
             // TensorFlow's tape errors carry no op prefix; seeds print these messages verbatim.
             Error::Runtime { msg, .. } => return PyRuntimeError::new_err(msg.clone()),
+            Error::Usage { msg, .. } => return PyValueError::new_err(msg.clone()),
             // Stopped by Ctrl-C without a handler's exception parked (another thread's op).
             Error::Cancelled { .. } => return PyKeyboardInterrupt::new_err(err.to_string()),
             Error::Unimplemented { .. } => ("UnimplementedError", err.to_string()),

@@ -1,19 +1,19 @@
-//! The tape engine behind `ft.GradientTape` (the Python class adds nests, the `with` block
-//! and TensorFlow's error behaviour), plus `custom_gradient`'s hooks.
+//! `ft.GradientTape` and `custom_gradient`'s hooks: conversions of Python nests and values
+//! around `ferrotape_autodiff::tape`, where the tape's contract (its state and misuse errors)
+//! lives and is tested.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ferrotape_autodiff::tape::{self, Source};
-use ferrotape_autodiff::{ops, Tape, Tensor};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
+use ferrotape_autodiff::tape::{self, GradientTape, Pause, Source};
+use ferrotape_autodiff::{ops, Error, Tape, Tensor};
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::convert::{as_tensor, to_tensor, Flag};
-use crate::errors::{park, Raise};
+use crate::errors::{park, type_error, value_error, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::{owner_of, remember_owner, PyVariable};
 
@@ -25,25 +25,10 @@ fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Ok(Source::of_tensor(&t.get().tensor));
     }
-    Err(PyTypeError::new_err(format!(
+    Err(type_error(format!(
         "gradient sources must be Tensors or Variables, received {}",
         obj.get_type().name()?
     )))
-}
-
-/// A shape as Python prints a tuple: `(2,)`, `(2, 3)`, `()`.
-fn python_tuple(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }
 
 /// The targets of `gradient`; a variable is a target in its own right (see
@@ -62,14 +47,10 @@ fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
 /// through `ferrotape.nest`.
 #[pyclass(name = "GradientTape", module = "ferrotape", frozen, subclass, weakref)]
 pub struct PyGradientTape {
+    contract: GradientTape,
+    /// `contract.tape()`, kept at hand for watching and the sweeps.
     tape: Arc<Tape>,
-    persistent: bool,
-    recording: AtomicBool,
-    entered: AtomicBool,
 }
-
-const ONE_SET_ONLY: &str =
-    "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)";
 
 fn nest_fn<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     static NEST: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
@@ -151,7 +132,7 @@ fn zero_for_unconnected(value: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
     match text.to_ascii_lowercase().as_str() {
         "none" => Ok(false),
         "zero" => Ok(true),
-        other => Err(PyValueError::new_err(format!(
+        other => Err(value_error(format!(
             "Unknown value for unconnected_gradients: {other:?}"
         ))),
     }
@@ -190,26 +171,6 @@ fn fill_unconnected(
 const DETACH_SWEEP_ENTRIES: usize = 64;
 
 impl PyGradientTape {
-    fn begin_differentiation(&self) -> PyResult<()> {
-        if !self.entered.load(Ordering::Relaxed) {
-            return Err(PyRuntimeError::new_err(ONE_SET_ONLY));
-        }
-        if !self.persistent && self.recording.swap(false, Ordering::Relaxed) {
-            // As in TensorFlow: a non-persistent tape stops recording when differentiated.
-            self.tape.pop();
-        }
-        Ok(())
-    }
-
-    fn check_pfor(&self, experimental_use_pfor: bool) -> PyResult<()> {
-        if !experimental_use_pfor && !self.persistent {
-            return Err(PyRuntimeError::new_err(
-                "GradientTape must be created with persistent=True to compute the jacobian with experimental_use_pfor set to False.",
-            ));
-        }
-        Ok(())
-    }
-
     /// Runs a sweep over the tape. A persistent tape's sweep runs without the GIL and can be
     /// stopped by Ctrl-C and run again (see `interrupts`); a non-persistent one frees its
     /// entries as it goes, so it cannot be run again and is never stopped halfway (it releases
@@ -220,7 +181,7 @@ impl PyGradientTape {
         f: impl Fn(&Tape) -> ferrotape_autodiff::Result<T> + Sync,
     ) -> ferrotape_autodiff::Result<T> {
         let tape = &self.tape;
-        if self.persistent {
+        if tape.persistent() {
             crate::interrupts::run(py, || f(tape))
         } else if tape.len() > DETACH_SWEEP_ENTRIES {
             py.detach(|| f(tape))
@@ -268,31 +229,19 @@ impl PyGradientTape {
     fn py_new(persistent: Option<Flag>, watch_accessed_variables: Option<Flag>) -> PyResult<Self> {
         let persistent = persistent.is_some_and(|f| f.0);
         let watch_accessed_variables = watch_accessed_variables.is_none_or(|f| f.0);
-        Ok(PyGradientTape {
-            tape: Tape::new(persistent, watch_accessed_variables),
-            persistent,
-            recording: AtomicBool::new(false),
-            entered: AtomicBool::new(false),
-        })
+        let contract = GradientTape::new(persistent, watch_accessed_variables);
+        let tape = contract.tape().clone();
+        Ok(PyGradientTape { contract, tape })
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        let me = slf.get();
-        if me.recording.swap(true, Ordering::Relaxed) {
-            return Err(PyValueError::new_err(
-                "Tape is still recording, This can happen if you try to re-enter an already-active tape.",
-            ));
-        }
-        me.entered.store(true, Ordering::Relaxed);
-        me.tape.push();
+        slf.get().contract.enter().raise()?;
         Ok(slf)
     }
 
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
-        if self.recording.swap(false, Ordering::Relaxed) {
-            self.tape.pop();
-        }
+        self.contract.exit();
         false
     }
 
@@ -306,7 +255,7 @@ impl PyGradientTape {
             }
             let Some(value) = as_tensor(&t) else {
                 // TensorFlow's ValueError and wording.
-                return Err(PyValueError::new_err(format!(
+                return Err(value_error(format!(
                     "Passed in object {} of type '{}', not tf.Tensor or tf.Variable or ExtensionType.",
                     t.repr()?.to_string().chars().take(60).collect::<String>(),
                     t.get_type().name()?
@@ -330,27 +279,14 @@ impl PyGradientTape {
 
     /// A context manager that pauses recording on this tape.
     fn stop_recording(&self) -> PyResult<StopRecording> {
-        if !self.recording.load(Ordering::Relaxed) {
-            if !self.entered.load(Ordering::Relaxed) {
-                return Err(PyRuntimeError::new_err(
-                    "Trying to stop recording a tape which is not recording.",
-                ));
-            }
-            return Err(PyValueError::new_err("Tape is not recording."));
-        }
         Ok(StopRecording {
-            tape: self.tape.clone(),
-            was_paused: AtomicBool::new(false),
+            pause: self.contract.stop_recording().raise()?,
         })
     }
 
     /// Clears everything recorded and watched so far (the block keeps recording).
     fn reset(&self) -> PyResult<()> {
-        if !self.recording.load(Ordering::Relaxed) {
-            return Err(PyValueError::new_err("Tape is not recording."));
-        }
-        self.tape.reset();
-        Ok(())
+        self.contract.reset().raise()
     }
 
     /// The TensorFlow names of the ops recorded so far, in order (introspection for tests: the
@@ -384,7 +320,10 @@ impl PyGradientTape {
         output_gradients: Option<&Bound<'py, PyAny>>,
         unconnected_gradients: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.begin_differentiation()?;
+        let contract = &self.contract;
+        contract
+            .begin_differentiation("GradientTape.gradient")
+            .raise()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let (srcs, shape) = sources_of(sources)?;
         let targets = targets_of(&flatten(target)?.0)?;
@@ -420,8 +359,11 @@ impl PyGradientTape {
         experimental_use_pfor: Flag,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _ = parallel_iterations;
-        self.check_pfor(experimental_use_pfor.0)?;
-        self.begin_differentiation()?;
+        const OP: &str = "GradientTape.jacobian";
+        self.contract
+            .check_pfor(OP, experimental_use_pfor.0)
+            .raise()?;
+        self.contract.begin_differentiation(OP).raise()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
         let (srcs, shape) = sources_of(sources)?;
@@ -446,19 +388,13 @@ impl PyGradientTape {
         experimental_use_pfor: Flag,
     ) -> PyResult<PyTensor> {
         let _ = (unconnected_gradients, parallel_iterations);
-        self.check_pfor(experimental_use_pfor.0)?;
-        self.begin_differentiation()?;
+        const OP: &str = "GradientTape.batch_jacobian";
+        self.contract
+            .check_pfor(OP, experimental_use_pfor.0)
+            .raise()?;
+        self.contract.begin_differentiation(OP).raise()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;
-        // TensorFlow's check: both carry a batch axis and at least one more.
-        for shape in [target.shape(), &source.shape[..]] {
-            if shape.len() < 2 {
-                return Err(PyValueError::new_err(format!(
-                    "Shape {} must have rank at least 2",
-                    python_tuple(shape)
-                )));
-            }
-        }
         Ok(PyTensor::new(
             self.run(py, |tape| tape.batch_jacobian(&target, &source))
                 .raise()?,
@@ -469,21 +405,18 @@ impl PyGradientTape {
 /// What `GradientTape.stop_recording()` returns: pauses the tape for its `with` block.
 #[pyclass(module = "ferrotape", frozen)]
 pub struct StopRecording {
-    tape: Arc<Tape>,
-    was_paused: AtomicBool,
+    pause: Pause,
 }
 
 #[pymethods]
 impl StopRecording {
     fn __enter__(&self) {
-        self.was_paused
-            .store(self.tape.set_paused(true), Ordering::Relaxed);
+        self.pause.enter();
     }
 
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
-        self.tape
-            .set_paused(self.was_paused.load(Ordering::Relaxed));
+        self.pause.exit();
         false
     }
 }
@@ -548,13 +481,13 @@ fn record_custom_gradient(
         let backward_fn = move |grads: &[Tensor], _needs: &[bool]| {
             Python::attach(|py| {
                 let Some(function) = callable.get(py) else {
-                    return Err(PyRuntimeError::new_err(
+                    return Err(Error::runtime(
+                        "custom_gradient",
                         "custom_gradient: the gradient function was released with its tape",
                     ));
                 };
-                custom_gradient_call(py, &function, grads, n_inputs)
+                custom_gradient_call(py, &function, grads, n_inputs).map_err(park)
             })
-            .map_err(park)
         };
         let boxed: Box<tape::BackwardFn> = Box::new(backward_fn);
         (boxed, hook as tape::HostObject)
@@ -574,7 +507,7 @@ fn custom_gradient_call(
     let result = backward.bind(py).call1(PyTuple::new(py, args)?)?;
     let result: Vec<Bound<'_, PyAny>> = result.extract()?;
     if result.len() != n_inputs {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+        return Err(value_error(format!(
             "custom_gradient function expected to return {n_inputs} gradients, but returned {} instead",
             result.len()
         )));

@@ -1,205 +1,22 @@
-//! The gradient tape.
+//! Backprop: the backward sweep over a tape's entries, and `gradient`, `jacobian` and
+//! `batch_jacobian` built on it.
 //!
-//! Design choice (hard to undo): a tape is a plain list of [`Entry`]s in execution order, each
-//! `(input ids, output ids, backward closure)`, plus the set of tensor ids it tracks (watched
-//! tensors and variables, and every output of a recorded op). Every op calls [`record`] after its
-//! forward kernel; `record` consults the thread-local stack of active tapes (TensorFlow's tapes
-//! are per thread too), and costs one thread-local read when no tape is active. Backward
-//! closures are written with ferrotape's own ops, so when an outer tape is active during a
-//! sweep it records the backward pass: nested tapes give higher derivatives with no extra
+//! Backward closures are written with ferrotape's own ops, so when an outer tape is active during
+//! a sweep it records the backward pass: nested tapes give higher derivatives with no extra
 //! machinery. Gradients are accumulated in a map keyed by tensor id, never written on tensors.
+//! This half uses ops (seeds, zeros, stacking) and so sits above them; `record` sits below.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use ferrotape_core::{DType, Error, Result, Shape};
-use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::contract::ONE_SET_ONLY;
+use super::record::{Entry, Tape};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
-
-/// The derivative of one recorded op: given the gradients of its outputs (zeros where an
-/// output did not reach the target) and which inputs need a gradient, the gradients of its
-/// inputs (`None` for those not needed or not differentiable).
-pub type BackwardFn = dyn Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
-
-/// What a host language attaches to a user-defined derivative: the objects (a Python callable)
-/// its garbage collector must be able to see through the tape that keeps them alive.
-pub type HostObject = Arc<dyn std::any::Any + Send + Sync>;
-
-/// One recorded op.
-pub struct Entry {
-    op: &'static str,
-    inputs: SmallVec<[TensorId; 2]>,
-    outputs: SmallVec<[(TensorId, Shape, DType); 1]>,
-    backward: Box<BackwardFn>,
-    /// Set for `record_custom` entries only; each entry, and so each tape, has its own.
-    host: Option<HostObject>,
-}
-
-#[derive(Default)]
-struct State {
-    paused: bool,
-    used: bool,
-    tracked: FxHashSet<TensorId>,
-    entries: Vec<Arc<Entry>>,
-    watched_variables: Vec<Variable>,
-}
-
-/// A gradient tape (`tf.GradientTape`'s engine; the Python class adds nests and the `with`).
-pub struct Tape {
-    persistent: bool,
-    watch_accessed_variables: bool,
-    state: Mutex<State>,
-}
-
-thread_local! {
-    static ACTIVE: RefCell<Vec<Arc<Tape>>> = const { RefCell::new(Vec::new()) };
-    /// Open variable watchers (`custom_gradient` collects the variables its function reads).
-    static VARIABLE_WATCHERS: RefCell<Vec<Vec<Variable>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Starts collecting the variables read on this thread (nestable).
-pub fn push_variable_watcher() {
-    VARIABLE_WATCHERS.with(|w| w.borrow_mut().push(Vec::new()));
-}
-
-/// Stops the innermost watcher and returns the variables it saw, in first-read order.
-pub fn pop_variable_watcher() -> Vec<Variable> {
-    VARIABLE_WATCHERS.with(|w| w.borrow_mut().pop().unwrap_or_default())
-}
-
-/// Runs `f` over the active tapes without copying the stack (the hot path of every op).
-fn with_active_tapes(f: impl FnOnce(&[Arc<Tape>])) {
-    ACTIVE.with(|a| {
-        let a = a.borrow();
-        if !a.is_empty() {
-            f(&a);
-        }
-    });
-}
-
-/// Whether an op on these inputs would be recorded now: some active, unpaused tape tracks one
-/// of them. A backward pass that finds nothing would record its own ops may compute with a
-/// fused kernel instead of differentiable ops (the results are the same values; only an
-/// outer tape, for higher derivatives, needs the ops).
-pub fn would_record(inputs: &[&Tensor]) -> bool {
-    let mut recording = false;
-    with_active_tapes(|tapes| {
-        recording = tapes.iter().any(|tape| {
-            let st = tape.state.lock();
-            !st.paused && inputs.iter().any(|t| st.tracked.contains(&t.id()))
-        });
-    });
-    recording
-}
-
-/// Records an op on every active tape that tracks one of its inputs. `make_backward` runs only
-/// when some tape records, so ops pay for saving tensors only under a tape.
-pub fn record<F>(
-    op: &'static str,
-    inputs: &[&Tensor],
-    outputs: &[&Tensor],
-    make_backward: impl FnOnce() -> F,
-) where
-    F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
-{
-    if outputs.iter().all(|t| !t.dtype().is_float()) {
-        return; // Integer and bool results carry no gradient.
-    }
-    with_active_tapes(|tapes| {
-        let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
-        record_ids(op, tapes, ids, outputs, move || {
-            (Box::new(make_backward()), None)
-        });
-    });
-}
-
-fn record_ids(
-    op: &'static str,
-    tapes: &[Arc<Tape>],
-    inputs: SmallVec<[TensorId; 2]>,
-    outputs: &[&Tensor],
-    make_backward: impl FnOnce() -> (Box<BackwardFn>, Option<HostObject>),
-) {
-    let mut make = Some(make_backward);
-    let mut entry: Option<Arc<Entry>> = None;
-    let mut inputs = Some(inputs);
-    for tape in tapes {
-        let mut st = tape.state.lock();
-        let ids = inputs
-            .as_ref()
-            .unwrap_or_else(|| &entry.as_ref().unwrap().inputs);
-        if st.paused || !ids.iter().any(|i| st.tracked.contains(i)) {
-            continue;
-        }
-        let e = entry.get_or_insert_with(|| {
-            let (backward, host) = (make.take().unwrap())();
-            Arc::new(Entry {
-                op,
-                inputs: inputs.take().unwrap(),
-                outputs: outputs
-                    .iter()
-                    .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
-                    .collect(),
-                backward,
-                host,
-            })
-        });
-        st.tracked.extend(outputs.iter().map(|t| t.id()));
-        st.entries.push(e.clone());
-    }
-}
-
-/// Records the read of a variable: active tapes that watch accessed variables start watching a
-/// trainable one, and tapes that watch it record `out` as its identity.
-pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
-    VARIABLE_WATCHERS.with(|w| {
-        for seen in w.borrow_mut().iter_mut() {
-            if !seen.contains(var) {
-                seen.push(var.clone());
-            }
-        }
-    });
-    with_active_tapes(|tapes| {
-        for tape in tapes {
-            if tape.watch_accessed_variables && var.trainable() && !tape.state.lock().paused {
-                tape.watch_variable(var);
-            }
-        }
-        let ids = SmallVec::from_slice(&[var.id()]);
-        record_ids("ReadVariableOp", tapes, ids, &[out], || {
-            let identity = |g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]);
-            (Box::new(identity), None)
-        });
-    });
-}
-
-/// Records a user-defined derivative (`custom_gradient`) for `outputs` as a function of `inputs`.
-///
-/// `make` is called once per recording tape, so that each tape's entry holds its own host
-/// object: a garbage collector walking from one tape then counts each reference exactly once
-/// (a shared one would be counted by every tape holding it).
-pub fn record_custom(
-    op: &'static str,
-    inputs: &[TensorId],
-    outputs: &[&Tensor],
-    mut make: impl FnMut() -> (Box<BackwardFn>, HostObject),
-) {
-    with_active_tapes(|tapes| {
-        for tape in tapes {
-            let ids = SmallVec::from_slice(inputs);
-            let tape = std::slice::from_ref(tape);
-            record_ids(op, tape, ids, outputs, || {
-                let (backward, host) = make();
-                (backward, Some(host))
-            });
-        }
-    });
-}
 
 /// A gradient source: what `gradient()` differentiates with respect to.
 #[derive(Clone, Debug)]
@@ -228,124 +45,12 @@ impl Source {
 }
 
 impl Tape {
-    /// Calls `f` with the host objects of the entries this tape holds (see `record_custom`).
-    /// Returns false, having called nothing, when another thread holds the tape: a garbage
-    /// collector must not wait here (that thread may be waiting for the collector's lock), and
-    /// missing edges only make it keep objects longer.
-    pub fn try_for_each_host_object(&self, mut f: impl FnMut(&HostObject)) -> bool {
-        let Some(state) = self.state.try_lock() else {
-            return false;
-        };
-        for entry in &state.entries {
-            if let Some(host) = &entry.host {
-                f(host);
-            }
-        }
-        true
-    }
-
-    pub fn new(persistent: bool, watch_accessed_variables: bool) -> Arc<Tape> {
-        // Room for a typical small step up front: growing the set op by op showed up as
-        // rehashing in profiles of the tape's hot path.
-        let state = State {
-            tracked: FxHashSet::with_capacity_and_hasher(32, Default::default()),
-            entries: Vec::with_capacity(16),
-            ..State::default()
-        };
-        Arc::new(Tape {
-            persistent,
-            watch_accessed_variables,
-            state: Mutex::new(state),
-        })
-    }
-
-    pub fn persistent(&self) -> bool {
-        self.persistent
-    }
-
-    /// The number of recorded entries.
-    pub fn len(&self) -> usize {
-        self.state.lock().entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Makes this tape active on the current thread (entering the `with` block).
-    pub fn push(self: &Arc<Tape>) {
-        ACTIVE.with(|a| a.borrow_mut().push(self.clone()));
-    }
-
-    /// Removes this tape from the current thread's active stack; false if it was not there.
-    pub fn pop(self: &Arc<Tape>) -> bool {
-        ACTIVE.with(|a| {
-            let mut a = a.borrow_mut();
-            match a.iter().rposition(|t| Arc::ptr_eq(t, self)) {
-                Some(i) => {
-                    a.remove(i);
-                    true
-                }
-                None => false,
-            }
-        })
-    }
-
-    pub fn is_active(self: &Arc<Tape>) -> bool {
-        ACTIVE.with(|a| a.borrow().iter().any(|t| Arc::ptr_eq(t, self)))
-    }
-
-    pub fn set_paused(&self, paused: bool) -> bool {
-        std::mem::replace(&mut self.state.lock().paused, paused)
-    }
-
-    /// Watches a tensor; only floating tensors can carry gradients (returns false otherwise).
-    pub fn watch_tensor(&self, t: &Tensor) -> bool {
-        if !t.dtype().is_float() {
-            return false;
-        }
-        self.state.lock().tracked.insert(t.id());
-        true
-    }
-
-    pub fn watch_variable(&self, v: &Variable) {
-        let mut st = self.state.lock();
-        if st.tracked.insert(v.id()) {
-            st.watched_variables.push(v.clone());
-        }
-    }
-
-    /// Watched variables in creation order.
-    pub fn watched_variables(&self) -> Vec<Variable> {
-        let mut vars = self.state.lock().watched_variables.clone();
-        vars.sort_by_key(|v| v.order());
-        vars
-    }
-
-    /// The names of the ops recorded so far, in order (the gradient-check inventory reads them).
-    pub fn recorded_ops(&self) -> Vec<&'static str> {
-        self.state.lock().entries.iter().map(|e| e.op).collect()
-    }
-
-    /// Forgets everything recorded and watched (`tape.reset()`).
-    pub fn reset(&self) {
-        let mut st = self.state.lock();
-        let paused = st.paused;
-        *st = State {
-            paused,
-            ..State::default()
-        };
-    }
-
     /// The recorded entries for one differentiation: shared for a persistent tape, taken (and
     /// the tape marked used) for a non-persistent one.
     fn entries_for_sweep(&self, op: &'static str) -> Result<Vec<Arc<Entry>>> {
         let mut st = self.state.lock();
         if st.used {
-            return Err(Error::runtime(
-                op,
-                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)",
-            ));
+            return Err(Error::runtime(op, ONE_SET_ONLY));
         }
         if self.persistent {
             return Ok(st.entries.clone());
@@ -417,6 +122,16 @@ impl Tape {
     /// Per-example Jacobians: shape `(batch,) + target[1:] + source[1:]`; zeros when unconnected.
     pub fn batch_jacobian(&self, target: &Tensor, source: &Source) -> Result<Tensor> {
         const OP: &str = "GradientTape.batch_jacobian";
+        // TensorFlow's check, before the tape is used: a batch axis and at least one more.
+        for shape in [target.shape(), &source.shape[..]] {
+            if shape.len() < 2 {
+                let shape = python_tuple(shape);
+                return Err(Error::invalid(
+                    OP,
+                    format!("Shape {shape} must have rank at least 2"),
+                ));
+            }
+        }
         let entries = self.entries_for_sweep(OP)?;
         if target.rank() == 0 || source.shape.is_empty() || target.shape()[0] != source.shape[0] {
             return Err(Error::invalid(
@@ -458,6 +173,15 @@ impl Tape {
             return ops::zeros(source.dtype, &out_shape);
         }
         ops::reshape(&ops::stack(&cols, 1)?, &out_shape)
+    }
+}
+
+/// A shape as Python prints a tuple, as TensorFlow's message does: `(2,)`, `(2, 3)`, `()`.
+fn python_tuple(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    match dims.as_slice() {
+        [d] => format!("({d},)"),
+        _ => format!("({})", dims.join(", ")),
     }
 }
 
@@ -622,6 +346,21 @@ mod tests {
             .unwrap();
         assert_eq!(value(&dy), 12.0); // 3x²
         assert_eq!(value(d2y[0].as_ref().unwrap()), 12.0); // 6x
+    }
+
+    #[test]
+    fn batch_jacobian_needs_rank_two_on_both_sides_and_leaves_the_tape_unused() {
+        let x = Tensor::new(Array::from_vec(vec![1.0, 2.0], &[2]).unwrap());
+        let (tape, y) = taped(false, &x, |x| ops::mul(x, x).unwrap());
+        let err = tape.batch_jacobian(&y, &Source::of_tensor(&x)).unwrap_err();
+        assert_eq!(
+            err,
+            Error::invalid(
+                "GradientTape.batch_jacobian",
+                "Shape (2,) must have rank at least 2"
+            )
+        );
+        assert!(tape.gradient(&[y], &[Source::of_tensor(&x)], None).is_ok());
     }
 
     #[test]
