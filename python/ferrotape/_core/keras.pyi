@@ -2,81 +2,22 @@
 
 from typing import Any, final
 
+from . import Tensor, _TensorLike
+
 __all__ = [
-    "BatchNormalization",
-    "Conv2D",
-    "Dense",
-    "DepthwiseConv2D",
-    "Dropout",
-    "Embedding",
-    "LayerNormalization",
-    "activation",
+    "FUSED_ACTIVATIONS",
+    "NATIVE_LAYERS",
+    "NativeLayer",
 ]
 
-@final
-class BatchNormalization:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(
-        cls,
-        gamma: Any,
-        beta: Any,
-        moving_mean: Any,
-        moving_variance: Any,
-        axis: Any,
-        momentum: Any,
-        epsilon: Any,
-    ) -> BatchNormalization: ...
+FUSED_ACTIVATIONS: tuple[str, ...]
+NATIVE_LAYERS: tuple[str, ...]
 
 @final
-class Conv2D:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(
-        cls,
-        kernel: Any,
-        bias: Any,
-        strides: Any,
-        dilation_rate: Any,
-        padding: Any,
-        activation: Any | None = None,
-    ) -> Conv2D: ...
-
-@final
-class Dense:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(
-        cls,
-        kernel: Any,
-        bias: Any | None = None,
-        activation: Any | None = None,
-    ) -> Dense: ...
-
-@final
-class DepthwiseConv2D:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(
-        cls,
-        kernel: Any,
-        bias: Any,
-        strides: Any,
-        dilation_rate: Any,
-        padding: Any,
-        activation: Any | None = None,
-    ) -> DepthwiseConv2D: ...
-
-@final
-class Dropout:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(cls, rate: Any, seed: Any, noise_shape: Any | None = None) -> Dropout: ...
-
-@final
-class Embedding:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(cls, embeddings: Any) -> Embedding: ...
-
-@final
-class LayerNormalization:
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __new__(cls, gamma: Any, beta: Any, axes: Any, epsilon: Any) -> LayerNormalization: ...
-
-def activation(name: Any, inputs: Any) -> Any:
-    """Applies a named activation (the names `Activation` layers and `activation=` accept)."""
+class NativeLayer:
+    def __call__(
+        self, inputs: _TensorLike, training: bool = False, **settings: Any
+    ) -> Tensor: ...
+    def __new__(cls, class_name: str, weights: dict[str, Any], seed: int = 0) -> NativeLayer: ...
+    @property
+    def class_name(self) -> str: ...

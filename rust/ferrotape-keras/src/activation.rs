@@ -1,10 +1,17 @@
-//! The activations a layer can apply inside its own call (`Dense(..., activation="relu")`).
+//! The activations a layer applies inside its own call (`Dense(..., activation="relu")`), and
+//! the `Activation` layer.
+//!
+//! [`Activation::TABLE`] is the one list of these names: Python reads it (as
+//! `ferrotape._core.keras.FUSED_ACTIVATIONS`) to decide which of Keras's activations run
+//! inside a native call; any other activation (a user's function, `hard_sigmoid`...) is applied
+//! by the Python layer after a linear native call.
 
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{Error, Result, Tensor};
 
-/// An activation known by name; anything else is applied by the Python front end after the
-/// layer's call.
+use crate::layer::{Layer, Settings};
+
+/// An activation known by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
     Linear,
@@ -22,28 +29,35 @@ pub enum Activation {
 }
 
 impl Activation {
-    /// Keras's names (`None` and `"linear"` are the identity).
-    pub fn parse(name: Option<&str>) -> Result<Activation> {
-        Ok(match name.unwrap_or("linear") {
-            "linear" => Activation::Linear,
-            "relu" => Activation::Relu,
-            "relu6" => Activation::Relu6,
-            "sigmoid" => Activation::Sigmoid,
-            "tanh" => Activation::Tanh,
-            "softmax" => Activation::Softmax,
-            "log_softmax" => Activation::LogSoftmax,
-            "elu" => Activation::Elu,
-            "selu" => Activation::Selu,
-            "gelu" => Activation::Gelu,
-            "softplus" => Activation::Softplus,
-            "swish" | "silu" => Activation::Swish,
-            other => {
-                return Err(Error::invalid(
-                    "Activation",
-                    format!("unknown activation {other:?}"),
-                ))
-            }
-        })
+    /// Keras's names for them (`silu` is Keras's other name for `swish`).
+    pub const TABLE: &'static [(&'static str, Activation)] = &[
+        ("linear", Activation::Linear),
+        ("relu", Activation::Relu),
+        ("relu6", Activation::Relu6),
+        ("sigmoid", Activation::Sigmoid),
+        ("tanh", Activation::Tanh),
+        ("softmax", Activation::Softmax),
+        ("log_softmax", Activation::LogSoftmax),
+        ("elu", Activation::Elu),
+        ("selu", Activation::Selu),
+        ("gelu", Activation::Gelu),
+        ("softplus", Activation::Softplus),
+        ("swish", Activation::Swish),
+        ("silu", Activation::Swish),
+    ];
+
+    /// The activation called `name` (for `layer`'s messages).
+    pub fn parse(layer: &'static str, name: &str) -> Result<Activation> {
+        Activation::TABLE
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|&(_, activation)| activation)
+            .ok_or_else(|| {
+                Error::usage(
+                    layer,
+                    format!("{layer}: unknown activation {name:?}; known: {}", names()),
+                )
+            })
     }
 
     pub fn apply(self, x: &Tensor) -> Result<Tensor> {
@@ -62,5 +76,22 @@ impl Activation {
             Activation::Softplus => ops::softplus(x),
             Activation::Swish => ops::swish(x),
         }
+    }
+}
+
+fn names() -> String {
+    Activation::TABLE
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Keras's `Activation` layer: the named activation of the setting `activation`.
+pub struct ActivationLayer;
+
+impl Layer for ActivationLayer {
+    fn call(&self, x: &Tensor, _training: bool, settings: &Settings) -> Result<Tensor> {
+        settings.activation("activation")?.apply(x)
     }
 }

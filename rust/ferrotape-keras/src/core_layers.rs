@@ -6,17 +6,19 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{Error, Result, Tensor, Variable};
 use parking_lot::Mutex;
 
-use crate::{autocast, Activation};
+use crate::autocast;
+use crate::layer::{Layer, Settings};
 
 /// `activation(x @ kernel + bias)` over the last axis of `x` (leading axes are batch axes).
+/// Settings: `activation`.
 pub struct Dense {
     pub kernel: Variable,
     pub bias: Option<Variable>,
-    pub activation: Activation,
 }
 
-impl Dense {
-    pub fn call(&self, x: &Tensor) -> Result<Tensor> {
+impl Layer for Dense {
+    fn call(&self, x: &Tensor, _training: bool, settings: &Settings) -> Result<Tensor> {
+        let activation = settings.activation("activation")?;
         let kernel = self.kernel.read();
         let units_in = kernel.shape()[0];
         if x.rank() == 0 || x.shape()[x.rank() - 1] != units_in {
@@ -39,53 +41,52 @@ impl Dense {
             Some(b) => ops::add(&y, &b.read())?,
             None => y,
         };
-        self.activation.apply(&y)
+        activation.apply(&y)
     }
 }
 
 /// Inverted dropout: in training, each element is kept with probability `1 - rate` and scaled
 /// by `1 / (1 - rate)`; otherwise the identity. Each layer draws from its own seeded stream.
+/// Settings: `rate`, and `noise_shape` (axes of length 1 in it share one draw).
 pub struct Dropout {
-    pub rate: f64,
-    /// Axes of length 1 in `noise_shape` share one draw (Keras's `noise_shape`).
-    pub noise_shape: Option<Vec<Option<usize>>>,
     rng: Mutex<StdRng>,
 }
 
 impl Dropout {
-    pub fn new(rate: f64, noise_shape: Option<Vec<Option<usize>>>, seed: u64) -> Result<Dropout> {
+    pub fn new(seed: u64) -> Dropout {
+        Dropout {
+            rng: Mutex::new(random::op_rng(seed, 0x0D_0D)),
+        }
+    }
+}
+
+fn mask_shape(noise_shape: Option<Vec<Option<usize>>>, shape: &[usize]) -> Result<Vec<usize>> {
+    let Some(noise) = noise_shape else {
+        return Ok(shape.to_vec());
+    };
+    if noise.len() != shape.len() {
+        return Err(Error::invalid(
+            "Dropout",
+            format!("noise_shape {noise:?} must have the input's rank (input shape {shape:?})"),
+        ));
+    }
+    Ok(noise
+        .iter()
+        .zip(shape)
+        .map(|(n, &s)| n.unwrap_or(s))
+        .collect())
+}
+
+impl Layer for Dropout {
+    fn call(&self, x: &Tensor, training: bool, settings: &Settings) -> Result<Tensor> {
+        let rate = settings.number("rate")?;
         if !(0.0..1.0).contains(&rate) {
             return Err(Error::invalid(
                 "Dropout",
                 format!("rate must be in [0, 1), received {rate}"),
             ));
         }
-        Ok(Dropout {
-            rate,
-            noise_shape,
-            rng: Mutex::new(random::op_rng(seed, 0x0D_0D)),
-        })
-    }
-
-    fn mask_shape(&self, shape: &[usize]) -> Result<Vec<usize>> {
-        let Some(noise) = &self.noise_shape else {
-            return Ok(shape.to_vec());
-        };
-        if noise.len() != shape.len() {
-            return Err(Error::invalid(
-                "Dropout",
-                format!("noise_shape {noise:?} must have the input's rank (input shape {shape:?})"),
-            ));
-        }
-        Ok(noise
-            .iter()
-            .zip(shape)
-            .map(|(n, &s)| n.unwrap_or(s))
-            .collect())
-    }
-
-    pub fn call(&self, x: &Tensor, training: bool) -> Result<Tensor> {
-        if !training || self.rate == 0.0 {
+        if !training || rate == 0.0 {
             return Ok(x.clone());
         }
         let dtype = if x.dtype().is_float() {
@@ -94,14 +95,14 @@ impl Dropout {
             DType::F32
         };
         let x = autocast(x, dtype)?;
-        let shape = self.mask_shape(x.shape())?;
+        let shape = mask_shape(settings.optional_dims("noise_shape")?, x.shape())?;
         let draws = random::uniform(&mut self.rng.lock(), &shape, 0.0, 1.0, DType::F32)?;
-        let keep_scale = 1.0 / (1.0 - self.rate);
+        let keep_scale = 1.0 / (1.0 - rate);
         let scaled: Vec<f32> = draws
             .to_vec::<f32>()
             .into_iter()
             .map(|u| {
-                if f64::from(u) >= self.rate {
+                if f64::from(u) >= rate {
                     keep_scale as f32
                 } else {
                     0.0
@@ -118,8 +119,8 @@ pub struct Embedding {
     pub embeddings: Variable,
 }
 
-impl Embedding {
-    pub fn call(&self, ids: &Tensor) -> Result<Tensor> {
+impl Layer for Embedding {
+    fn call(&self, ids: &Tensor, _training: bool, _settings: &Settings) -> Result<Tensor> {
         let ids = if ids.dtype().is_int() {
             ids.clone()
         } else {

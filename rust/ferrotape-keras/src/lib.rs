@@ -4,9 +4,10 @@
 //! shape, `add_weight` with initializers and regularizers, sublayer tracking, `training`
 //! propagation) lives in Python (`ferrotape.keras`), where users subclass layers and where
 //! Keras's many argument forms are cheap to normalise. What a layer *computes* lives here: each
-//! layer is a struct holding its [`Variable`]s (the very objects Python handed over, so
-//! optimizers and tapes see the same variables) and a `call` that runs its forward pass as
-//! one Rust call from Python. Layers are built from `ferrotape-autodiff`'s ops and never define
+//! layer is a struct implementing [`Layer`], holding its [`Variable`]s (the very objects Python
+//! handed over, so optimizers and tapes see the same variables), whose `call` runs its forward
+//! pass as one Rust call from Python with the [`Settings`] the Python layer holds at that
+//! moment (see `layer.rs` for why settings are read per call). Layers are built from `ferrotape-autodiff`'s ops and never define
 //! derivatives of their own, so every layer is differentiable to any order for free; where a
 //! layer pays for several full passes over its data (batch normalisation), the gain comes from a
 //! fused op in `ferrotape-autodiff`, not from a derivative written here.
@@ -16,11 +17,13 @@
 mod activation;
 mod conv;
 mod core_layers;
+mod layer;
 mod normalization;
 
-pub use activation::Activation;
+pub use activation::{Activation, ActivationLayer};
 pub use conv::{Conv2D, DepthwiseConv2D};
 pub use core_layers::{Dense, Dropout, Embedding};
+pub use layer::{Layer, NativeLayer, Setting, Settings, Weights};
 pub use normalization::{BatchNormalization, LayerNormalization};
 
 use ferrotape_autodiff::ops;

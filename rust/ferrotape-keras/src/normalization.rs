@@ -6,6 +6,7 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{Error, Result, Tensor, Variable};
 
 use crate::autocast;
+use crate::layer::{Layer, Settings};
 
 fn normalized_axis(op: &'static str, axis: i64, rank: usize) -> Result<usize> {
     ops::norm_axis(op, axis, rank).map_err(|_| {
@@ -41,30 +42,32 @@ fn normalize(
 /// Normalises each feature (channel) of `axis` with the batch's statistics in training, and
 /// with moving averages of them otherwise; the moving averages are updated in training as
 /// `moving = moving·momentum + batch·(1 - momentum)` (Keras's rule, biased variance).
+/// Settings: `axis`, `momentum`, `epsilon`.
 pub struct BatchNormalization {
     pub gamma: Option<Variable>,
     pub beta: Option<Variable>,
     pub moving_mean: Variable,
     pub moving_variance: Variable,
-    pub axis: i64,
-    pub momentum: f64,
-    pub epsilon: f64,
 }
 
-impl BatchNormalization {
-    fn update_moving(&self, moving: &Variable, batch: &Tensor) -> Result<()> {
-        let current = moving.snapshot();
-        let batch = batch.value().reshape(current.shape())?;
-        let batch = kernels::cast(&batch, current.dtype())?;
-        // moving -= (moving - batch)·(1 - momentum): the same rule, one in-place update.
-        let delta = kernels::binary(BinaryOp::Sub, &current, &batch)?;
-        let factor = Array::scalar_of(current.dtype(), 1.0 - self.momentum);
-        moving.assign_update(&kernels::binary(BinaryOp::Mul, &delta, &factor)?, true)
-    }
+fn update_moving(moving: &Variable, batch: &Tensor, momentum: f64) -> Result<()> {
+    let current = moving.snapshot();
+    let batch = batch.value().reshape(current.shape())?;
+    let batch = kernels::cast(&batch, current.dtype())?;
+    // moving -= (moving - batch)·(1 - momentum): the same rule, one in-place update.
+    let delta = kernels::binary(BinaryOp::Sub, &current, &batch)?;
+    let factor = Array::scalar_of(current.dtype(), 1.0 - momentum);
+    moving.assign_update(&kernels::binary(BinaryOp::Mul, &delta, &factor)?, true)
+}
 
-    pub fn call(&self, x: &Tensor, training: bool) -> Result<Tensor> {
+impl Layer for BatchNormalization {
+    fn call(&self, x: &Tensor, training: bool, settings: &Settings) -> Result<Tensor> {
         const OP: &str = "BatchNormalization";
-        let axis = normalized_axis(OP, self.axis, x.rank())?;
+        let axis = match settings.ints("axis")?[..] {
+            [axis] => normalized_axis(OP, axis, x.rank())?,
+            _ => return Err(Error::invalid(OP, "only one axis is supported")),
+        };
+        let epsilon = settings.number("epsilon")?;
         let d = self.moving_mean.shape()[0];
         if x.shape()[axis] != d {
             return Err(Error::invalid(
@@ -82,12 +85,13 @@ impl BatchNormalization {
             let gamma = self.gamma.as_ref().map(Variable::read);
             let beta = self.beta.as_ref().map(Variable::read);
             let (y, mean, variance) =
-                ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, self.epsilon)?;
+                ops::fused_batch_norm(&x, gamma.as_ref(), beta.as_ref(), axis, epsilon)?;
             // An empty batch carries no statistics: TensorFlow folds its NaN mean into the
             // moving averages (poisoning them for good); the moving averages stay as they were.
             if !x.is_empty() {
-                self.update_moving(&self.moving_mean, &mean)?;
-                self.update_moving(&self.moving_variance, &variance)?;
+                let momentum = settings.number("momentum")?;
+                update_moving(&self.moving_mean, &mean, momentum)?;
+                update_moving(&self.moving_variance, &variance, momentum)?;
             }
             return Ok(y);
         }
@@ -100,23 +104,23 @@ impl BatchNormalization {
             gamma.as_ref(),
             beta.as_ref(),
             axis,
-            self.epsilon,
+            epsilon,
         )
     }
 }
 
 /// Normalises each sample over `axes` (the last one by default) with its own statistics, then
 /// scales and shifts with `gamma` and `beta` shaped like those axes.
+/// Settings: `axis` (an int or a tuple of them), `epsilon`.
 pub struct LayerNormalization {
     pub gamma: Option<Variable>,
     pub beta: Option<Variable>,
-    pub axes: Vec<i64>,
-    pub epsilon: f64,
 }
 
-impl LayerNormalization {
-    pub fn call(&self, x: &Tensor) -> Result<Tensor> {
+impl Layer for LayerNormalization {
+    fn call(&self, x: &Tensor, _training: bool, settings: &Settings) -> Result<Tensor> {
         const OP: &str = "LayerNormalization";
+        let epsilon = settings.number("epsilon")?;
         let dtype = self
             .gamma
             .as_ref()
@@ -124,8 +128,8 @@ impl LayerNormalization {
             .map(|v| v.dtype())
             .unwrap_or(x.dtype());
         let x = autocast(x, dtype)?;
-        let axes = self
-            .axes
+        let axes = settings
+            .ints("axis")?
             .iter()
             .map(|&a| normalized_axis(OP, a, x.rank()))
             .collect::<Result<Vec<_>>>()?;
@@ -141,13 +145,6 @@ impl LayerNormalization {
                 .transpose()
         };
         let (gamma, beta) = (read(&self.gamma)?, read(&self.beta)?);
-        normalize(
-            &x,
-            &mean,
-            &variance,
-            gamma.as_ref(),
-            beta.as_ref(),
-            self.epsilon,
-        )
+        normalize(&x, &mean, &variance, gamma.as_ref(), beta.as_ref(), epsilon)
     }
 }

@@ -1,255 +1,121 @@
-//! `ferrotape._core.keras`: the computing cores of Keras's layers (`ferrotape-keras`). The
-//! Python layer classes (`ferrotape.keras.layers`) create the variables with `add_weight` and
-//! hand them here once built; each call is then one Rust call.
+//! `ferrotape._core.keras`: one generic binding for the native forms of Keras's layers
+//! (`ferrotape-keras`). A Python layer makes its native form once built,
+//! `NativeLayer("Dense", {"kernel": ..., "bias": ...})`, and calls it with its current
+//! settings, `native(inputs, training, activation="relu")`, so that settings changed after
+//! the build take effect (see `ferrotape_keras::layer`).
 
-use ferrotape_autodiff::core::kernels::{Conv2dParams, Padding};
-use ferrotape_autodiff::{Tensor, Variable};
-use ferrotape_keras as layers;
-use ferrotape_keras::Activation;
+use ferrotape_keras::{Activation, NativeLayer, Setting, Settings, Weights};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::convert::{to_tensor, Flag, Text};
+use crate::convert::{to_tensor, Flag};
 use crate::errors::{type_error, Raise};
 use crate::tensor::{compute, wrap, PyTensor};
 use crate::variable::{remember_owner, PyVariable};
 
-/// The variable behind a Python `ft.Variable` (remembering the Python object for the tape).
-fn variable(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Variable> {
-    let v = obj
-        .cast::<PyVariable>()
-        .map_err(|_| type_error(format!("{what} must be a ferrotape Variable")))?;
-    remember_owner(v);
-    Ok(v.get().var.clone())
-}
+/// A Keras layer's native form: its weights, and a call that takes the layer's settings.
+#[pyclass(name = "NativeLayer", module = "ferrotape._core.keras", frozen)]
+struct PyNativeLayer(NativeLayer);
 
-fn optional_variable(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Variable>> {
-    obj.filter(|o| !o.is_none())
-        .map(|o| variable(o, what))
-        .transpose()
-}
-
-fn conv_params(
-    strides: [usize; 2],
-    dilation_rate: [usize; 2],
-    padding: &str,
-) -> PyResult<Conv2dParams> {
-    Ok(Conv2dParams {
-        stride: strides,
-        dilation: dilation_rate,
-        padding: Padding::parse("Conv2D", padding).raise()?,
+/// `None`, a number, a string, or a tuple or list of ints and `None`.
+fn setting(layer: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<Setting> {
+    if value.is_none() {
+        return Ok(Setting::None);
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(Setting::Text(s.to_str()?.to_owned()));
+    }
+    if value.is_instance_of::<PyTuple>() || value.is_instance_of::<PyList>() {
+        return value
+            .try_iter()?
+            .map(|item| {
+                let item = item?;
+                if item.is_none() {
+                    Ok(None)
+                } else {
+                    item.extract::<i64>().map(Some).map_err(|_| {
+                        type_error(format!(
+                            "{layer}: `{name}` must hold ints or None, received {item}"
+                        ))
+                    })
+                }
+            })
+            .collect::<PyResult<_>>()
+            .map(Setting::Dims);
+    }
+    value.extract::<f64>().map(Setting::Number).map_err(|_| {
+        type_error(format!(
+            "{layer}: `{name}` must be None, a number, a string or a tuple, received {}",
+            value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        ))
     })
 }
 
-/// Runs a layer's call with the GIL released when the input is large.
-fn run(
-    py: Python<'_>,
-    inputs: &Bound<'_, PyAny>,
-    call: impl Fn(&Tensor) -> ferrotape_autodiff::Result<Tensor> + Sync,
-) -> PyResult<PyTensor> {
-    let x = to_tensor(inputs, None)?;
-    wrap(compute(py, x.len(), || call(&x)))
-}
-
-#[pyclass(name = "Dense", module = "ferrotape._core.keras", frozen)]
-struct PyDense(layers::Dense);
-
 #[pymethods]
-impl PyDense {
+impl PyNativeLayer {
+    /// The native form of the Keras layer `class_name` over `weights` (name → Variable or
+    /// None); `seed` seeds the layers that draw random numbers.
     #[new]
-    #[pyo3(signature = (kernel, bias=None, activation=None))]
-    fn new(
-        kernel: &Bound<'_, PyAny>,
-        bias: Option<&Bound<'_, PyAny>>,
-        activation: Option<&str>,
-    ) -> PyResult<Self> {
-        Ok(PyDense(layers::Dense {
-            kernel: variable(kernel, "Dense: kernel")?,
-            bias: optional_variable(bias, "Dense: bias")?,
-            activation: Activation::parse(activation).raise()?,
-        }))
+    #[pyo3(signature = (class_name, weights, seed=0))]
+    fn new(class_name: &str, weights: &Bound<'_, PyDict>, seed: u64) -> PyResult<Self> {
+        let mut native = Weights::new();
+        for (name, value) in weights.iter() {
+            let name: String = name.extract()?;
+            let variable = if value.is_none() {
+                None
+            } else {
+                let v = value.cast::<PyVariable>().map_err(|_| {
+                    type_error(format!(
+                        "{class_name}: the weight `{name}` must be a ferrotape Variable or None"
+                    ))
+                })?;
+                remember_owner(v);
+                Some(v.get().var.clone())
+            };
+            native.insert(&name, variable);
+        }
+        NativeLayer::new(class_name, native, seed)
+            .map(PyNativeLayer)
+            .raise()
     }
 
-    fn __call__(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x))
-    }
-}
-
-#[pyclass(name = "Conv2D", module = "ferrotape._core.keras", frozen)]
-struct PyConv2D(layers::Conv2D);
-
-#[pymethods]
-impl PyConv2D {
-    #[new]
-    #[pyo3(signature = (kernel, bias, strides, dilation_rate, padding, activation=None))]
-    fn new(
-        kernel: &Bound<'_, PyAny>,
-        bias: Option<&Bound<'_, PyAny>>,
-        strides: [usize; 2],
-        dilation_rate: [usize; 2],
-        padding: Text,
-        activation: Option<&str>,
-    ) -> PyResult<Self> {
-        Ok(PyConv2D(layers::Conv2D {
-            kernel: variable(kernel, "Conv2D: kernel")?,
-            bias: optional_variable(bias, "Conv2D: bias")?,
-            params: conv_params(strides, dilation_rate, &padding.0)?,
-            activation: Activation::parse(activation).raise()?,
-        }))
-    }
-
-    fn __call__(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x))
-    }
-}
-
-#[pyclass(name = "DepthwiseConv2D", module = "ferrotape._core.keras", frozen)]
-struct PyDepthwiseConv2D(layers::DepthwiseConv2D);
-
-#[pymethods]
-impl PyDepthwiseConv2D {
-    #[new]
-    #[pyo3(signature = (kernel, bias, strides, dilation_rate, padding, activation=None))]
-    fn new(
-        kernel: &Bound<'_, PyAny>,
-        bias: Option<&Bound<'_, PyAny>>,
-        strides: [usize; 2],
-        dilation_rate: [usize; 2],
-        padding: Text,
-        activation: Option<&str>,
-    ) -> PyResult<Self> {
-        Ok(PyDepthwiseConv2D(layers::DepthwiseConv2D {
-            kernel: variable(kernel, "DepthwiseConv2D: kernel")?,
-            bias: optional_variable(bias, "DepthwiseConv2D: bias")?,
-            params: conv_params(strides, dilation_rate, &padding.0)?,
-            activation: Activation::parse(activation).raise()?,
-        }))
-    }
-
-    fn __call__(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x))
-    }
-}
-
-#[pyclass(name = "BatchNormalization", module = "ferrotape._core.keras", frozen)]
-struct PyBatchNormalization(layers::BatchNormalization);
-
-#[pymethods]
-impl PyBatchNormalization {
-    #[new]
-    #[pyo3(signature = (gamma, beta, moving_mean, moving_variance, axis, momentum, epsilon))]
-    fn new(
-        gamma: Option<&Bound<'_, PyAny>>,
-        beta: Option<&Bound<'_, PyAny>>,
-        moving_mean: &Bound<'_, PyAny>,
-        moving_variance: &Bound<'_, PyAny>,
-        axis: i64,
-        momentum: f64,
-        epsilon: f64,
-    ) -> PyResult<Self> {
-        Ok(PyBatchNormalization(layers::BatchNormalization {
-            gamma: optional_variable(gamma, "BatchNormalization: gamma")?,
-            beta: optional_variable(beta, "BatchNormalization: beta")?,
-            moving_mean: variable(moving_mean, "BatchNormalization: moving_mean")?,
-            moving_variance: variable(moving_variance, "BatchNormalization: moving_variance")?,
-            axis,
-            momentum,
-            epsilon,
-        }))
-    }
-
-    #[pyo3(signature = (inputs, training=Flag(false)))]
+    /// Runs the layer on `inputs` with these settings (Keras's attribute names).
+    #[pyo3(signature = (inputs, training=Flag(false), **settings))]
     fn __call__(
         &self,
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
         training: Flag,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x, training.0))
-    }
-}
-
-#[pyclass(name = "LayerNormalization", module = "ferrotape._core.keras", frozen)]
-struct PyLayerNormalization(layers::LayerNormalization);
-
-#[pymethods]
-impl PyLayerNormalization {
-    #[new]
-    #[pyo3(signature = (gamma, beta, axes, epsilon))]
-    fn new(
-        gamma: Option<&Bound<'_, PyAny>>,
-        beta: Option<&Bound<'_, PyAny>>,
-        axes: Vec<i64>,
-        epsilon: f64,
-    ) -> PyResult<Self> {
-        Ok(PyLayerNormalization(layers::LayerNormalization {
-            gamma: optional_variable(gamma, "LayerNormalization: gamma")?,
-            beta: optional_variable(beta, "LayerNormalization: beta")?,
-            axes,
-            epsilon,
+        let layer = &self.0;
+        let mut call_settings: Settings = layer.settings();
+        for (name, value) in settings.into_iter().flat_map(|d| d.iter()) {
+            let name: String = name.extract()?;
+            call_settings.insert(&name, setting(layer.class_name(), &name, &value)?);
+        }
+        let x = to_tensor(inputs, None)?;
+        wrap(compute(py, x.len(), || {
+            layer.call(&x, training.0, &call_settings)
         }))
     }
 
-    fn __call__(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x))
+    /// Keras's class name of this layer.
+    #[getter]
+    fn class_name(&self) -> &'static str {
+        self.0.class_name()
     }
-}
-
-#[pyclass(name = "Dropout", module = "ferrotape._core.keras", frozen)]
-struct PyDropout(layers::Dropout);
-
-#[pymethods]
-impl PyDropout {
-    #[new]
-    #[pyo3(signature = (rate, seed, noise_shape=None))]
-    fn new(rate: f64, seed: u64, noise_shape: Option<Vec<Option<usize>>>) -> PyResult<Self> {
-        Ok(PyDropout(
-            layers::Dropout::new(rate, noise_shape, seed).raise()?,
-        ))
-    }
-
-    #[pyo3(signature = (inputs, training=Flag(false)))]
-    fn __call__(
-        &self,
-        py: Python<'_>,
-        inputs: &Bound<'_, PyAny>,
-        training: Flag,
-    ) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x, training.0))
-    }
-}
-
-#[pyclass(name = "Embedding", module = "ferrotape._core.keras", frozen)]
-struct PyEmbedding(layers::Embedding);
-
-#[pymethods]
-impl PyEmbedding {
-    #[new]
-    fn new(embeddings: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(PyEmbedding(layers::Embedding {
-            embeddings: variable(embeddings, "Embedding: embeddings")?,
-        }))
-    }
-
-    fn __call__(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        run(py, inputs, |x| self.0.call(x))
-    }
-}
-
-/// Applies a named activation (the names `Activation` layers and `activation=` accept).
-#[pyfunction]
-fn activation(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    let act = Activation::parse(Some(name)).raise()?;
-    run(py, inputs, |x| act.apply(x))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyDense>()?;
-    m.add_class::<PyConv2D>()?;
-    m.add_class::<PyDepthwiseConv2D>()?;
-    m.add_class::<PyBatchNormalization>()?;
-    m.add_class::<PyLayerNormalization>()?;
-    m.add_class::<PyDropout>()?;
-    m.add_class::<PyEmbedding>()?;
-    m.add_function(wrap_pyfunction!(activation, m)?)?;
+    m.add_class::<PyNativeLayer>()?;
+    // The one list of activations a native call applies itself; Python applies any other.
+    let names: Vec<&str> = Activation::TABLE.iter().map(|(name, _)| *name).collect();
+    m.add("FUSED_ACTIVATIONS", PyTuple::new(m.py(), names)?)?;
+    let layers: Vec<&str> = NativeLayer::names().collect();
+    m.add("NATIVE_LAYERS", PyTuple::new(m.py(), layers)?)?;
     Ok(())
 }

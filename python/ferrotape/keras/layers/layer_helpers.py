@@ -6,24 +6,12 @@ import reprlib
 
 import numpy as np
 
+from ... import _core
 from .. import activations
 from .layer import Layer
 
-_CORE_ACTIVATIONS = {
-    "linear",
-    "relu",
-    "relu6",
-    "sigmoid",
-    "tanh",
-    "softmax",
-    "log_softmax",
-    "elu",
-    "selu",
-    "gelu",
-    "softplus",
-    "swish",
-    "silu",
-}
+# Keras's activations that a native layer call applies itself: the Rust table's names.
+_FUSED_ACTIVATIONS = frozenset(_core.keras.FUSED_ACTIVATIONS)
 
 
 def _split_activation(activation):
@@ -36,9 +24,21 @@ def _split_activation(activation):
         candidate = getattr(fn, "__name__", None)
         if candidate in activations._BY_NAME and activations._BY_NAME[candidate] is fn:
             name = candidate
-    if name in _CORE_ACTIVATIONS:
+    if name in _FUSED_ACTIVATIONS:
         return name, None
     return "linear", fn
+
+
+def _current_activation(layer):
+    """``_split_activation`` of ``layer.activation`` as it is now: Keras reads the attribute on
+    every call, so a new activation set after the build takes effect. The split is remembered
+    while the attribute holds the same object."""
+    activation = layer.activation
+    remembered = layer.__dict__.get("_activation_split")
+    if remembered is None or remembered[0] is not activation:
+        remembered = (activation, *_split_activation(activation))
+        object.__setattr__(layer, "_activation_split", remembered)
+    return remembered[1], remembered[2]
 
 
 def _pair(layer, what, value):
@@ -111,11 +111,14 @@ def _known_dim(layer, input_shape, axis, what):
 
 class _KernelLayer(Layer):
     """What Dense and the convolutions share: a ``kernel`` and an optional ``bias`` (created in
-    that order, Keras's), and a call that runs the Rust core then any activation it cannot
-    apply itself."""
+    that order, Keras's), and a call that runs the layer's native form with the current
+    settings (``_call_settings``), then any activation it cannot apply itself."""
+
+    # Keras's class name of the layer's native form (None: the subclass computes with ops).
+    _native_class = None
 
     def _add_kernel_and_bias(self, kernel_shape, units):
-        """Creates the weights; returns the activation name the core applies."""
+        """Creates the weights and the native form over them."""
         self.kernel = self.add_weight(
             shape=kernel_shape,
             initializer=self.kernel_initializer,
@@ -132,9 +135,16 @@ class _KernelLayer(Layer):
                 constraint=self.bias_constraint,
                 name="bias",
             )
-        core_activation, self._after = _split_activation(self.activation)
-        return core_activation
+        if self._native_class is not None:
+            self._native = _core.keras.NativeLayer(
+                self._native_class, {"kernel": self.kernel, "bias": self.bias}
+            )
+
+    def _call_settings(self):
+        """The settings other than ``activation`` that the native call reads."""
+        return {}
 
     def call(self, inputs):
-        outputs = self._core(inputs)
-        return outputs if self._after is None else self._after(outputs)
+        fused, after = _current_activation(self)
+        outputs = self._native(inputs, activation=fused, **self._call_settings())
+        return outputs if after is None else after(outputs)

@@ -3,7 +3,7 @@
 from .... import _core
 from ... import activations
 from ..layer import Layer
-from ..layer_helpers import _split_activation
+from ..layer_helpers import _current_activation
 
 
 class Activation(Layer):
@@ -12,12 +12,13 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
-        self._core_name, self._after = _split_activation(self.activation)
+        self._native = _core.keras.NativeLayer("Activation", {})
 
     def call(self, inputs):
-        if self._after is not None:
-            return self._after(inputs)
-        return _core.keras.activation(self._core_name, inputs)
+        fused, after = _current_activation(self)
+        if after is not None:
+            return after(inputs)
+        return self._native(inputs, activation=fused)
 
     def get_config(self):
         return {**super().get_config(), "activation": activations.serialize(self.activation)}

@@ -7,7 +7,7 @@ from ..layer_helpers import _channels_last, _expect_rank, _KernelLayer, _known_d
 
 
 class _Conv2DBase(_KernelLayer):
-    _core_class = None
+    _native_class = None
 
     def __init__(
         self,
@@ -58,17 +58,14 @@ class _Conv2DBase(_KernelLayer):
     def build(self, input_shape):
         _expect_rank(self, input_shape, 4)
         channels = _known_dim(self, input_shape, -1, "channel dimension")
-        core_activation = self._add_kernel_and_bias(
-            self._kernel_shape(channels), self._output_channels(channels)
-        )
-        self._core = self._core_class(
-            self.kernel,
-            self.bias,
-            self.strides,
-            self.dilation_rate,
-            self.padding,
-            core_activation,
-        )
+        self._add_kernel_and_bias(self._kernel_shape(channels), self._output_channels(channels))
+
+    def _call_settings(self):
+        return {
+            "strides": self.strides,
+            "dilation_rate": self.dilation_rate,
+            "padding": self.padding,
+        }
 
     def get_config(self):
         return {

@@ -2,7 +2,6 @@
 
 import reprlib
 
-from .... import _core
 from ..layer_helpers import _is_int
 from .base_conv import _Conv2DBase
 
@@ -11,7 +10,7 @@ class Conv2D(_Conv2DBase):
     """2-D convolution over NHWC images: ``activation(conv2d(inputs, kernel) + bias)`` with an
     HWIO kernel ``kernel_size + (input channels, filters)``."""
 
-    _core_class = _core.keras.Conv2D
+    _native_class = "Conv2D"
 
     def __init__(
         self,

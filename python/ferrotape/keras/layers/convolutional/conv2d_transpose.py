@@ -68,8 +68,6 @@ class Conv2DTranspose(_KernelLayer):
         _expect_rank(self, input_shape, 4)
         channels = _known_dim(self, input_shape, -1, "channel dimension")
         self._add_kernel_and_bias(self.kernel_size + (self.filters, channels), self.filters)
-        # The whole activation runs after the transposed convolution (no fused core here).
-        self._after = None if self.activation is activations.get(None) else self.activation
 
     def _output_length(self, length, axis):
         kernel = self.kernel_size[axis] + (self.kernel_size[axis] - 1) * (
@@ -98,7 +96,9 @@ class Conv2DTranspose(_KernelLayer):
         )
         if self.bias is not None:
             outputs = nn.bias_add(outputs, self.bias)
-        return outputs if self._after is None else self._after(outputs)
+        # The activation runs after the transposed convolution (it has no native form), read
+        # on each call as Keras does.
+        return self.activation(outputs)
 
     def get_config(self):
         return {

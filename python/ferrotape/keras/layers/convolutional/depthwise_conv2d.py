@@ -2,7 +2,6 @@
 ``keras.src.layers.convolutional.depthwise_conv2d``).
 """
 
-from .... import _core
 from ..layer_helpers import _is_int
 from .base_conv import _Conv2DBase
 
@@ -11,7 +10,7 @@ class DepthwiseConv2D(_Conv2DBase):
     """Each input channel convolved with its own ``depth_multiplier`` filters; output channel
     ``c * depth_multiplier + q``."""
 
-    _core_class = _core.keras.DepthwiseConv2D
+    _native_class = "DepthwiseConv2D"
 
     def __init__(
         self,

@@ -2,9 +2,11 @@
 
 Each built-in layer follows Keras's protocol through :class:`~ferrotape.keras.layers.Layer` (names,
 ``build`` on the first call, ``add_weight`` with initializers and regularizers) and, once built,
-hands its variables to a core object from ``ferrotape._core.keras`` (the ``ferrotape-keras``
-crate) that computes the whole call in one Rust call. Layers with no weights and no state
-(``Flatten``, ``Reshape``, pooling, merging) call a single ferrotape op.
+hands its variables to its native form, ``ferrotape._core.keras.NativeLayer`` (the
+``ferrotape-keras`` crate), which computes the whole call in one Rust call. The layer passes
+its settings (``activation``, ``rate``, ``momentum``...) on every call, so that changing one
+after the build takes effect, as in Keras. Layers with no weights and no state (``Flatten``,
+``Reshape``, pooling, merging) call a single ferrotape op.
 
 >>> import ferrotape as ft
 >>> layer = ft.keras.layers.Dense(3, activation="relu")
@@ -16,13 +18,14 @@ TensorShape([2, 3])
 
 import reprlib
 
-from .... import _core
 from ... import activations, initializers, regularizers
 from ..layer_helpers import _is_int, _KernelLayer, _known_dim
 
 
 class Dense(_KernelLayer):
     """``activation(inputs @ kernel + bias)`` on the last axis of ``inputs``."""
+
+    _native_class = "Dense"
 
     def __init__(
         self,
@@ -56,8 +59,7 @@ class Dense(_KernelLayer):
 
     def build(self, input_shape):
         features = _known_dim(self, input_shape, -1, "last dimension")
-        core_activation = self._add_kernel_and_bias((features, self.units), self.units)
-        self._core = _core.keras.Dense(self.kernel, self.bias, core_activation)
+        self._add_kernel_and_bias((features, self.units), self.units)
 
     def get_config(self):
         return {

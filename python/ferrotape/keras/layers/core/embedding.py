@@ -47,10 +47,10 @@ class Embedding(Layer):
             constraint=self.embeddings_constraint,
             name="embeddings",
         )
-        self._core = _core.keras.Embedding(self.embeddings)
+        self._native = _core.keras.NativeLayer("Embedding", {"embeddings": self.embeddings})
 
     def call(self, inputs):
-        return self._core(inputs)
+        return self._native(inputs)
 
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}

@@ -111,19 +111,25 @@ class BatchNormalization(_Normalization):
             trainable=False,
             name="moving_variance",
         )
-        self._core = _core.keras.BatchNormalization(
-            self.gamma,
-            self.beta,
-            self.moving_mean,
-            self.moving_variance,
-            self.axis,
-            self.momentum,
-            self.epsilon,
+        self._native = _core.keras.NativeLayer(
+            "BatchNormalization",
+            {
+                "gamma": self.gamma,
+                "beta": self.beta,
+                "moving_mean": self.moving_mean,
+                "moving_variance": self.moving_variance,
+            },
         )
 
     def call(self, inputs, training=False):
         # A frozen layer (trainable=False) always runs in inference mode, as in Keras.
-        return self._core(inputs, training=bool(training) and self.trainable)
+        return self._native(
+            inputs,
+            training=bool(training) and self.trainable,
+            axis=self.axis,
+            momentum=self.momentum,
+            epsilon=self.epsilon,
+        )
 
     def get_config(self):
         return {

@@ -54,12 +54,12 @@ class LayerNormalization(_Normalization):
             for a in sorted(a % rank for a in self.axis)
         )
         self._add_scale_and_offset(shape)
-        self._core = _core.keras.LayerNormalization(
-            self.gamma, self.beta, [int(a) for a in self.axis], self.epsilon
+        self._native = _core.keras.NativeLayer(
+            "LayerNormalization", {"gamma": self.gamma, "beta": self.beta}
         )
 
     def call(self, inputs):
-        return self._core(inputs)
+        return self._native(inputs, axis=self.axis, epsilon=self.epsilon)
 
     def get_config(self):
         return {

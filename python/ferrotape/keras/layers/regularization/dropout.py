@@ -29,20 +29,15 @@ class Dropout(Layer):
             seed = int(self.seed)
         else:
             seed = int(ft_random.uniform([], maxval=2**31 - 1, dtype="int32"))
-        # A rate of 1 drops everything: the core's scale 1 / (1 - rate) would divide by zero.
-        rate = min(self.rate, 1.0 - 1e-7)
-        self._core = _core.keras.Dropout(
-            rate,
-            seed,
-            None
-            if self.noise_shape is None
-            else [None if d is None else int(d) for d in self.noise_shape],
-        )
+        self._native = _core.keras.NativeLayer("Dropout", {}, seed)
 
     def call(self, inputs, training=False):
+        # A rate of 1 drops everything: the native scale 1 / (1 - rate) would divide by zero.
         if training and self.rate >= 1.0:
             return inputs * 0.0
-        return self._core(inputs, training=bool(training))
+        return self._native(
+            inputs, training=bool(training), rate=self.rate, noise_shape=self.noise_shape
+        )
 
     def get_config(self):
         return {
