@@ -13,6 +13,8 @@ saying so.
     python benches/compare.py --workloads W3,W5 --frameworks ft,torch --repeats 21
     python benches/compare.py --python tensorflow=/path/to/venv/bin/python
     python benches/compare.py --quick --frameworks ft,numpy     # a smoke run (seconds)
+    python benches/compare.py --workloads W3,W4 --frameworks ft --baseline ../before
+                                    # this checkout against another one's release build
 
 The workloads, the install command for the peers and how to read the output are described in
 benches/README.md.
@@ -54,7 +56,9 @@ class WorkerError(RuntimeError):
 class Worker:
     """A framework's worker process (see workloads/worker.py) and its request/answer channel."""
 
-    def __init__(self, framework, python, threads, log_dir, extra_args=(), verbose=False):
+    def __init__(
+        self, framework, python, threads, log_dir, extra_args=(), verbose=False, package=REPO
+    ):
         self.framework = framework
         self.log_path = Path(log_dir) / f"{framework}{'-'.join(('', *extra_args))}.log"
         self.log = None if verbose else open(self.log_path, "w")  # noqa: SIM115 (closed in close)
@@ -65,7 +69,7 @@ class Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
-            env=worker_environment(framework, threads),
+            env=worker_environment(framework, threads, package),
             cwd=BENCHES,
             text=True,
         )
@@ -112,16 +116,16 @@ class Worker:
             self.log.close()
 
 
-def worker_environment(framework, threads):
+def worker_environment(framework, threads, package=REPO):
     """The parent's environment with every thread pool pinned, the benches on the path, and the
-    framework's own adjustments."""
+    framework's own adjustments; ferrotape is imported from the checkout `package`."""
     env = dict(os.environ)
     for name in THREAD_VARIABLES:
         env[name] = str(threads)
     paths = [str(BENCHES)]
-    if framework == "ferrotape":
-        # Lets another interpreter (a peer's virtual environment) import the repository's package.
-        paths.append(str(REPO / "python"))
+    if framework.startswith("ferrotape"):
+        # Lets another interpreter (a peer's virtual environment) import the checkout's package.
+        paths.append(str(Path(package) / "python"))
     env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [env.get("PYTHONPATH")] if p])
     if framework == "numpy":
         for name in OPENBLAS_OVERRIDES:
@@ -155,7 +159,9 @@ def start_workers(frameworks, pythons, args, log_dir):
     workers, hellos = {}, {}
     for framework in frameworks:
         python = pythons.get(framework, sys.executable)
-        workers[framework] = Worker(framework, python, args.threads, log_dir, verbose=args.verbose)
+        workers[framework] = Worker(
+            framework, python, args.threads, log_dir, (), args.verbose, package_of(framework, args)
+        )
     for framework, worker in list(workers.items()):
         try:
             hello = worker.read(args.timeout)
@@ -170,6 +176,11 @@ def start_workers(frameworks, pythons, args, log_dir):
         hellos[framework] = hello
         progress(report.framework_line(framework, hello))
     return workers, hellos
+
+
+def package_of(framework, args):
+    """The checkout a ferrotape worker imports: --baseline's for the baseline, else this one."""
+    return args.baseline if framework == "ferrotape-baseline" else REPO
 
 
 def progress(message, end="\n"):
@@ -234,7 +245,15 @@ def measure_memory(workload, hellos, pythons, args, log_dir):
                 )
                 extra = ("--rss", variant, "--steps", str(args.rss_steps))
                 python = pythons.get(framework, sys.executable)
-                worker = Worker(framework, python, args.threads, log_dir, extra, args.verbose)
+                worker = Worker(
+                    framework,
+                    python,
+                    args.threads,
+                    log_dir,
+                    extra,
+                    args.verbose,
+                    package_of(framework, args),
+                )
                 try:
                     rss = worker.read(args.timeout).get("rss", {"error": "no measurement"})
                 except WorkerError as error:
@@ -291,6 +310,12 @@ def parse_args(argv=None):
     )
     parser.add_argument("--markdown", help="also write the summary as a Markdown table here")
     parser.add_argument("--verbose", action="store_true", help="workers' stderr to the terminal")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another ferrotape checkout with its own release build: also timed, as "
+        "'ferrotape-baseline', in the same alternating rounds (before/after figures)",
+    )
     args = parser.parse_args(argv)
 
     quick = args.quick
@@ -314,6 +339,13 @@ def parse_args(argv=None):
     except ValueError as error:
         parser.error(str(error))
     args.pythons = parse_pythons(args.python, parser)
+    if args.baseline is not None:
+        args.baseline = args.baseline.resolve()
+        if not (args.baseline / "python" / "ferrotape").is_dir():
+            parser.error(f"--baseline: {args.baseline} is not a ferrotape checkout")
+        if "ferrotape" in args.framework_list:
+            at = args.framework_list.index("ferrotape") + 1
+            args.framework_list.insert(at, "ferrotape-baseline")
     return args
 
 

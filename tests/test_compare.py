@@ -43,6 +43,8 @@ def smoke(tmp_path_factory):
     command += ["--frameworks", "ft,numpy,torch,jax", "--python", f"ft={sys.executable}"]
     command += ["--json", str(paths["json"]), "--png", str(paths["png"])]
     command += ["--markdown", str(paths["md"])]
+    # This checkout as its own baseline: the before/after machinery runs in the smoke test.
+    command += ["--baseline", str(ROOT)]
     completed = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
     )
@@ -55,6 +57,7 @@ def test_smoke_run_reports_every_workload_and_framework(smoke):
     assert [w["id"] for w in results["workloads"]] == SMOKE_WORKLOADS
     frameworks = results["frameworks"]
     assert frameworks["ferrotape"]["status"] == "ok"
+    assert frameworks["ferrotape-baseline"]["status"] == "ok"
     assert frameworks["numpy"]["status"] == "ok"
     for peer in ("pytorch", "jax"):
         assert frameworks[peer]["status"] == "not installed"
@@ -106,7 +109,7 @@ def test_sgemm_rate_ratio_and_aim(smoke):
     _, results, _ = smoke
     w5 = next(w for w in results["workloads"] if w["id"] == "W5-1024")
     rows = {r["framework"]: r for r in w5["rows"]}
-    assert set(rows) == {"ferrotape", "numpy"}
+    assert set(rows) == {"ferrotape", "ferrotape-baseline", "numpy"}
     for row in rows.values():
         assert row["stats"]["median"] == pytest.approx(2 * 1024**3 / row["median_raw"] / 1e9)
     # Both computed the same product (the harness warns otherwise).
@@ -122,7 +125,7 @@ def test_workloads_numpy_has_no_version_of_are_left_out(smoke):
     _, results, _ = smoke
     for workload in results["workloads"]:
         if workload["id"] != "W5-1024":
-            assert {r["framework"] for r in workload["rows"]} == {"ferrotape"}
+            assert {r["framework"] for r in workload["rows"]} == {"ferrotape", "ferrotape-baseline"}
     w6 = next(w for w in results["workloads"] if w["id"] == "W6-jacobian")
     assert w6["judgement"]["met"] == "unchecked"  # torch.func was not measured
     assert "not measured" in w6["judgement"]["checks"][0]["note"]
@@ -131,7 +134,8 @@ def test_workloads_numpy_has_no_version_of_are_left_out(smoke):
 def test_memory_rows_are_peak_rss_of_fresh_processes(smoke):
     _, results, _ = smoke
     memory = next(w for w in results["workloads"] if w["id"] == "memory")
-    (row,) = memory["rows"]
+    row, baseline = memory["rows"]
+    assert baseline["framework"] == "ferrotape-baseline"
     (details,) = row["details"]
     assert details["steps"] == 1
     assert details["peak_rss_bytes"] >= details["after_build_rss_bytes"] > 0
@@ -149,7 +153,10 @@ def test_printed_table_chart_and_markdown(smoke):
     assert "pytorch: not installed, skipped" in out
     assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     markdown = paths["md"].read_text()
-    assert "| workload | ferrotape (eager) | numpy (a @ b) | aim | met |" in markdown
+    header = (
+        "| workload | ferrotape (eager) | ferrotape-baseline (eager) | numpy (a @ b) | aim | met |"
+    )
+    assert header in markdown
     assert markdown.count("\n| W") == 3 and "\n| memory [MiB] |" in markdown
 
 
@@ -159,6 +166,7 @@ def test_bad_arguments_exit_with_a_message():
         (["--frameworks", "mxnet"], "unknown framework"),
         (["--python", "tensorflow"], "FRAMEWORK=PATH"),
         (["--repeats", "0"], "--repeats must be at least 1"),
+        (["--baseline", str(BENCHES)], "is not a ferrotape checkout"),
     ):
         completed = subprocess.run(
             [sys.executable, str(BENCHES / "compare.py"), *args],
@@ -179,6 +187,7 @@ def test_catalog_selection():
     assert [w.id for w in catalog.select("infer, w5-2048,W3")] == ["W5-2048", "W3", "inference"]
     assert len(catalog.select("all")) == len(catalog.WORKLOADS)
     assert catalog.select_frameworks("np,torch,ft") == ["ferrotape", "pytorch", "numpy"]
+    assert "ferrotape-baseline" not in catalog.select_frameworks("all")
     with pytest.raises(ValueError, match="W7"):
         catalog.select("W3,W7")
 

@@ -9,10 +9,14 @@ parameters (the matrix size, the batch size).
 from dataclasses import dataclass, field
 
 # The order in which rounds visit the frameworks (issue 3: ft, tf, torch, jax, numpy, ft, ...).
-FRAMEWORKS = ("ferrotape", "tensorflow", "pytorch", "jax", "numpy")
+# "ferrotape-baseline" is another ferrotape checkout (compare.py --baseline), run only when asked
+# for: before/after figures of a change come from one run, its rounds alternating the two builds.
+FRAMEWORKS = ("ferrotape", "ferrotape-baseline", "tensorflow", "pytorch", "jax", "numpy")
+OPTIONAL = ("ferrotape-baseline",)
 ALIASES = {"ft": "ferrotape", "tf": "tensorflow", "torch": "pytorch", "np": "numpy"}
 INSTALL_HINTS = {
     "ferrotape": "maturin develop --release (see the top-level README)",
+    "ferrotape-baseline": "a release build in the --baseline checkout (see the top-level README)",
     "numpy": "pip install numpy",
     "tensorflow": "pip install tensorflow-cpu",
     "pytorch": "pip install torch --index-url https://download.pytorch.org/whl/cpu",
@@ -173,7 +177,7 @@ def select_frameworks(spec):
     names = [ALIASES.get(p.strip().lower(), p.strip().lower()) for p in spec.split(",")]
     names = [n for n in names if n]
     if "all" in names:
-        return list(FRAMEWORKS)
+        return [f for f in FRAMEWORKS if f not in OPTIONAL]
     unknown = [n for n in names if n not in FRAMEWORKS]
     if unknown or not names:
         raise ValueError(

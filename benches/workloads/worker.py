@@ -57,7 +57,9 @@ def load(framework, threads):
         "python_version": platform.python_version(),
     }
     try:
-        module = importlib.import_module(f"workloads.on_{framework}")
+        # The baseline is ferrotape too, imported from another checkout (see compare.py).
+        module_name = "ferrotape" if framework == "ferrotape-baseline" else framework
+        module = importlib.import_module(f"workloads.on_{module_name}")
     except ImportError as error:
         # Only the framework's own top-level package missing means "not installed"; a missing
         # submodule (a half-built extension, say) is an error worth reading.
