@@ -9,8 +9,8 @@ STEPS defaults to the tutorial's 100000. The initial values of `a` and `b` come 
 `random` module seeded with SEED, so a run is reproducible.
 """
 
+import argparse
 import random
-import sys
 
 import numpy as np
 
@@ -56,5 +56,20 @@ def main(steps):
     print(f"y ≈ {a.numpy()}x + {b.numpy()}")
 
 
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "steps",
+        nargs="?",
+        type=int,
+        default=DEFAULT_STEPS,
+        help=f"training steps (the tutorial's {DEFAULT_STEPS})",
+    )
+    args = parser.parse_args(argv)
+    if args.steps < 0:
+        parser.error("STEPS must not be negative")
+    return args
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_STEPS)
+    main(parse_args().steps)

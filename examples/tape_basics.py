@@ -5,6 +5,8 @@ TensorFlow 2.21 differs from the tutorial (the integer-variable warnings are no 
 see DESIGN.md section 6) the output follows TensorFlow.
 """
 
+import argparse
+
 import ferrotape as tf
 
 
@@ -239,5 +241,7 @@ def seed_000():
 
 
 if __name__ == "__main__":
+    # No options: --help says what the example prints.
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     seed_001()
     seed_000()

@@ -366,3 +366,12 @@ def test_examples_script_runs_every_example():
     assert programs, "no example programs found"
     for name in programs:
         assert name.removesuffix(".py") in script, f"scripts/examples.sh does not run {name}"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in EXAMPLES.glob("*.py") if p.name != "mnist_data.py")
+)
+def test_every_example_answers_help(name):
+    """``--help`` prints a usage line and exits 0 (it neither trains nor ends in a traceback)."""
+    lines = run_example(name, "--help", timeout=60)
+    assert lines[0].startswith("usage:"), lines
