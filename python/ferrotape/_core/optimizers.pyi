@@ -16,5 +16,5 @@ def apply(
     slots: Any,
 ) -> Any:
     """Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
-    `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as 0 or 1) to
+    `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools) to
     every variable, from its gradient and its slot variables."""

@@ -33,7 +33,7 @@ fn same_length(what: &str, n: usize, expected: usize) -> PyResult<()> {
 }
 
 /// Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
-/// `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as 0 or 1)
+/// `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools)
 /// to every variable, from its gradient and its slot variables.
 #[pyfunction]
 #[pyo3(signature = (rule, learning_rate, step, hyperparameters, variables_, grads, slots))]

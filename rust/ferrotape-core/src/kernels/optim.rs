@@ -63,7 +63,8 @@ pub enum OptimizerStep {
 impl OptimizerStep {
     /// The step of rule `rule` ("sgd", "adam", "rmsprop", "adagrad") at `step` (counted from
     /// 1), with `learning_rate` and the hyperparameters `hyper` gives by name (Keras's
-    /// argument names; flags are 0 or 1; a momentum of 0 means no momentum slot).
+    /// argument names; flags are 0 or 1; a momentum of 0 or less means no momentum slot, as
+    /// in Keras).
     pub fn new(
         rule: &str,
         learning_rate: f64,
@@ -78,7 +79,7 @@ impl OptimizerStep {
                 )
             })
         };
-        let optional_momentum = |m: f64| (m != 0.0).then_some(m);
+        let optional_momentum = |m: f64| (m > 0.0).then_some(m);
         Ok(match rule {
             "sgd" => OptimizerStep::Sgd {
                 learning_rate,
