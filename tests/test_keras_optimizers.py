@@ -704,44 +704,146 @@ def test_deprecation_warning_is_visible_to_scripts():
     assert record and record[0].filename == __file__
 
 
-class _OpByOp:
-    """Forces the op-by-op path (``_update_step``) instead of the native fused update."""
+# ------------------------------------- the native rules in every float dtype, every option
 
-    def _fused_update(self, grads, variables, slots, coefficients):
-        return False
+# Gradient magnitudes in [0.5, 2] keep Adam's second moment a normal float16; the last steps'
+# small gradients make v fall below its running maximum (amsgrad's v_hat).
+STEP_SCALES = [1.0, 1.0, 0.01, 0.01]
+NATIVE_SHAPES = [(5, 4), (3,), (40000,)]  # the last one is split across threads
+# How far a variable may drift from the float64 reference after the steps (absolute plus
+# relative): float32 rounds each stored value; float16 and bfloat16 keep 11 and 8 bits, and
+# AdamW's decay (a separate op) rounds the variable once more per step.
+NATIVE_TOLERANCE = {"float64": 1e-12, "float32": 1e-6, "float16": 2e-3, "bfloat16": 3e-2}
 
 
 @pytest.mark.parametrize(
-    "make",
+    "make, reference",
     [
-        lambda: ft.keras.optimizers.Adam(0.01),
-        lambda: ft.keras.optimizers.AdamW(0.01, weight_decay=0.1),
-        lambda: ft.keras.optimizers.SGD(0.1),
-        lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9),
-        lambda: ft.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-        lambda: ft.keras.optimizers.RMSprop(0.01),
-        lambda: ft.keras.optimizers.RMSprop(0.01, momentum=0.9),
-        lambda: ft.keras.optimizers.Adagrad(0.1),
+        (lambda: optimizers.SGD(0.1), sgd_ref(f32(0.1))),
+        (lambda: optimizers.SGD(0.1, momentum=0.9), sgd_ref(f32(0.1), 0.9)),
+        (
+            lambda: optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+            sgd_ref(f32(0.1), 0.9, nesterov=True),
+        ),
+        (lambda: optimizers.Adam(0.1), adam_ref(f32(0.1))),
+        (lambda: optimizers.Adam(0.1, amsgrad=True), adam_ref(f32(0.1), amsgrad=True)),
+        (
+            lambda: optimizers.AdamW(0.1, weight_decay=0.1),
+            adam_ref(f32(0.1), weight_decay=0.1),
+        ),
+        (
+            lambda: optimizers.AdamW(0.1, weight_decay=0.1, amsgrad=True),
+            adam_ref(f32(0.1), weight_decay=0.1, amsgrad=True),
+        ),
+        (lambda: optimizers.RMSprop(0.01), rmsprop_ref(f32(0.01))),
+        (lambda: optimizers.RMSprop(0.01, momentum=0.9), rmsprop_ref(f32(0.01), momentum=0.9)),
+        (lambda: optimizers.RMSprop(0.01, centered=True), rmsprop_ref(f32(0.01), centered=True)),
+        (
+            lambda: optimizers.RMSprop(0.01, momentum=0.9, centered=True),
+            rmsprop_ref(f32(0.01), momentum=0.9, centered=True),
+        ),
+        (lambda: optimizers.Adagrad(0.1), adagrad_ref(f32(0.1))),
+    ],
+    ids=[
+        "sgd",
+        "sgd_momentum",
+        "sgd_nesterov",
+        "adam",
+        "adam_amsgrad",
+        "adamw",
+        "adamw_amsgrad",
+        "rmsprop",
+        "rmsprop_momentum",
+        "rmsprop_centered",
+        "rmsprop_centered_momentum",
+        "adagrad",
     ],
 )
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_native_updates_equal_the_op_by_op_rule_bit_for_bit(make, dtype):
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_native_rule_matches_a_float64_reference_in_every_float_dtype(make, reference, dtype):
+    ft_dtype = ft.as_dtype(dtype)
     rng = np.random.default_rng(3)
-    shapes = [(5, 4), (4,), (40000,)]  # the last one is split across threads
-    start = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(4)]
-    fused = make()
-    plain = make()
-    plain.__class__ = type("OpByOp" + type(plain).__name__, (_OpByOp, type(plain)), {})
+
+    def rounded(x):
+        # The values the variables and gradients actually hold, for the reference too.
+        return ft.cast(ft.constant(x), ft_dtype).numpy().astype(np.float64)
+
+    initial = [rounded(rng.standard_normal(s)) for s in NATIVE_SHAPES]
+    grads = [
+        [
+            rounded(scale * rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 2.0, s))
+            for s in NATIVE_SHAPES
+        ]
+        for scale in STEP_SCALES
+    ]
+    optimizer = make()
+    variables = [ft.Variable(ft.cast(ft.constant(x), ft_dtype)) for x in initial]
+    actual = []
+    for step_grads in grads:
+        step_grads = [ft.cast(ft.constant(g), ft_dtype) for g in step_grads]
+        optimizer.apply_gradients(zip(step_grads, variables, strict=True))
+        assert all(v.dtype == ft_dtype for v in variables)
+        actual.append([ft.cast(v, ft.float64).numpy() for v in variables])
+    expected = run_np(reference, initial, grads)
+    tolerance = NATIVE_TOLERANCE[dtype]
+    for step, (a_values, e_values) in enumerate(zip(actual, expected, strict=True), start=1):
+        for a, e in zip(a_values, e_values, strict=True):
+            np.testing.assert_allclose(
+                a, e, rtol=tolerance, atol=tolerance, err_msg=f"{dtype} step {step}"
+            )
+    assert not np.array_equal(actual[-1][2], initial[2])
+
+
+def test_amsgrad_reference_exercises_the_running_maximum():
+    # The reference data of the test above: v falls below v_hat in the last steps.
+    update = adam_ref(0.1, amsgrad=True)
+    state = {}
+    w = np.ones(3)
+    for step, scale in enumerate(STEP_SCALES, start=1):
+        w = update(step, np.full(3, scale), w, state)
+    assert np.all(state["v"] < state["v_hat"])
+
+
+def test_a_subclass_overriding_update_step_gets_it_called_and_reaches_the_same_rule():
+    class CountingAdam(optimizers.Adam):
+        calls = 0
+
+        def update_step(self, gradient, variable, learning_rate):
+            type(self).calls += 1
+            super().update_step(gradient, variable, learning_rate)
+
+    rng = np.random.default_rng(5)
+    start = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (3,)]]
+    steps = [[rng.standard_normal(x.shape).astype(np.float32) for x in start] for _ in range(3)]
     results = []
-    for opt in (fused, plain):
-        variables = [ft.Variable(v) for v in start]
-        for step in grads:
-            opt.apply_gradients(zip(step, variables, strict=True))
+    for opt in (CountingAdam(0.01, amsgrad=True), optimizers.Adam(0.01, amsgrad=True)):
+        variables = [ft.Variable(x) for x in start]
+        for grads in steps:
+            opt.apply_gradients(zip(grads, variables, strict=True))
         results.append([v.numpy() for v in variables])
-    for a, b in zip(*results, strict=True):
-        np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(results[0][0], start[0])
+    assert CountingAdam.calls == 2 * 3
+    for overridden, native in zip(*results, strict=True):
+        np.testing.assert_array_equal(overridden, native)
+
+
+def test_native_apply_rejects_bad_rules_slots_and_arguments():
+    apply = ft._core.optimizers.apply
+    w = ft.Variable([1.0, 2.0])
+    g = ft.constant([0.1, 0.2])
+    adam = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    with pytest.raises(ft.errors.InvalidArgumentError, match="unknown rule"):
+        apply("adamx", 0.1, 1, adam, [w], [g], [[]])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="beta_2"):
+        apply("adam", 0.1, 1, {"beta_1": 0.9}, [w], [g], [[]])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="expected 2 optimizer slots"):
+        apply("adam", 0.1, 1, adam, [w], [g], [[ft.Variable([0.0, 0.0])]])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="distinct"):
+        apply("adam", 0.1, 1, adam, [w], [g], [[w, ft.Variable([0.0, 0.0])]])
+    with pytest.raises(TypeError, match="Variables"):
+        apply("sgd", 0.1, 1, {"momentum": 0.0, "nesterov": False}, [g], [g], [[]])
+    with pytest.raises(ValueError, match="1 gradients for 2 variables"):
+        apply("sgd", 0.1, 1, {"momentum": 0.0, "nesterov": False}, [w, w], [g], [[], []])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
 
 
 # ------------------------------------------ Nadam, Adamax, Adadelta, Lion (Keras 3's rules)

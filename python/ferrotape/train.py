@@ -62,8 +62,8 @@ def _is_container_object(value):
 
 
 def _is_optimizer(value):
-    keras_optimizers = sys.modules.get("ferrotape.keras.optimizers.base")
-    return keras_optimizers is not None and isinstance(value, keras_optimizers.Optimizer)
+    keras_optimizers = sys.modules.get("ferrotape.keras.optimizers.base_optimizer")
+    return keras_optimizers is not None and isinstance(value, keras_optimizers.BaseOptimizer)
 
 
 def _children(value):

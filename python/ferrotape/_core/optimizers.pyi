@@ -3,52 +3,18 @@
 from typing import Any
 
 __all__ = [
-    "adagrad_update",
-    "adam_update",
-    "rmsprop_update",
-    "sgd_update",
+    "apply",
 ]
 
-def adagrad_update(
-    variables_: Any,
-    grads: Any,
-    accumulators: Any,
+def apply(
+    rule: Any,
     learning_rate: Any,
-    epsilon: Any,
-) -> Any:
-    """Adagrad on every variable."""
-
-def adam_update(
+    step: Any,
+    hyperparameters: Any,
     variables_: Any,
     grads: Any,
-    first_moments: Any,
-    second_moments: Any,
-    alpha: Any,
-    one_minus_beta_1: Any,
-    one_minus_beta_2: Any,
-    epsilon: Any,
+    slots: Any,
 ) -> Any:
-    """Adam on every variable: `alpha` already holds the bias corrections of this step."""
-
-def rmsprop_update(
-    variables_: Any,
-    grads: Any,
-    velocities: Any,
-    momenta: Any,
-    learning_rate: Any,
-    rho: Any,
-    one_minus_rho: Any,
-    momentum: Any,
-    epsilon: Any,
-) -> Any:
-    """Uncentred RMSprop on every variable; `momenta` is None without momentum."""
-
-def sgd_update(
-    variables_: Any,
-    grads: Any,
-    velocities: Any,
-    learning_rate: Any,
-    momentum: Any,
-    nesterov: Any,
-) -> Any:
-    """SGD on every variable; `velocities` is None without momentum."""
+    """Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
+    `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools) to
+    every variable, from its gradient and its slot variables."""

@@ -235,6 +235,7 @@ impl Buffer {
 pub trait Element: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
     const DTYPE: DType;
     fn slice(buf: &Buffer) -> Option<&[Self]>;
+    fn slice_mut(buf: &mut Buffer) -> Option<&mut [Self]>;
     fn into_buffer(v: Vec<Self>) -> Buffer;
     fn to_f64(self) -> f64;
     fn from_f64(v: f64) -> Self;
@@ -245,6 +246,12 @@ macro_rules! element {
         impl Element for $t {
             const DTYPE: DType = DType::$variant;
             fn slice(buf: &Buffer) -> Option<&[Self]> {
+                match buf {
+                    Buffer::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(buf: &mut Buffer) -> Option<&mut [Self]> {
                 match buf {
                     Buffer::$variant(v) => Some(v),
                     _ => None,

@@ -15,9 +15,9 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
-from .base import Optimizer
 from .lion import Lion
 from .nadam import Nadam
+from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 

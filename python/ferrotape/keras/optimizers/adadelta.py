@@ -2,7 +2,7 @@
 
 import ferrotape as ft
 
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class Adadelta(Optimizer):
@@ -72,9 +72,9 @@ class Adadelta(Optimizer):
         del local_step
         return learning_rate, float(self.rho), float(self.epsilon)
 
-    def _update_step(self, gradient, variable, slots, coefficients):
-        lr, rho, epsilon = coefficients
-        accumulated_grad, accumulated_delta = slots
+    def update_step(self, gradient, variable, learning_rate):
+        lr, rho, epsilon = self._coefficients(learning_rate)
+        accumulated_grad, accumulated_delta = self._slots_of(variable)
         accumulated_grad.assign(accumulated_grad * rho + ft.square(gradient) * (1.0 - rho))
         delta = -(
             ft.sqrt(accumulated_delta + epsilon) * gradient / ft.sqrt(accumulated_grad + epsilon)

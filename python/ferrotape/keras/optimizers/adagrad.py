@@ -1,12 +1,10 @@
 """Adagrad."""
 
-import ferrotape as ft
-
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class Adagrad(Optimizer):
-    """Adagrad (Duchi et al.), Keras 3's rule::
+    """Adagrad (Duchi et al.), Keras 3's rule (run natively, one fused pass per variable)::
 
         accumulator += g * g
         w -= learning_rate * g / sqrt(accumulator + epsilon)
@@ -24,6 +22,8 @@ class Adagrad(Optimizer):
     >>> round(float(w.numpy()), 5)  # 1 - 0.1 * 2 / sqrt(4)
     0.9
     """
+
+    _native_rule = "adagrad"
 
     def __init__(
         self,
@@ -65,20 +65,8 @@ class Adagrad(Optimizer):
         )
         return (accumulator,)
 
-    def _step_coefficients(self, learning_rate, local_step):
-        return learning_rate, float(self.epsilon)
-
-    def _fused_update(self, grads, variables, slots, coefficients):
-        if not self._natively_updatable(variables):
-            return False
-        ft._core.optimizers.adagrad_update(variables, grads, [s[0] for s in slots], *coefficients)
-        return True
-
-    def _update_step(self, gradient, variable, slots, coefficients):
-        learning_rate, epsilon = coefficients
-        (accumulator,) = slots
-        accumulator.assign_add(ft.square(gradient))
-        variable.assign_sub(gradient * learning_rate / ft.sqrt(accumulator + epsilon))
+    def _native_hyperparameters(self):
+        return {"epsilon": float(self.epsilon)}
 
     def get_config(self):
         config = super().get_config()

@@ -1,12 +1,11 @@
 """Adam and AdamW."""
 
-import ferrotape as ft
-
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), Keras 3's rule, with ``t`` the step counted from 1::
+    """Adam (Kingma & Ba), Keras 3's rule (run natively, one fused pass per variable), with
+    ``t`` the step counted from 1::
 
         alpha = learning_rate * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
         m += (g - m) * (1 - beta_1)
@@ -29,6 +28,8 @@ class Adam(Optimizer):
     >>> round(float(w.numpy()), 5)  # the first step moves by about the learning rate
     0.9
     """
+
+    _native_rule = "adam"
 
     def __init__(
         self,
@@ -77,34 +78,13 @@ class Adam(Optimizer):
             slots += (self.add_variable_from_reference(variable, "velocity_hat"),)
         return slots
 
-    def _step_coefficients(self, learning_rate, local_step):
-        beta_1 = float(self.beta_1)
-        beta_2 = float(self.beta_2)
-        alpha = learning_rate * (1.0 - beta_2**local_step) ** 0.5 / (1.0 - beta_1**local_step)
-        return alpha, 1.0 - beta_1, 1.0 - beta_2, float(self.epsilon)
-
-    def _fused_update(self, grads, variables, slots, coefficients):
-        if self.amsgrad or not self._natively_updatable(variables):
-            return False
-        ft._core.optimizers.adam_update(
-            variables,
-            grads,
-            [s[0] for s in slots],
-            [s[1] for s in slots],
-            *coefficients,
-        )
-        return True
-
-    def _update_step(self, gradient, variable, slots, coefficients):
-        alpha, one_minus_beta_1, one_minus_beta_2, epsilon = coefficients
-        m, v = slots[0], slots[1]
-        m.assign_add((gradient - m) * one_minus_beta_1)
-        v.assign_add((ft.square(gradient) - v) * one_minus_beta_2)
-        if len(slots) == 3:
-            v_hat = slots[2]
-            v_hat.assign(ft.maximum(v_hat, v))
-            v = v_hat
-        variable.assign_sub(m * alpha / (ft.sqrt(v) + epsilon))
+    def _native_hyperparameters(self):
+        return {
+            "beta_1": float(self.beta_1),
+            "beta_2": float(self.beta_2),
+            "epsilon": float(self.epsilon),
+            "amsgrad": bool(self.amsgrad),
+        }
 
     def get_config(self):
         config = super().get_config()

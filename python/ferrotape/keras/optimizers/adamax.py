@@ -2,7 +2,7 @@
 
 import ferrotape as ft
 
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class Adamax(Optimizer):
@@ -79,9 +79,9 @@ class Adamax(Optimizer):
             float(self.epsilon),
         )
 
-    def _update_step(self, gradient, variable, slots, coefficients):
-        lr, one_minus_beta_1, beta_2, bias, epsilon = coefficients
-        m, u = slots
+    def update_step(self, gradient, variable, learning_rate):
+        lr, one_minus_beta_1, beta_2, bias, epsilon = self._coefficients(learning_rate)
+        m, u = self._slots_of(variable)
         m.assign_add((gradient - m) * one_minus_beta_1)
         u.assign(ft.maximum(u * beta_2, ft.abs(gradient)))
         variable.assign_sub(m * lr / ((u + epsilon) * bias))

@@ -2,7 +2,7 @@
 
 import ferrotape as ft
 
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class Lion(Optimizer):
@@ -71,9 +71,9 @@ class Lion(Optimizer):
         del local_step
         return learning_rate, float(self.beta_1), float(self.beta_2)
 
-    def _update_step(self, gradient, variable, slots, coefficients):
-        lr, beta_1, beta_2 = coefficients
-        (m,) = slots
+    def update_step(self, gradient, variable, learning_rate):
+        lr, beta_1, beta_2 = self._coefficients(learning_rate)
+        (m,) = self._slots_of(variable)
         variable.assign_sub(ft.sign(m * beta_1 + gradient * (1.0 - beta_1)) * lr)
         m.assign(m * beta_2 + gradient * (1.0 - beta_2))
 

@@ -2,7 +2,7 @@
 
 import ferrotape as ft
 
-from .base import Optimizer
+from .optimizer import Optimizer
 
 # Keras's momentum schedule: mu_t = beta_1 * (1 - 0.5 * 0.96 ** t).
 _DECAY = 0.96
@@ -103,9 +103,11 @@ class Nadam(Optimizer):
             float(self.epsilon),
         )
 
-    def _update_step(self, gradient, variable, slots, coefficients):
-        lr, one_minus_beta_1, one_minus_beta_2, m_scale, g_scale, v_bias, epsilon = coefficients
-        m, v = slots
+    def update_step(self, gradient, variable, learning_rate):
+        lr, one_minus_beta_1, one_minus_beta_2, m_scale, g_scale, v_bias, epsilon = (
+            self._coefficients(learning_rate)
+        )
+        m, v = self._slots_of(variable)
         m.assign_add((gradient - m) * one_minus_beta_1)
         v.assign_add((ft.square(gradient) - v) * one_minus_beta_2)
         m_hat = m * m_scale + gradient * g_scale

@@ -1,12 +1,10 @@
 """RMSprop."""
 
-import ferrotape as ft
-
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class RMSprop(Optimizer):
-    """RMSprop (Hinton), Keras 3's rule::
+    """RMSprop (Hinton), Keras 3's rule (run natively, one fused pass per variable)::
 
         velocity = rho * velocity + (1 - rho) * g * g
         average = rho * average + (1 - rho) * g                  # centered=True
@@ -32,6 +30,8 @@ class RMSprop(Optimizer):
     >>> round(float(w.numpy()), 5)  # 10 - 0.1 * 10 / sqrt(0.1 * 100)
     9.68377
     """
+
+    _native_rule = "rmsprop"
 
     def __init__(
         self,
@@ -72,43 +72,21 @@ class RMSprop(Optimizer):
         self.centered = centered
 
     def _create_slots(self, variable):
-        velocity = self.add_variable_from_reference(variable, "velocity")
-        momentum = None
+        # The native rule's order: velocity, then momentum, then the average gradient.
+        slots = (self.add_variable_from_reference(variable, "velocity"),)
         if self.momentum > 0:
-            momentum = self.add_variable_from_reference(variable, "momentum")
-        average_gradient = None
+            slots += (self.add_variable_from_reference(variable, "momentum"),)
         if self.centered:
-            average_gradient = self.add_variable_from_reference(variable, "average_gradient")
-        return velocity, momentum, average_gradient
+            slots += (self.add_variable_from_reference(variable, "average_gradient"),)
+        return slots
 
-    def _step_coefficients(self, learning_rate, local_step):
-        rho = float(self.rho)
-        return learning_rate, rho, 1.0 - rho, float(self.momentum), float(self.epsilon)
-
-    def _fused_update(self, grads, variables, slots, coefficients):
-        if self.centered or not self._natively_updatable(variables):
-            return False
-        momenta = [s[1] for s in slots] if self.momentum > 0 else None
-        ft._core.optimizers.rmsprop_update(
-            variables, grads, [s[0] for s in slots], momenta, *coefficients
-        )
-        return True
-
-    def _update_step(self, gradient, variable, slots, coefficients):
-        learning_rate, rho, one_minus_rho, momentum, epsilon = coefficients
-        velocity, momentum_slot, average_gradient = slots
-        velocity.assign(velocity * rho + ft.square(gradient) * one_minus_rho)
-        if average_gradient is not None:
-            average_gradient.assign(average_gradient * rho + gradient * one_minus_rho)
-            denominator = velocity - ft.square(average_gradient) + epsilon
-        else:
-            denominator = velocity + epsilon
-        increment = gradient * learning_rate / ft.sqrt(denominator)
-        if momentum_slot is not None:
-            momentum_slot.assign(momentum_slot * momentum + increment)
-            variable.assign_sub(momentum_slot)
-        else:
-            variable.assign_sub(increment)
+    def _native_hyperparameters(self):
+        return {
+            "rho": float(self.rho),
+            "momentum": float(self.momentum),
+            "epsilon": float(self.epsilon),
+            "centered": bool(self.centered),
+        }
 
     def get_config(self):
         config = super().get_config()

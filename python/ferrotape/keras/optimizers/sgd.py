@@ -1,11 +1,11 @@
 """Stochastic gradient descent, with optional (Nesterov) momentum."""
 
-from ... import _core
-from .base import Optimizer
+from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
-    """Gradient descent (with momentum), Keras 3's rule.
+    """Gradient descent (with momentum), Keras 3's rule (run natively, one fused pass per
+    variable).
 
     Without momentum: ``w -= learning_rate * g``. With momentum::
 
@@ -26,6 +26,8 @@ class SGD(Optimizer):
     >>> round(float(w.numpy()), 6)  # 1 - 0.1 * 2
     0.8
     """
+
+    _native_rule = "sgd"
 
     def __init__(
         self,
@@ -74,29 +76,8 @@ class SGD(Optimizer):
             return (self.add_variable_from_reference(variable, "momentum"),)
         return ()
 
-    def _step_coefficients(self, learning_rate, local_step):
-        return learning_rate, float(self.momentum), bool(self.nesterov)
-
-    def _fused_update(self, grads, variables, slots, coefficients):
-        if not self._natively_updatable(variables):
-            return False
-        learning_rate, momentum, nesterov = coefficients
-        velocities = [s[0] for s in slots] if slots and slots[0] else None
-        _core.optimizers.sgd_update(variables, grads, velocities, learning_rate, momentum, nesterov)
-        return True
-
-    def _update_step(self, gradient, variable, slots, coefficients):
-        learning_rate, momentum, nesterov = coefficients
-        step = gradient * learning_rate
-        if not slots:
-            variable.assign_sub(step)
-            return
-        (velocity,) = slots
-        velocity.assign(velocity * momentum - step)
-        if nesterov:
-            variable.assign_add(velocity * momentum - step)
-        else:
-            variable.assign_add(velocity)
+    def _native_hyperparameters(self):
+        return {"momentum": float(self.momentum), "nesterov": bool(self.nesterov)}
 
     def get_config(self):
         config = super().get_config()

@@ -28,10 +28,7 @@ pub use matmul::matmul;
 pub use norm::{
     batch_norm_apply, batch_norm_backward, batch_norm_statistics, BatchNormGrads, FeatureLayout,
 };
-pub use optim::{
-    adagrad_update, adam_update, rmsprop_update, sgd_update, AdagradStep, AdamStep, RmsPropStep,
-    SgdStep,
-};
+pub use optim::{apply_optimizer_step, OptimizerStep, Stored};
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
     concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,

@@ -1,21 +1,11 @@
-"""The ``Optimizer`` base class: Keras 3's ``apply_gradients`` machinery on ferrotape variables.
+"""``BaseOptimizer``: an optimizer's state, as Keras 3's ``keras/src/optimizers/base_optimizer.py``
+keeps it: the ``iterations`` counter, the learning rate (a variable, a schedule or a callable),
+the slot variables, weight-decay exclusions, the moving averages of ``use_ema``, and
+``get_config``/``set_weights``. The step itself (``apply``) is in ``optimizer.py``.
 
-One step (``apply``) runs, in Keras 3's order: drop pairs whose gradient is ``None``, unscale by
-``loss_scale_factor``, clip (``clipnorm`` per tensor, or ``global_clipnorm``, or
-``clipvalue``), decay the weights (``weight_decay``: ``var -= var * weight_decay * lr``), update
-each variable with the optimizer's rule, update the moving averages (``use_ema``), then
-``iterations += 1``. The learning rate is read once per step, from the ``learning_rate``
-variable or a schedule evaluated at ``iterations`` (the count *before* this step).
-
-A concrete optimizer keeps its per-variable math in one method,
-``_update_step(gradient, variable, slots, coefficients)``, with the per-step scalars (learning
-rate, bias corrections) computed once in ``_step_coefficients``. Slots (momentums, velocities,
-...) are created lazily, per variable and in variable order, the first time a variable is
-seen. Custom optimizers written the Keras 3 way (overriding ``build`` and
-``update_step(gradient, variable, learning_rate)``) work too.
-
-Updates are never recorded by a tape: the optimizer's own slots are non-trainable variables
-(never watched), and assignments are not differentiable operations.
+Slots (momentums, velocities, ...) are created lazily, per variable and in variable order, the
+first time a variable is seen (``_create_slots``); custom optimizers written the Keras 3 way
+create theirs in ``build``. The order is part of checkpoints and of ``variables``.
 """
 
 import os
@@ -28,9 +18,6 @@ import numpy as np
 import ferrotape as ft
 
 from . import schedules as _schedules
-
-# The dtypes whose updates run natively (ferrotape._core.optimizers); others use the ops.
-_NATIVE_DTYPES = (ft.float32, ft.float64)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -77,8 +64,8 @@ def _slot_name(variable, slot):
     return base.replace("/", "_").replace(":", "_") + "_" + slot
 
 
-class Optimizer:
-    """Base class of the Keras optimizers (Keras 3's ``keras.optimizers.Optimizer``).
+class BaseOptimizer:
+    """The state of the Keras optimizers (Keras 3's ``BaseOptimizer``); subclass ``Optimizer``.
 
     Args:
         learning_rate: a float, a ``keras.optimizers.schedules.LearningRateSchedule``, or a
@@ -172,9 +159,6 @@ class Optimizer:
         self._model_variables_moving_average = []
         self._exclude_from_weight_decay_ids = set()
         self._exclude_from_weight_decay_pattern = None
-        # Keras-style subclasses (overriding update_step) get the learning rate and run their
-        # own per-variable code; the built-in optimizers go through _update_step.
-        self._keras_style_update = type(self).update_step is not Optimizer.update_step
 
         self._iterations = self.add_variable(
             (), initializer="zeros", dtype=ft.int64, name="iteration"
@@ -314,6 +298,10 @@ class Optimizer:
     def _get_variable_index(self, variable):
         return self._trainable_variables_indices[id(variable)]
 
+    def _slots_of(self, variable):
+        """The slot variables ``_create_slots`` made for ``variable``."""
+        return self._slots[self._get_variable_index(variable)]
+
     def _indices_of(self, variables):
         """The slot indices of ``variables``, creating slots for variables seen the first time
         (Keras 2's lazy slots; Keras 3 raises instead, as do Keras-style custom optimizers)."""
@@ -323,7 +311,7 @@ class Optimizer:
         except KeyError:
             pass
         unknown = [v for v in variables if id(v) not in indices]
-        if type(self).build is not Optimizer.build:
+        if type(self).build is not BaseOptimizer.build:
             raise ValueError(
                 f"{type(self).__name__}: unknown variable {unknown[0]!r}. This optimizer can "
                 "only be called for the variables it was originally built with. When working "
@@ -414,193 +402,12 @@ class Optimizer:
         pattern = self._exclude_from_weight_decay_pattern
         return pattern is None or pattern.search(str(variable.name)) is None
 
-    # ------------------------------------------------------------------ the step
-
-    def apply_gradients(self, grads_and_vars):
-        """Applies ``(gradient, variable)`` pairs, skipping pairs whose gradient is None;
-        returns ``iterations``."""
-        pairs = list(grads_and_vars)
-        if not pairs:
-            return self._iterations
-        grads, trainable_variables = zip(*pairs, strict=True)
-        self.apply(grads, trainable_variables)
-        return self._iterations
-
-    def apply(self, grads, trainable_variables=None):
-        """Updates ``trainable_variables`` (default: the variables the optimizer was built
-        with) from ``grads``, one gradient per variable."""
-        grads = list(grads)
-        if not grads:
-            return
-        if trainable_variables is None:
-            if not self.built:
-                raise ValueError(
-                    f"{type(self).__name__}: when passing `grads` without `variables`, the "
-                    "optimizer must already be built on a list of variables. Call "
-                    "`optimizer.build(trainable_variables)` first."
-                )
-            if len(grads) != len(self._trainable_variables):
-                raise ValueError(
-                    f"{type(self).__name__}: received {len(grads)} gradients, but the "
-                    f"optimizer is tracking {len(self._trainable_variables)} trainable variables."
-                )
-            variables = self._trainable_variables
-        else:
-            variables = list(trainable_variables)
-            if len(variables) != len(grads):
-                raise ValueError(
-                    f"{type(self).__name__}: received {len(grads)} gradients for "
-                    f"{len(variables)} variables; they must pair one to one."
-                )
-            if not self.built:
-                self.build(variables)
-                self.built = True
-        indices = self._indices_of(variables)
-        grads, variables, indices = self._filter_empty_gradients(grads, variables, indices)
-        grads = self._checked_gradients(grads, variables, indices)
-        if self.loss_scale_factor is not None:
-            grads = [g / self.loss_scale_factor for g in grads]
-        grads = self._clip_gradients(grads)
-        step = int(self._iterations.numpy())
-        learning_rate = self._current_learning_rate(step)
-        if self.weight_decay is not None:
-            self._apply_weight_decay(variables, indices, learning_rate)
-        if self._keras_style_update:
-            for gradient, variable in zip(grads, variables, strict=True):
-                self.update_step(gradient, variable, learning_rate)
-        else:
-            coefficients = self._step_coefficients(learning_rate, step + 1)
-            slots = [self._slots[index] for index in indices]
-            if not self._fused_update(grads, variables, slots, coefficients):
-                for gradient, variable, var_slots in zip(grads, variables, slots, strict=True):
-                    self._update_step(gradient, variable, var_slots, coefficients)
-        if self.use_ema:
-            self._update_moving_averages(step)
-        self._iterations.assign_add(1)
-
-    def _filter_empty_gradients(self, grads, variables, indices):
-        if all(g is not None for g in grads):
-            return grads, variables, indices
-        kept = [k for k, g in enumerate(grads) if g is not None]
-        if not kept:
-            raise ValueError(f"{type(self).__name__}: no gradients provided for any variable.")
-        missing = [str(v.name) for g, v in zip(grads, variables, strict=True) if g is None]
-        _warn_at_caller(
-            f"{type(self).__name__}: gradients do not exist for variables {missing} when "
-            "minimizing the loss. If using `model.compile()`, did you forget to provide a "
-            "`loss` argument?"
-        )
-        return [grads[k] for k in kept], [variables[k] for k in kept], [indices[k] for k in kept]
-
-    def _checked_gradients(self, grads, variables, indices):
-        """Tensors in each variable's dtype; a gradient whose shape is not its variable's is an
-        error (broadcasting would silently apply a wrong update)."""
-        shapes = self._variable_shapes
-        dtypes = self._variable_dtypes
-        checked = []
-        for gradient, variable, index in zip(grads, variables, indices, strict=True):
-            dtype = dtypes[index]
-            if type(gradient) is not ft.Tensor:
-                gradient = ft.convert_to_tensor(gradient)
-            if gradient.dtype != dtype:
-                gradient = ft.cast(gradient, dtype)
-            if not tuple.__eq__(gradient.shape, shapes[index]):
-                raise ValueError(
-                    f"{type(self).__name__}: the gradient for variable {variable.name!r} has "
-                    f"shape {tuple(gradient.shape)}, but the variable has shape "
-                    f"{shapes[index]}; they must match."
-                )
-            checked.append(gradient)
-        return checked
-
-    def _clip_gradients(self, grads):
-        if self.clipnorm and self.clipnorm > 0:
-            clipnorm = self.clipnorm
-            # g * c / max(||g||, c): unchanged when the norm is within c (including 0).
-            return [
-                g * clipnorm / ft.maximum(ft.sqrt(ft.reduce_sum(ft.square(g))), clipnorm)
-                for g in grads
-            ]
-        if self.global_clipnorm and self.global_clipnorm > 0:
-            return _clip_by_global_norm(grads, self.global_clipnorm)
-        if self.clipvalue and self.clipvalue > 0:
-            value = self.clipvalue
-            return [ft.clip_by_value(g, -value, value) for g in grads]
-        return grads
-
     def _apply_weight_decay(self, variables, indices, learning_rate):
         factor = float(self.weight_decay) * learning_rate
         flags = self._decay_flags
         for variable, index in zip(variables, indices, strict=True):
             if flags[index]:
                 variable.assign_sub(variable * factor)
-
-    def _step_coefficients(self, learning_rate, local_step):
-        """The per-step scalars shared by every variable's update (``local_step`` counts from
-        1); the base class passes the learning rate on."""
-        del local_step
-        return learning_rate
-
-    def _fused_update(self, grads, variables, slots, coefficients):
-        """Applies this step to every variable in one native call, if this optimizer has one
-        for these variables; returns whether it did. The native update computes exactly what
-        ``_update_step`` does, in the same order and precision."""
-        del grads, variables, slots, coefficients
-        return False
-
-    @staticmethod
-    def _natively_updatable(variables):
-        return all(v.dtype in _NATIVE_DTYPES for v in variables)
-
-    def _update_step(self, gradient, variable, slots, coefficients):
-        """One variable's update from its gradient, its slots and this step's coefficients."""
-        raise NotImplementedError(
-            f"{type(self).__name__} must implement `update_step(gradient, variable, "
-            "learning_rate)` (Keras style) or `_update_step`."
-        )
-
-    def update_step(self, gradient, variable, learning_rate):
-        """Keras 3's per-variable update; the built-in optimizers route it to
-        ``_update_step``."""
-        step = int(self._iterations.numpy()) + 1
-        coefficients = self._step_coefficients(float(learning_rate), step)
-        slots = self._slots[self._get_variable_index(variable)]
-        self._update_step(gradient, variable, slots, coefficients)
-
-    # ------------------------------------------- Keras helpers for custom optimizers
-
-    def assign(self, variable, value):
-        variable.assign(value)
-
-    def assign_add(self, variable, value):
-        variable.assign_add(value)
-
-    def assign_sub(self, variable, value):
-        variable.assign_sub(value)
-
-    def scale_loss(self, loss):
-        """``loss * loss_scale_factor`` (``loss`` unchanged without a factor)."""
-        if self.loss_scale_factor is not None:
-            return loss * self.loss_scale_factor
-        return loss
-
-    def minimize(self, loss, var_list, tape=None):
-        """TF's ``minimize``: differentiates ``loss`` (a callable, or a tensor with the ``tape``
-        that recorded it) with respect to ``var_list`` and applies the gradients."""
-        if callable(var_list):
-            var_list = var_list()
-        var_list = list(var_list)
-        if not callable(loss) and tape is None:
-            raise ValueError(
-                f"{type(self).__name__}.minimize: `tape` is required when a tensor loss is passed."
-            )
-        if callable(loss):
-            with ft.GradientTape() as tape:
-                for variable in var_list:
-                    tape.watch(variable)
-                loss = loss()
-        grads = tape.gradient(loss, var_list)
-        return self.apply_gradients(zip(grads, var_list, strict=True))
 
     # ---------------------------------------------------------- moving averages
 
@@ -696,15 +503,3 @@ class Optimizer:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r}>"
-
-
-def _clip_by_global_norm(grads, clip_norm):
-    """Keras's ``clip_by_global_norm``: every gradient times ``c / max(norm, c)``, where
-    ``norm`` is the L2 norm of all of them together; a non-finite norm gives NaN gradients."""
-    dtype = grads[0].dtype
-    squares = [ft.reduce_sum(ft.square(g)) for g in grads]
-    squares = [s if s.dtype == dtype else ft.cast(s, dtype) for s in squares]
-    norm = ft.sqrt(ft.add_n(squares) if len(squares) > 1 else squares[0])
-    # min(1/norm, 1/c) * c is 1 for a norm of 0 (1/0 = inf); (norm - norm) turns inf/NaN into NaN.
-    scale = ft.minimum(1.0 / norm, 1.0 / clip_norm) * clip_norm + (norm - norm)
-    return [g * (scale if g.dtype == dtype else ft.cast(scale, g.dtype)) for g in grads]
