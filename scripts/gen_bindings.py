@@ -129,6 +129,10 @@ TENSOR = {
     "__copy__": "def __copy__(self) -> Tensor: ...",
     "__deepcopy__": "def __deepcopy__(self, _memo: Any, /) -> Tensor: ...",
     "ref": "def ref(self) -> Reference: ...",
+    "__dlpack__": "def __dlpack__(\n        self,\n        *,\n        stream: Any = None,\n"
+    "        max_version: tuple[int, int] | None = None,\n        dl_device: Any = None,\n"
+    "        copy: bool | None = None,\n    ) -> Any: ...",
+    "__dlpack_device__": "def __dlpack_device__(self) -> tuple[int, int]: ...",
     "__bool__": "def __bool__(self) -> bool: ...",
     "__eq__": "def __eq__(self, value: object, /) -> Any: ...",
     "__ne__": "def __ne__(self, value: object, /) -> Any: ...",

@@ -185,3 +185,38 @@ def test_a_copied_model_trains_the_same_and_apart(how):
     model.fit(*DATA, epochs=2, batch_size=16, shuffle=False, verbose=0)
     for mine, theirs in zip(model.weights, twin.weights, strict=True):
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_dlpack_export_shares_memory_read_only_with_numpy():
+    t = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert t.__dlpack_device__() == (1, 0)
+    shared = np.from_dlpack(t)
+    assert np.shares_memory(shared, np.asarray(t)) and not shared.flags.writeable
+    np.testing.assert_array_equal(shared, [[1.0, 2.0], [3.0, 4.0]])
+    strided = ft.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))[:, ::2]
+    np.testing.assert_array_equal(np.from_dlpack(strided), [[0.0, 2.0], [3.0, 5.0]])
+    with pytest.raises(ValueError, match="without a copy"):
+        strided.__dlpack__(copy=False)
+
+
+def test_dlpack_capsules_round_trip_and_import_copies():
+    dlpack = ft.experimental.dlpack
+    v = ft.Variable([1, 2, 3])
+    back = dlpack.from_dlpack(dlpack.to_dlpack(v))
+    assert back.dtype == ft.int32
+    np.testing.assert_array_equal(back.numpy(), [1, 2, 3])
+    source = np.arange(4.0)
+    imported = dlpack.from_dlpack(source)
+    source[0] = 99.0  # the import is a copy: ferrotape's tensors own their memory
+    np.testing.assert_array_equal(imported.numpy(), [0.0, 1.0, 2.0, 3.0])
+
+
+def test_dlpack_with_torch_both_ways():
+    torch = pytest.importorskip("torch")
+    t = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+    shared = torch.from_dlpack(t)
+    assert shared.data_ptr() == np.asarray(t).ctypes.data  # no copy
+    assert shared.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert torch.as_tensor(t).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    back = ft.experimental.dlpack.from_dlpack(torch.arange(3.0))
+    np.testing.assert_array_equal(back.numpy(), [0.0, 1.0, 2.0])

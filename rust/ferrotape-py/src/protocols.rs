@@ -23,12 +23,17 @@ use crate::errors::value_error;
 use crate::tensor::{PyTensor, TensorLike};
 use crate::variable::PyVariable;
 
-/// A read-only numpy view of `a`'s buffer kept alive by `owner`, or `None` when the layout or
-/// dtype needs a copy (a strided view, bfloat16, which numpy lacks).
-fn numpy_view<'py>(a: &Array, owner: Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+/// A numpy view of `a`'s buffer kept alive by `owner` (read-only unless `writable`), or `None`
+/// when the layout or dtype needs a copy (a strided view, bfloat16, which numpy lacks).
+fn numpy_view<'py>(
+    a: &Array,
+    owner: Bound<'py, PyAny>,
+    writable: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     fn view<'py, T: numpy::Element + Element>(
         a: &Array,
         owner: Bound<'py, PyAny>,
+        writable: bool,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let Some(values) = a.contiguous_slice::<T>() else {
             return Ok(None);
@@ -39,20 +44,19 @@ fn numpy_view<'py>(a: &Array, owner: Bound<'py, PyAny>) -> PyResult<Option<Bound
         // the buffer `values` points into: tensors are immutable, and a variable updates a
         // shared buffer by copying it first.
         let array = unsafe { PyArray::borrow_from_array(&shaped, owner) };
-        array.call_method(
-            "setflags",
-            (),
-            Some(&[("write", false)].into_py_dict(array.py())?),
-        )?;
+        if !writable {
+            let flags = [("write", false)].into_py_dict(array.py())?;
+            array.call_method("setflags", (), Some(&flags))?;
+        }
         Ok(Some(array.into_any()))
     }
     match a.dtype() {
-        DType::F16 => view::<f16>(a, owner),
-        DType::F32 => view::<f32>(a, owner),
-        DType::F64 => view::<f64>(a, owner),
-        DType::I32 => view::<i32>(a, owner),
-        DType::I64 => view::<i64>(a, owner),
-        DType::Bool => view::<bool>(a, owner),
+        DType::F16 => view::<f16>(a, owner, writable),
+        DType::F32 => view::<f32>(a, owner, writable),
+        DType::F64 => view::<f64>(a, owner, writable),
+        DType::I32 => view::<i32>(a, owner, writable),
+        DType::I64 => view::<i64>(a, owner, writable),
+        DType::Bool => view::<bool>(a, owner, writable),
         DType::BF16 => Ok(None),
     }
 }
@@ -70,7 +74,7 @@ fn array_protocol<'py>(
     let view = if copy == Some(true) {
         None
     } else {
-        numpy_view(tensor.value(), owner)?
+        numpy_view(tensor.value(), owner, false)?
     };
     let array = match view {
         Some(view) => view,
@@ -95,6 +99,46 @@ fn array_protocol<'py>(
         ));
     }
     Ok(converted)
+}
+
+/// DLPack's `__dlpack__`: the tensor's memory handed to another library without a copy (through
+/// numpy's exporter). A consumer of DLPack 1.0 or newer gets it marked read-only; an older one
+/// (which cannot be told) gets it writable, as TensorFlow hands it out: writing through it
+/// would change an immutable tensor, so consumers must not.
+fn dlpack<'py>(
+    py: Python<'py>,
+    tensor: Tensor,
+    max_version: Option<&Bound<'py, PyAny>>,
+    dl_device: Option<&Bound<'py, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let max_version = max_version.filter(|v| !v.is_none());
+    let versioned = match max_version {
+        Some(v) => v.get_item(0)?.extract::<u32>()? >= 1,
+        None => false,
+    };
+    let owner = Bound::new(py, PyTensor::new(tensor.clone()))?.into_any();
+    let array = match copy {
+        Some(true) => to_numpy(py, tensor.value())?,
+        _ => match numpy_view(tensor.value(), owner, !versioned)? {
+            Some(view) => view,
+            None if copy == Some(false) => {
+                return Err(value_error(format!(
+                    "__dlpack__: a {} tensor of this layout cannot be shared without a copy",
+                    tensor.dtype()
+                )))
+            }
+            None => to_numpy(py, tensor.value())?,
+        },
+    };
+    let kwargs = PyDict::new(py);
+    if let Some(v) = max_version {
+        kwargs.set_item("max_version", v)?;
+    }
+    if let Some(d) = dl_device.filter(|d| !d.is_none()) {
+        kwargs.set_item("dl_device", d)?;
+    }
+    array.call_method("__dlpack__", (), Some(&kwargs))
 }
 
 /// What `ref()` returns: a hashable handle comparing by identity, as TensorFlow's
@@ -156,6 +200,31 @@ fn reference(obj: &Bound<'_, PyAny>) -> PyReference {
 
 #[pymethods]
 impl PyTensor {
+    /// DLPack export (`torch.from_dlpack(t)`, `np.from_dlpack(t)`): no copy where the
+    /// layout allows.
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        slf: &Bound<'py, Self>,
+        stream: Option<&Bound<'py, PyAny>>,
+        max_version: Option<&Bound<'py, PyAny>>,
+        dl_device: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = stream; // CPU memory: there is no stream to synchronise with.
+        dlpack(
+            slf.py(),
+            PyTensor::operand(slf),
+            max_version,
+            dl_device,
+            copy,
+        )
+    }
+
+    /// DLPack's device of the memory: the CPU (`kDLCPU`, device 0).
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
         slf: &Bound<'py, Self>,
@@ -211,6 +280,25 @@ fn variable_rebuilder<'py>(slf: &Bound<'py, PyVariable>) -> PyResult<Bound<'py, 
 
 #[pymethods]
 impl PyVariable {
+    /// DLPack export (`torch.from_dlpack(t)`, `np.from_dlpack(t)`): no copy where the
+    /// layout allows.
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        slf: &Bound<'py, Self>,
+        stream: Option<&Bound<'py, PyAny>>,
+        max_version: Option<&Bound<'py, PyAny>>,
+        dl_device: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = stream; // CPU memory: there is no stream to synchronise with.
+        dlpack(slf.py(), slf.get().var.read(), max_version, dl_device, copy)
+    }
+
+    /// DLPack's device of the memory: the CPU (`kDLCPU`, device 0).
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+
     /// A read-only view of the variable's current value (later updates do not show in it).
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
