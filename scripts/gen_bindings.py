@@ -126,6 +126,13 @@ TENSOR = {
     "__array__": "def __array__(self, dtype: Any = None, copy: bool | None = None)"
     " -> np.ndarray: ...",
     "__array_priority__": "__array_priority__: ClassVar[int]",
+    "__copy__": "def __copy__(self) -> Tensor: ...",
+    "__deepcopy__": "def __deepcopy__(self, _memo: Any, /) -> Tensor: ...",
+    "ref": "def ref(self) -> Reference: ...",
+    "__dlpack__": "def __dlpack__(\n        self,\n        *,\n        stream: Any = None,\n"
+    "        max_version: tuple[int, int] | None = None,\n        dl_device: Any = None,\n"
+    "        copy: bool | None = None,\n    ) -> Any: ...",
+    "__dlpack_device__": "def __dlpack_device__(self) -> tuple[int, int]: ...",
     "__bool__": "def __bool__(self) -> bool: ...",
     "__eq__": "def __eq__(self, value: object, /) -> Any: ...",
     "__ne__": "def __ne__(self, value: object, /) -> Any: ...",
@@ -159,6 +166,8 @@ for _op in "lt le gt ge".split():
 ASSIGN = "(\n        self,\n        {}: _TensorLike,\n        use_locking: Any = None,\n"
 ASSIGN += "        name: str | None = None,\n        read_value: bool = ...,\n    ) -> Any: ..."
 VARIABLE = {
+    "__copy__": "def __copy__(self) -> Variable: ...",
+    "__deepcopy__": "def __deepcopy__(self, _memo: Any, /) -> Variable: ...",
     "__reduce__": "def __reduce__(self) -> Any: ...",
     "assign": "def assign" + ASSIGN.format("value"),
     "assign_add": "def assign_add" + ASSIGN.format("delta"),
@@ -178,7 +187,12 @@ NATIVE_LAYER = {
     "**settings: Any\n    ) -> Tensor: ...",
     "class_name": "@property\n    def class_name(self) -> str: ...",
 }
+DTYPE = {
+    "__copy__": "def __copy__(self) -> DType: ...",
+    "__deepcopy__": "def __deepcopy__(self, _memo: Any, /) -> DType: ...",
+}
 CLASSES = {
+    "DType": DTYPE,
     "Tensor": TENSOR,
     "Variable": {**TENSOR, **VARIABLE},
     "GradientTape": TAPE,

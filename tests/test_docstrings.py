@@ -23,6 +23,7 @@ MODULES = [
     "ferrotape.dtypes",
     "ferrotape.errors",
     "ferrotape.train",
+    "ferrotape.experimental.dlpack",
 ]
 
 

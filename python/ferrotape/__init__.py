@@ -9,7 +9,21 @@ import reprlib as _reprlib
 
 import numpy as _np
 
-from . import _core, config, data, debugging, dtypes, errors, linalg, math, nest, nn, random, train
+from . import (
+    _core,
+    config,
+    data,
+    debugging,
+    dtypes,
+    errors,
+    experimental,
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    train,
+)
 
 # Used below; `as` keeps them exported (the star import would otherwise be shadowed for mypy).
 from ._core import constant as constant
@@ -213,6 +227,7 @@ __all__ = [
     "clip_by_global_norm",
     "clip_by_norm",
     "config",
+    "experimental",
     "custom_gradient",
     "data",
     "debugging",

@@ -5,7 +5,7 @@
 
 use ferrotape_autodiff::core::{kernels, Array, Buffer};
 use ferrotape_autodiff::{ops, DType, Tensor};
-use half::f16;
+use half::{bf16, f16};
 use numpy::{
     PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
     ToPyArray,
@@ -55,6 +55,14 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64)));
     try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64)));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
+    if kind == "bfloat16" {
+        // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
+        let bits = arr.call_method1("view", ("uint16",))?;
+        return Ok(Buffer::BF16(widen(
+            bits.cast::<PyArrayDyn<u16>>()?,
+            bf16::from_bits,
+        )));
+    }
     Err(type_error(format!(
         "Attempt to convert a numpy array of dtype {kind} to a Tensor: unsupported dtype"
     )))
@@ -258,13 +266,25 @@ pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> 
     }
     match a.dtype() {
         DType::F16 => make::<f16>(py, a),
-        DType::BF16 => make::<f32>(py, &kernels::cast(a, DType::F32).raise()?),
+        DType::BF16 => bfloat16_array(py, a),
         DType::F32 => make::<f32>(py, a),
         DType::F64 => make::<f64>(py, a),
         DType::I32 => make::<i32>(py, a),
         DType::I64 => make::<i64>(py, a),
         DType::Bool => make::<bool>(py, a),
     }
+}
+
+/// bfloat16 values as ml_dtypes' `bfloat16` array, as TensorFlow returns them; numpy has no
+/// bfloat16 of its own, so without ml_dtypes installed they come out as float32.
+fn bfloat16_array<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> {
+    let Ok(ml_dtypes) = py.import("ml_dtypes") else {
+        let wide = kernels::cast(a, DType::F32).raise()?;
+        return to_numpy(py, &wide);
+    };
+    let bits: Vec<u16> = a.to_vec::<bf16>().into_iter().map(bf16::to_bits).collect();
+    let array = bits.to_pyarray(py).reshape(a.shape().to_vec())?;
+    array.call_method1("view", (ml_dtypes.getattr("bfloat16")?,))
 }
 
 /// `.numpy()`: an ndarray, or a numpy scalar for rank 0 (as TensorFlow returns).

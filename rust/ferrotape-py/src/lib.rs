@@ -24,6 +24,7 @@ mod linalg;
 mod math;
 mod nn;
 mod optimizers;
+mod protocols;
 mod random;
 mod registry;
 mod tape;
@@ -94,6 +95,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;
+    m.add_class::<protocols::PyReference>()?;
     tape::register(m)?;
     array::register(m)?;
     math::register(m)?;

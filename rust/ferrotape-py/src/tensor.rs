@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyEllipsis, PyInt, PySlice, PyTuple};
 
-use crate::convert::{as_tensor, int_of, numpy_value, to_numpy, to_tensor};
+use crate::convert::{as_tensor, int_of, numpy_value, to_tensor};
 use crate::dtype::{optional_dtype, PyDType};
 use crate::errors::{self, Raise};
 
@@ -322,20 +322,6 @@ macro_rules! tensor_methods {
             /// The value as a numpy array (a numpy scalar for rank 0).
             fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 numpy_value(slf.py(), $cls::operand(slf).value())
-            }
-
-            #[pyo3(signature = (dtype=None, copy=None))]
-            fn __array__<'py>(
-                slf: &Bound<'py, Self>,
-                dtype: Option<&Bound<'py, PyAny>>,
-                copy: Option<bool>,
-            ) -> PyResult<Bound<'py, PyAny>> {
-                let _ = copy; // Always a fresh array: the tensor's buffer may be shared.
-                let arr = to_numpy(slf.py(), $cls::operand(slf).value())?;
-                match dtype {
-                    Some(d) if !d.is_none() => arr.call_method1("astype", (d,)),
-                    _ => Ok(arr),
-                }
             }
 
             #[getter(shape)]

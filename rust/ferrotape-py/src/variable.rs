@@ -6,7 +6,7 @@ use ferrotape_autodiff::{Tensor, Variable};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
-use crate::convert::{numpy_value, to_numpy, to_tensor, Flag};
+use crate::convert::{numpy_value, to_tensor, Flag};
 use crate::dtype::{optional_dtype, PyDType};
 use crate::errors::{self, Raise};
 use crate::tensor::{
@@ -199,11 +199,5 @@ impl PyVariable {
     #[getter]
     fn _id(&self) -> u64 {
         self.var.id()
-    }
-
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(errors::type_error(
-            "Variables cannot be pickled; save their .numpy() values instead",
-        ))
     }
 }

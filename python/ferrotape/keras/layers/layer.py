@@ -182,6 +182,22 @@ class Layer(LayerLosses, Module):
         _structure_changed()
         object.__delattr__(self, name)
 
+    # ------------------------------------------------------------------ copy and pickle
+    # A layer copies and pickles as its Python state. Its native form (``_native``, a Rust
+    # object over the same variables) cannot be pickled: it is left out and made again, by the
+    # layer's ``_make_native``, over the copied variables.
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if "_native" in state:
+            state["_native"] = None
+        state.pop("_activation_split", None)  # a cache, rebuilt on the next call
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_native" in state and state["_native"] is None:
+            self._make_native()
+
     def _track_variable(self, variable, name):
         if any(v is variable for v in self._own_trainable + self._own_non_trainable):
             return

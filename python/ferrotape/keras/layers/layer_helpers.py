@@ -136,9 +136,12 @@ class _KernelLayer(Layer):
                 name="bias",
             )
         if self._native_class is not None:
-            self._native = _core.keras.NativeLayer(
-                self._native_class, {"kernel": self.kernel, "bias": self.bias}
-            )
+            self._make_native()
+
+    def _make_native(self):
+        self._native = _core.keras.NativeLayer(
+            self._native_class, {"kernel": self.kernel, "bias": self.bias}
+        )
 
     def _call_settings(self):
         """The settings other than ``activation`` that the native call reads."""

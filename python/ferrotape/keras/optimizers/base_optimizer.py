@@ -272,7 +272,7 @@ class BaseOptimizer:
                     f"{type(self).__name__}: every variable to optimize must be an "
                     f"ft.Variable. Received: {type(variable).__name__} {variable!r}"
                 )
-            key = id(variable)
+            key = variable.ref()
             if key in self._trainable_variables_indices:
                 continue
             self._trainable_variables_indices[key] = len(self._trainable_variables)
@@ -296,7 +296,7 @@ class BaseOptimizer:
         return ()
 
     def _get_variable_index(self, variable):
-        return self._trainable_variables_indices[id(variable)]
+        return self._trainable_variables_indices[variable.ref()]
 
     def _slots_of(self, variable):
         """The slot variables ``_create_slots`` made for ``variable``."""
@@ -307,10 +307,10 @@ class BaseOptimizer:
         (Keras 2's lazy slots; Keras 3 raises instead, as do Keras-style custom optimizers)."""
         indices = self._trainable_variables_indices
         try:
-            return [indices[id(v)] for v in variables]
+            return [indices[v.ref()] for v in variables]
         except KeyError:
             pass
-        unknown = [v for v in variables if id(v) not in indices]
+        unknown = [v for v in variables if v.ref() not in indices]
         if type(self).build is not BaseOptimizer.build:
             raise ValueError(
                 f"{type(self).__name__}: unknown variable {unknown[0]!r}. This optimizer can "
@@ -318,7 +318,7 @@ class BaseOptimizer:
                 "with a new set of variables, you should recreate a new optimizer instance."
             )
         self._register_variables(unknown)
-        return [indices[id(v)] for v in variables]
+        return [indices[v.ref()] for v in variables]
 
     # ------------------------------------------------------------- learning rate
 
@@ -390,14 +390,14 @@ class BaseOptimizer:
                 f"{type(self).__name__}: `exclude_from_weight_decay()` can only be configured "
                 "before the optimizer is built."
             )
-        self._exclude_from_weight_decay_ids = {id(v) for v in var_list or ()}
+        self._exclude_from_weight_decay_ids = {v.ref() for v in var_list or ()}
         if var_names:
             self._exclude_from_weight_decay_pattern = re.compile("|".join(set(var_names)))
         else:
             self._exclude_from_weight_decay_pattern = None
 
     def _use_weight_decay(self, variable):
-        if id(variable) in self._exclude_from_weight_decay_ids:
+        if variable.ref() in self._exclude_from_weight_decay_ids:
             return False
         pattern = self._exclude_from_weight_decay_pattern
         return pattern is None or pattern.search(str(variable.name)) is None

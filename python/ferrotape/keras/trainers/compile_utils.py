@@ -121,12 +121,6 @@ class _CompiledLoss:
                 f"Keras 3: pass metrics by keyword (metrics=[...])."
             )
         self.loss_weights = loss_weights
-        fns = (
-            self.fns.values()
-            if isinstance(self.fns, dict)
-            else (self.fns if isinstance(self.fns, list) else [self.fns])
-        )
-        self._loss_objects = {id(fn): _is_loss_object(fn) for fn in fns}
 
     def _weight(self, key):
         if self.loss_weights is None:
@@ -151,7 +145,7 @@ class _CompiledLoss:
             parts = [(i, y_true[i], y_pred[i]) for i in range(len(y_pred))]
         else:
             value = _reduced_loss(
-                self.fns, y_true, y_pred, sample_weight, self._loss_objects[id(self.fns)]
+                self.fns, y_true, y_pred, sample_weight, _is_loss_object(self.fns)
             )
             weight = self.loss_weights
             if isinstance(weight, (list, tuple)):
@@ -160,7 +154,7 @@ class _CompiledLoss:
         total = None
         for key, truth, prediction in parts:
             fn = self.fns[key] if isinstance(self.fns, (dict, list)) else self.fns
-            value = _reduced_loss(fn, truth, prediction, sample_weight, self._loss_objects[id(fn)])
+            value = _reduced_loss(fn, truth, prediction, sample_weight, _is_loss_object(fn))
             weight = self._weight(key)
             if weight is not None:
                 value = value * weight

@@ -12,6 +12,9 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self._make_native()
+
+    def _make_native(self):
         self._native = _core.keras.NativeLayer("Activation", {})
 
     def call(self, inputs):

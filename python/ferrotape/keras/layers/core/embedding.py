@@ -47,6 +47,9 @@ class Embedding(Layer):
             constraint=self.embeddings_constraint,
             name="embeddings",
         )
+        self._make_native()
+
+    def _make_native(self):
         self._native = _core.keras.NativeLayer("Embedding", {"embeddings": self.embeddings})
 
     def call(self, inputs):

@@ -111,6 +111,9 @@ class BatchNormalization(_Normalization):
             trainable=False,
             name="moving_variance",
         )
+        self._make_native()
+
+    def _make_native(self):
         self._native = _core.keras.NativeLayer(
             "BatchNormalization",
             {

@@ -54,6 +54,9 @@ class LayerNormalization(_Normalization):
             for a in sorted(a % rank for a in self.axis)
         )
         self._add_scale_and_offset(shape)
+        self._make_native()
+
+    def _make_native(self):
         self._native = _core.keras.NativeLayer(
             "LayerNormalization", {"gamma": self.gamma, "beta": self.beta}
         )

@@ -26,10 +26,14 @@ class Dropout(Layer):
     def build(self, input_shape):
         del input_shape
         if self.seed is not None:
-            seed = int(self.seed)
+            self._stream_seed = int(self.seed)
         else:
-            seed = int(ft_random.uniform([], maxval=2**31 - 1, dtype="int32"))
-        self._native = _core.keras.NativeLayer("Dropout", {}, seed)
+            self._stream_seed = int(ft_random.uniform([], maxval=2**31 - 1, dtype="int32"))
+        self._make_native()
+
+    def _make_native(self):
+        # A copy draws its masks from the start of the same seeded stream.
+        self._native = _core.keras.NativeLayer("Dropout", {}, self._stream_seed)
 
     def call(self, inputs, training=False):
         # A rate of 1 drops everything: the native scale 1 / (1 - rate) would divide by zero.
