@@ -183,8 +183,8 @@ TAPE = {
     "| TracebackType | None,\n    ) -> None: ...",
 }
 NATIVE_LAYER = {
-    "__call__": "def __call__(\n        self, inputs: _TensorLike, training: bool = False, "
-    "**settings: Any\n    ) -> Tensor: ...",
+    "__call__": "def __call__(self, inputs: _TensorLike, training: bool = False, "
+    "**settings: Any) -> Tensor: ...",
     "class_name": "@property\n    def class_name(self) -> str: ...",
 }
 DTYPE = {
