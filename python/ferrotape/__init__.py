@@ -9,7 +9,21 @@ import reprlib as _reprlib
 
 import numpy as _np
 
-from . import _core, config, data, debugging, dtypes, errors, linalg, math, nest, nn, random, train
+from . import (
+    _core,
+    config,
+    data,
+    debugging,
+    dtypes,
+    errors,
+    image,
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    train,
+)
 
 # Used below; `as` keeps them exported (the star import would otherwise be shadowed for mypy).
 from ._core import constant as constant
@@ -227,6 +241,7 @@ __all__ = [
     "float64",
     "function",
     "half",
+    "image",
     "int32",
     "int64",
     "linalg",
