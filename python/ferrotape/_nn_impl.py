@@ -96,6 +96,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     shifted = x if shift is None else x - _core.cast(shift, x.dtype)
     mean_ss = _core.reduce_sum(shifted, axes_list, keepdims=keepdims)
     variance_ss = _core.reduce_sum(_core.square(shifted), axes_list, keepdims=keepdims)
+    shift = None if shift is None else _core.cast(shift, x.dtype)
     return _core.cast(float(count), x.dtype), mean_ss, variance_ss, shift
 
 
@@ -409,7 +410,7 @@ def in_top_k(targets, predictions, k, name=None):
     """Whether each ``targets[i]`` is among the ``k`` largest of ``predictions[i]``.
 
     Ties count in favour: the target is in the top ``k`` when fewer than ``k`` predictions
-    are strictly larger; a non-finite target prediction gives false.
+    are strictly larger; a row with a non-finite prediction gives false.
 
     Args:
         targets: An int tensor ``[batch]`` of class indices.
@@ -436,7 +437,8 @@ def in_top_k(targets, predictions, k, name=None):
         raise ValueError(f"in_top_k: targets must be in [0, {scores.shape[1]}), received {labels}")
     target = scores[np.arange(scores.shape[0]), labels]
     larger = (scores > target[:, None]).sum(axis=1)
-    return _core.constant(np.isfinite(target) & (larger < operator.index(k)))
+    finite = np.isfinite(scores).all(axis=1)
+    return _core.constant(finite & (larger < operator.index(k)))
 
 
 def local_response_normalization(
@@ -599,3 +601,85 @@ def batch_norm_with_global_normalization(
     v = variance if v is None else v
     scale = gamma if scale_after_normalization else None
     return batch_normalization(t, m, v, beta, scale, variance_epsilon)
+
+
+def _top_k_along(op, operand, k, axis, largest):
+    x = _core.convert_to_tensor(operand)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"{op}: reduction_dimension {axis} is out of range for rank {x.ndim}")
+    axis %= x.ndim
+    perm = [*[i for i in range(x.ndim) if i != axis], axis]
+    inverse = [perm.index(i) for i in range(x.ndim)]
+    moved = _core.transpose(x, perm)
+    values, indices = top_k(moved if largest else -moved, k)
+    values = values if largest else -values
+    return _core.transpose(values, inverse), _core.transpose(indices, inverse)
+
+
+def approx_max_k(
+    operand,
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+    name=None,
+):
+    """The ``k`` largest entries along ``reduction_dimension`` and their indices.
+
+    ferrotape computes them exactly (``top_k``), which meets any ``recall_target``.
+
+    Args:
+        operand: A tensor.
+        k: How many entries to keep.
+        reduction_dimension: The axis to search.
+        recall_target: Ignored (the result is exact).
+        reduction_input_size_override: Ignored.
+        aggregate_to_topk: Ignored (the result is always the sorted top ``k``).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(values, indices)``, ``operand``'s shape with ``k`` along the axis.
+
+    Gradient: the upstream gradient of ``values`` scattered back to the chosen entries.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.approx_max_k(ft.constant([[1.0, 4.0], [3.0, 2.0]]), 1, 0)[0].numpy()
+    array([[3., 4.]], dtype=float32)
+    """
+    del recall_target, reduction_input_size_override, aggregate_to_topk, name
+    return _top_k_along("approx_max_k", operand, k, reduction_dimension, largest=True)
+
+
+def approx_min_k(
+    operand,
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+    name=None,
+):
+    """The ``k`` smallest entries along ``reduction_dimension`` and their indices (exact).
+
+    Args:
+        operand: A tensor.
+        k: How many entries to keep.
+        reduction_dimension: The axis to search.
+        recall_target: Ignored (the result is exact).
+        reduction_input_size_override: Ignored.
+        aggregate_to_topk: Ignored (the result is always the sorted bottom ``k``).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(values, indices)``, ascending along the axis.
+
+    Gradient: the upstream gradient of ``values`` scattered back to the chosen entries.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.approx_min_k(ft.constant([3.0, 1.0, 2.0]), 2)[1].numpy()
+    array([1, 2], dtype=int32)
+    """
+    del recall_target, reduction_input_size_override, aggregate_to_topk, name
+    return _top_k_along("approx_min_k", operand, k, reduction_dimension, largest=False)

@@ -390,6 +390,8 @@ from ._nn_conv import (  # noqa: E402 (they build on the 2-D ops above)
     separable_conv2d,
 )
 from ._nn_impl import (  # noqa: E402
+    approx_max_k,
+    approx_min_k,
     batch_norm_with_global_normalization,
     compute_average_loss,
     crelu,
@@ -414,6 +416,8 @@ lrn = local_response_normalization
 
 __all__ = [
     *_native,
+    "approx_max_k",
+    "approx_min_k",
     "atrous_conv2d",
     "atrous_conv2d_transpose",
     "avg_pool1d",
