@@ -42,6 +42,8 @@ class Generator:
         if state is None:
             raise ValueError("Generator: give copy_from or state (or use Generator.from_seed)")
         self._alg = _random._algorithm(alg)
+        if self._alg is _random.Algorithm.AUTO_SELECT:  # resolves to Philox, as on TF's CPU
+            self._alg = _random.Algorithm.PHILOX
         self.reset(state)
 
     @classmethod
@@ -217,7 +219,7 @@ class Generator:
 
         Args:
             shape: The output shape.
-            dtype: int32 or int64.
+            dtype: int32 or int64 (TensorFlow's default, uint64, has no ferrotape dtype).
             name: Ignored (TensorFlow's op name).
 
         Returns:

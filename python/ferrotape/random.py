@@ -456,8 +456,17 @@ def stateless_poisson(shape, seed, lam, dtype="int32", name=None):
     return _tensor(rng.poisson(lam), as_dtype(dtype))
 
 
-def _new_seeds(rng, count):
-    return rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, (count, 2), endpoint=True)
+def _new_seeds(rng, count, dtype=np.int64):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, (count, 2), endpoint=True, dtype=dtype)
+
+
+def _seed_dtype(seed):
+    """The int dtype a derived seed keeps: the seed's own (int32 for a list of Python ints)."""
+    if hasattr(seed, "numpy") or isinstance(seed, np.ndarray):
+        values = np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed)
+        return np.int64 if values.dtype.itemsize > 4 else np.int32
+    return np.int32
 
 
 def split(seed, num=2, alg="auto_select"):
@@ -469,14 +478,16 @@ def split(seed, num=2, alg="auto_select"):
         alg: The algorithm name (see ``stateless_uniform``).
 
     Returns:
-        An int64 tensor ``[num, 2]``.
+        A tensor ``[num, 2]`` of ``seed``'s int dtype (int32 for a list of Python ints).
 
     >>> import ferrotape as ft
     >>> ft.random.split([1, 2], num=3).shape
     TensorShape([3, 2])
     """
     _algorithm(alg)
-    return _tensor(_new_seeds(_stateless_rng("split", seed), operator.index(num)), "int64")
+    dtype = _seed_dtype(seed)
+    seeds = _new_seeds(_stateless_rng("split", seed), operator.index(num), dtype)
+    return _core.constant(seeds)
 
 
 def fold_in(seed, data, alg="auto_select"):
@@ -488,7 +499,7 @@ def fold_in(seed, data, alg="auto_select"):
         alg: The algorithm name (see ``stateless_uniform``).
 
     Returns:
-        An int64 tensor ``[2]``.
+        A tensor ``[2]`` of ``seed``'s int dtype (int32 for a list of Python ints).
 
     >>> import ferrotape as ft
     >>> a, b = ft.random.fold_in([1, 2], 0), ft.random.fold_in([1, 2], 1)
@@ -499,7 +510,8 @@ def fold_in(seed, data, alg="auto_select"):
     s0, s1 = _seed_pair("fold_in", seed)
     data = int(_values(data))
     mixed = np.random.SeedSequence([s0 & _U64, s1 & _U64, data & _U64]).generate_state(2, np.uint64)
-    return _tensor(mixed.view(np.int64), "int64")
+    dtype = _seed_dtype(seed)
+    return _core.constant(mixed.view(np.int64).astype(dtype))
 
 
 def create_rng_state(seed, alg):
@@ -510,14 +522,14 @@ def create_rng_state(seed, alg):
         alg: The algorithm (see ``Algorithm``).
 
     Returns:
-        A numpy int64 array of 3 values.
+        An int64 tensor of 3 values.
 
     >>> import ferrotape as ft
-    >>> ft.random.create_rng_state(1234, "philox")
+    >>> ft.random.create_rng_state(1234, "philox").numpy()
     array([1234,    0,    0])
     """
     _algorithm(alg)
-    return np.array([operator.index(seed), 0, 0], dtype=np.int64)
+    return _core.constant(np.array([operator.index(seed), 0, 0], dtype=np.int64))
 
 
 from ._generator import Generator, get_global_generator, set_global_generator  # noqa: E402
