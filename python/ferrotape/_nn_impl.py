@@ -33,7 +33,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     axis = dim if axis is None else axis
     x = _core.convert_to_tensor(x)
     square_sum = _core.reduce_sum(_core.square(x), axis, keepdims=True)
-    return x * _core.rsqrt(_core.maximum(square_sum, _core.cast(epsilon, x.dtype)))
+    return x * _core.rsqrt(_core.maximum(square_sum, epsilon))
 
 
 def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
@@ -196,7 +196,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     del name
     logits = _core.convert_to_tensor(logits)
     labels = _core.cast(labels, logits.dtype)
-    log_weight = 1.0 + (_core.cast(pos_weight, logits.dtype) - 1.0) * labels
+    log_weight = 1.0 + (pos_weight - 1.0) * labels
     softplus_neg = _core.log1p(_core.exp(-_core.abs(logits))) + relu(-logits)
     return (1.0 - labels) * logits + log_weight * softplus_neg
 
@@ -477,7 +477,7 @@ def local_response_normalization(
     squared = _core.pad(_core.square(x), [[0, 0], [0, 0], [0, 0], [r, r]])
     channels = x.shape[-1]
     window = _core.add_n([squared[..., i : i + channels] for i in range(2 * r + 1)])
-    return x / _core.pow(bias + alpha * window, _core.cast(beta, x.dtype))
+    return x / (bias + alpha * window) ** beta
 
 
 def space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002

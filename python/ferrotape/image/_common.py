@@ -49,3 +49,11 @@ def as_int(op, name, value, minimum=None):
 def as_float(value):
     """A Python float from a number or scalar tensor."""
     return float(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def scalar(value, dtype):
+    """``value`` ready to combine with a tensor of ``dtype``: a tensor is cast; a Python number
+    is left as it is, so the op takes it in ``dtype`` (casting it would round it to float32)."""
+    if isinstance(value, _core.Tensor | _core.Variable):
+        return _core.cast(value, dtype)
+    return value

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _core
 from ..dtypes import as_dtype
 from ..einsum import tensordot
-from ._common import as_float, image_tensor
+from ._common import as_float, image_tensor, scalar
 
 
 def _source_dtype(image):
@@ -56,7 +56,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     values = np.asarray(image.numpy() if hasattr(image, "numpy") else image).astype(source)
     if target.is_floating:
         x = _core.cast(_core.constant(values.astype(np.float64)), target)
-        return x * _core.cast(1.0 / source_max, target)
+        return x * scalar(1.0 / source_max, target)
     target_max = np.iinfo(target_np).max
     # Integer to integer: multiply or divide by the ratio of the ranges (powers of two).
     if target_max > source_max:
@@ -69,7 +69,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
 def _from_float(x, integer, saturate, dtype):
     """Float pixels scaled to the range of the numpy ``integer`` dtype, stored as ``dtype``."""
     info = np.iinfo(integer)
-    x = x * _core.cast(float(info.max) + 0.5, x.dtype)
+    x = x * scalar(float(info.max) + 0.5, x.dtype)
     if saturate:
         # The largest float of x's dtype not above MAX (float32(2**31 - 1) rounds up to 2**31).
         floats = np.dtype(x.dtype.as_numpy_dtype)
@@ -107,7 +107,7 @@ def adjust_brightness(image, delta):
     >>> ft.image.adjust_brightness(ft.constant([[[0.25]]]), 0.5).numpy().item()
     0.75
     """
-    return _float_op("adjust_brightness", image, lambda x: x + _core.cast(delta, x.dtype))
+    return _float_op("adjust_brightness", image, lambda x: x + scalar(delta, x.dtype))
 
 
 def adjust_contrast(images, contrast_factor):
@@ -133,7 +133,7 @@ def adjust_contrast(images, contrast_factor):
     def fn(x):
         image_tensor("adjust_contrast", x, ranks=(3, 4, 5))
         mean = _core.reduce_mean(x, [-3, -2], keepdims=True)
-        return (x - mean) * _core.cast(contrast_factor, x.dtype) + mean
+        return (x - mean) * scalar(contrast_factor, x.dtype) + mean
 
     return _float_op("adjust_contrast", images, fn)
 
@@ -163,7 +163,7 @@ def adjust_gamma(image, gamma=1, gain=1):
     return _float_op(
         "adjust_gamma",
         image,
-        lambda x: _core.cast(gain, x.dtype) * _core.pow(x, _core.cast(gamma, x.dtype)),
+        lambda x: scalar(gain, x.dtype) * _core.pow(x, scalar(gamma, x.dtype)),
     )
 
 
@@ -199,7 +199,7 @@ def rgb_to_grayscale(images, name=None):
     _channels("rgb_to_grayscale", images, 3)
 
     def fn(x):
-        weights = _core.cast(_core.constant(_GRAY_WEIGHTS), x.dtype)
+        weights = _core.cast(_core.constant(np.array(_GRAY_WEIGHTS)), x.dtype)
         return _core.reduce_sum(x * weights, -1, keepdims=True)
 
     return _float_op("rgb_to_grayscale", images, fn)
@@ -320,7 +320,7 @@ def adjust_hue(image, delta, name=None):
     """
     del name
     hsv = rgb_to_hsv(image)
-    hue = _core.floormod(hsv[..., 0] + _core.cast(delta, hsv.dtype), 1.0)
+    hue = _core.floormod(hsv[..., 0] + scalar(delta, hsv.dtype), 1.0)
     return hsv_to_rgb(_core.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1))
 
 
@@ -344,7 +344,7 @@ def adjust_saturation(image, saturation_factor, name=None):
     """
     del name
     hsv = rgb_to_hsv(image)
-    saturation = _core.clip_by_value(hsv[..., 1] * _core.cast(saturation_factor, hsv.dtype), 0, 1)
+    saturation = _core.clip_by_value(hsv[..., 1] * scalar(saturation_factor, hsv.dtype), 0, 1)
     return hsv_to_rgb(_core.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import _core
-from ._common import image_tensor
+from ._common import image_tensor, scalar
 from .color import _source_dtype, convert_image_dtype
 
 
@@ -143,7 +143,7 @@ def _pair(op, a, b, max_val):
         )
     source = _source_dtype(a)
     scale = 1.0 if source.kind == "f" else float(np.iinfo(source).max)
-    return x, y, _core.cast(_core.convert_to_tensor(max_val), x.dtype) / scale
+    return x, y, _core.convert_to_tensor(scalar(max_val, x.dtype), dtype=x.dtype) / scale
 
 
 def psnr(a, b, max_val, name=None):
