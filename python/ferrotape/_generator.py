@@ -22,11 +22,6 @@ class Generator:
     ``truncated_normal``, ``uniform_full_int``, ``binomial``; ``make_seeds`` gives seeds for the
     ``stateless_*`` ops and ``split`` gives independent generators.
 
-    Args:
-        copy_from: A ``Generator`` to copy the state of.
-        state: The state as ``[counter, 0, key]`` (see ``state``).
-        alg: The algorithm (see ``ft.random.Algorithm``).
-
     >>> import ferrotape as ft
     >>> g = ft.random.Generator.from_seed(1)
     >>> a = g.normal([2])
@@ -36,6 +31,13 @@ class Generator:
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
+        """A generator copied from ``copy_from``, or with the given ``state``.
+
+        Args:
+            copy_from: A ``Generator`` to copy the state of.
+            state: The state as ``[counter, 0, key]`` (see ``state``).
+            alg: The algorithm (see ``ft.random.Algorithm``).
+        """
         if copy_from is not None:
             self._key, self._counter, self._alg = copy_from._key, copy_from._counter, copy_from._alg
             return
