@@ -99,6 +99,22 @@ def test_conv1d_transpose_is_the_adjoint_of_conv1d():
     assert ft.nn.conv_transpose(rand(2, 5, 4), f, [2, 9, 3], 2).shape == [2, 9, 3]
 
 
+def test_vjp_forms_are_adjoints_of_their_forward_ops():
+    # <op(x, f), y> == <x, backprop_input(y)> == <f, backprop_filter(x, y)>.
+    x, f = rand(2, 5, 6, 3), rand(3, 2, 3, 2)
+    y = rand(*ft.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME").shape)
+    inner = np.sum(ft.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME").numpy() * y)
+    dx = ft.nn.depthwise_conv2d_backprop_input([2, 5, 6, 3], f, y, [1, 2, 2, 1], "SAME")
+    df = ft.nn.depthwise_conv2d_backprop_filter(x, [3, 2, 3, 2], y, [1, 2, 2, 1], "SAME")
+    np.testing.assert_allclose(np.sum(x * dx.numpy()), inner, rtol=1e-10)
+    np.testing.assert_allclose(np.sum(f * df.numpy()), inner, rtol=1e-10)
+    x3, f3 = rand(1, 5, 4, 3, 2), rand(2, 2, 2, 2, 3)
+    y3 = rand(1, 3, 2, 2, 3)
+    lhs = np.sum(ft.nn.conv3d(x3, f3, 2, "SAME").numpy() * y3)
+    back = ft.nn.conv3d_transpose(y3, f3, [1, 5, 4, 3, 2], 2, "SAME").numpy()
+    np.testing.assert_allclose(np.sum(x3 * back), lhs, rtol=1e-10)
+
+
 def pool_ref(x, k, s, padding, reduce):
     nd = x.ndim - 2
     fill = -np.inf if reduce is np.max else np.nan
@@ -253,6 +269,14 @@ GRADIENTS = {
         [(1, 3, 3), (2, 2, 3)],
     ),
     "conv3d": (lambda x, f: ft.nn.conv3d(x, f, 1, "SAME"), [(1, 3, 3, 2, 1), (2, 2, 1, 1, 2)]),
+    "conv3d_transpose": (
+        lambda x, f: ft.nn.conv3d_transpose(x, f, [1, 3, 4, 2, 1], 2, "SAME"),
+        [(1, 2, 2, 1, 2), (2, 2, 1, 1, 2)],
+    ),
+    "depthwise_backprop_filter": (
+        lambda x, y: ft.nn.depthwise_conv2d_backprop_filter(x, [2, 2, 2, 1], y, 1, "VALID"),
+        [(1, 3, 3, 2), (1, 2, 2, 2)],
+    ),
     "depthwise_conv2d": (
         lambda x, f: ft.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "VALID"),
         [(1, 3, 3, 2), (2, 2, 2, 2)],

@@ -4,6 +4,10 @@
 with a block-diagonal filter (each input channel feeds only its own outputs); 3-D convolution
 sums one 2-D convolution per depth tap; 3-D pools pool height and width, then depth (both max
 and mean over a box are separable). Gradients come from the 2-D ops.
+
+The transposed and backprop forms that have no 2-D counterpart to call are vector-Jacobian
+products of the forward op, taken with an inner tape: an outer tape records that gradient
+computation too, so they are differentiable to any order like everything else.
 """
 
 import operator
@@ -11,6 +15,7 @@ import reprlib
 
 from . import _core
 from .nn import _nhwc, _padding, _positive_ints, avg_pool2d, conv2d, conv2d_transpose, max_pool2d
+from .tape import GradientTape
 
 
 def _ints(op, name, value, count, default=None):
@@ -222,10 +227,10 @@ def conv_transpose(
     dilations=None,
     name=None,
 ):  # noqa: A002
-    """The transpose of ``convolution``, dispatched on ``input``'s rank (1-D or 2-D).
+    """The transpose of ``convolution``, dispatched on ``input``'s rank (1-D, 2-D or 3-D).
 
     Args:
-        input: A 3-D or 4-D channels-last tensor.
+        input: A 3-D, 4-D or 5-D channels-last tensor.
         filters: ``[spatial..., out_channels, in_channels]``.
         output_shape: The shape of the result.
         strides: An int or one int per spatial axis.
@@ -238,7 +243,7 @@ def conv_transpose(
         A tensor of shape ``output_shape``.
 
     Raises:
-        ValueError: for 3-D convolutions (not implemented) or other ranks.
+        ValueError: for another rank.
 
     >>> import ferrotape as ft
     >>> ft.nn.conv_transpose(ft.ones([1, 2, 1]), ft.ones([2, 1, 1]), [1, 4, 1], 2).shape
@@ -250,9 +255,10 @@ def conv_transpose(
         return conv1d_transpose(x, filters, output_shape, strides, padding, dilations=dilations)
     if x.ndim == 4:
         return conv2d_transpose(x, filters, output_shape, strides, padding, dilations=dilations)
+    if x.ndim == 5:
+        return conv3d_transpose(x, filters, output_shape, strides, padding, dilations=dilations)
     raise ValueError(
-        f"conv_transpose: input must be 3-D or 4-D (conv3d_transpose is not implemented), "
-        f"received shape {list(x.shape)}"
+        f"conv_transpose: input must be 3-D, 4-D or 5-D, received shape {list(x.shape)}"
     )
 
 
@@ -557,3 +563,147 @@ def pool(
             f"pooling_type={pooling_type!r} and shape {list(x.shape)}"
         )
     return fn(x, window_shape, 1 if strides is None else strides, padding)
+
+
+def _sizes(op, name, value, rank):
+    sizes = [operator.index(d) for d in _core.convert_to_tensor(value).numpy().reshape(-1)]
+    if len(sizes) != rank or min(sizes) < 0:
+        raise ValueError(f"{op}: {name} must be {rank} non-negative ints, received {sizes}")
+    return sizes
+
+
+def _vjp(forward, primal, cotangent):
+    """``d/dprimal sum(forward(primal) * cotangent)``: the transpose of the linear ``forward``."""
+    with GradientTape() as tape:
+        tape.watch(primal)
+        out = forward(primal)
+    return tape.gradient(out, primal, output_gradients=cotangent)
+
+
+def conv3d_transpose(
+    input,  # noqa: A002
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+):
+    """The transpose of ``conv3d`` (its input gradient), mapping ``conv3d``'s output shape back.
+
+    Args:
+        input: A 5-D tensor ``[batch, depth, height, width, in_channels]``.
+        filters: A 5-D tensor ``[depth, height, width, out_channels, in_channels]``.
+        output_shape: The 5 ints of the result.
+        strides: An int, or 1, 3 or 5 ints.
+        padding: ``"SAME"`` or ``"VALID"``, as in the matching ``conv3d``.
+        data_format: ``"NDHWC"``.
+        dilations: An int, or 1, 3 or 5 ints; ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``output_shape``.
+
+    Gradient: ``conv3d`` of the upstream gradient for ``input``.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.conv3d_transpose(ft.ones([1, 2, 2, 2, 1]), ft.ones([2, 2, 2, 1, 1]),
+    ...                        [1, 4, 4, 4, 1], 2).shape
+    TensorShape([1, 4, 4, 4, 1])
+    """
+    del name
+    op = "conv3d_transpose"
+    x, f = _rank(op, "input", input, 5), _rank(op, "filters", filters, 5)
+    shape = _sizes(op, "output_shape", output_shape, 5)
+    zeros = _core.zeros(shape, dtype=x.dtype)
+    return _vjp(lambda t: conv3d(t, f, strides, padding, data_format, dilations), zeros, x)
+
+
+def depthwise_conv2d_backprop_input(
+    input_sizes,
+    filter,  # noqa: A002
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of ``depthwise_conv2d`` with respect to its input.
+
+    Args:
+        input_sizes: The 4 ints of the input's shape.
+        filter: The 4-D filter ``[height, width, in_channels, multiplier]``.
+        out_backprop: The gradient of the output, ``[batch, out_height, out_width,
+            in_channels * multiplier]``.
+        strides: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints).
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        dilations: 2 or 4 ints; ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``input_sizes``.
+
+    >>> import ferrotape as ft
+    >>> dx = ft.nn.depthwise_conv2d_backprop_input(
+    ...     [1, 3, 3, 1], ft.ones([2, 2, 1, 1]), ft.ones([1, 2, 2, 1]), 1, "VALID")
+    >>> dx[0, :, :, 0].numpy()
+    array([[1., 2., 1.],
+           [2., 4., 2.],
+           [1., 2., 1.]], dtype=float32)
+    """
+    del name
+    op = "depthwise_conv2d_backprop_input"
+    f = _core.convert_to_tensor(filter)
+    zeros = _core.zeros(_sizes(op, "input_sizes", input_sizes, 4), dtype=f.dtype)
+    dilations = None if dilations is None else _ints(op, "dilations", dilations, 2)
+    return _vjp(
+        lambda t: depthwise_conv2d(t, f, strides, padding, data_format, dilations),
+        zeros,
+        out_backprop,
+    )
+
+
+def depthwise_conv2d_backprop_filter(
+    input,  # noqa: A002
+    filter_sizes,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of ``depthwise_conv2d`` with respect to its filter.
+
+    Args:
+        input: The 4-D NHWC input.
+        filter_sizes: The 4 ints of the filter's shape ``[height, width, in_channels,
+            multiplier]``.
+        out_backprop: The gradient of the output.
+        strides: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints).
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        dilations: 2 or 4 ints; ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``filter_sizes``.
+
+    >>> import ferrotape as ft
+    >>> ft.nn.depthwise_conv2d_backprop_filter(
+    ...     ft.ones([1, 3, 3, 1]), [2, 2, 1, 1], ft.ones([1, 2, 2, 1]), 1, "VALID").numpy().ravel()
+    array([4., 4., 4., 4.], dtype=float32)
+    """
+    del name
+    op = "depthwise_conv2d_backprop_filter"
+    x = _rank(op, "input", input, 4)
+    zeros = _core.zeros(_sizes(op, "filter_sizes", filter_sizes, 4), dtype=x.dtype)
+    dilations = None if dilations is None else _ints(op, "dilations", dilations, 2)
+    return _vjp(
+        lambda t: depthwise_conv2d(x, t, strides, padding, data_format, dilations),
+        zeros,
+        out_backprop,
+    )
