@@ -152,6 +152,22 @@ def test_1d_and_3d_pools_match_numpy(padding):
     )
 
 
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_dilation_and_erosion_match_window_max_and_min(padding):
+    x, f = rand(2, 6, 7, 2), rand(2, 3, 2)
+    padded = x
+    if padding == "SAME":
+        pads = [same_pads(6, 2, 2), same_pads(7, 3, 2)]
+        padded = np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=-np.inf)
+    win = sliding_window_view(padded, (2, 3), axis=(1, 2))[:, ::2, ::2]  # [n, oh, ow, c, 2, 3]
+    want = np.max(win + np.moveaxis(f, -1, 0), axis=(-2, -1))
+    got = ft.nn.dilation2d(x, f, [1, 2, 2, 1], padding, "NHWC", [1, 1, 1, 1]).numpy()
+    np.testing.assert_allclose(got, want)
+    # erosion2d(x, f) == -dilation2d(-x, f reversed): the window minimum of x - f reversed.
+    eroded = ft.nn.erosion2d(x, f[::-1, ::-1], [1, 2, 2, 1], padding, "NHWC", [1, 1, 1, 1])
+    np.testing.assert_allclose(eroded.numpy(), -ft.nn.dilation2d(-x, f, 2, padding).numpy())
+
+
 def test_moments_helpers_match_numpy():
     x, w = rand(4, 5), np.abs(rand(4, 1))
     mean, var = ft.nn.weighted_moments(x, [0], w)
@@ -288,6 +304,8 @@ GRADIENTS = {
     "avg_pool3d": (lambda x: ft.nn.avg_pool3d(x, 2, 1, "SAME"), [(1, 3, 2, 3, 1)]),
     "max_pool1d": (lambda x: ft.nn.max_pool1d(x, 2, 1, "VALID"), [(1, 5, 2)]),
     "l2_normalize": (lambda x: ft.nn.l2_normalize(x, 1), [(2, 3)]),
+    "dilation2d": (lambda x, f: ft.nn.dilation2d(x, f, 1, "SAME"), [(1, 3, 4, 2), (2, 2, 2)]),
+    "erosion2d": (lambda x, f: ft.nn.erosion2d(x, f, 2, "VALID"), [(1, 4, 5, 1), (2, 3, 1)]),
     "weighted_moments": (
         lambda x, w: ft.concat(ft.nn.weighted_moments(x, [0], ft.abs(w) + 0.5), 0),
         [(3, 2), (3, 1)],

@@ -707,3 +707,93 @@ def depthwise_conv2d_backprop_filter(
         zeros,
         out_backprop,
     )
+
+
+def dilation2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    """Grayscale morphological dilation: the maximum of ``input + filters`` over each window.
+
+    ``out[b, y, x, c] = max_{dy, dx} input[b, y*sy + dy*ry, x*sx + dx*rx, c] + filters[dy, dx,
+    c]``, positions outside the image left out (SAME padding is taken as ``-inf``).
+
+    Args:
+        input: A 4-D NHWC float tensor.
+        filters: A 3-D tensor ``[filter_height, filter_width, channels]``.
+        strides: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints).
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        dilations: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints); ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 4-D tensor ``[batch, out_height, out_width, channels]``.
+
+    Gradient: the upstream gradient to the maximizing input pixel and filter tap.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.constant([0.0, 1.0, 0.0, 0.0]), [1, 2, 2, 1])
+    >>> ft.nn.dilation2d(x, ft.zeros([2, 2, 1]), [1, 1, 1, 1], "SAME")[0, :, :, 0].numpy()
+    array([[1., 1.],
+           [0., 0.]], dtype=float32)
+    """
+    del name
+    op = "dilation2d"
+    _nhwc(op, data_format)
+    x, f = _rank(op, "input", input, 4), _rank(op, "filters", filters, 3)
+    if f.shape[2] != x.shape[3]:
+        raise ValueError(
+            f"{op}: filters must have input's {x.shape[3]} channels, received {list(f.shape)}"
+        )
+    sh, sw = _ints(op, "strides", strides, 2)
+    rh, rw = _ints(op, "dilations", dilations, 2, 1)
+    kh, kw = f.shape[0], f.shape[1]
+    span_h, span_w = (kh - 1) * rh + 1, (kw - 1) * rw + 1
+    if _padding(op, padding) == "SAME":
+        top, bottom = _same_padding(x.shape[1], kh, sh, rh)
+        left, right = _same_padding(x.shape[2], kw, sw, rw)
+        x = _core.pad(
+            x, [[0, 0], [top, bottom], [left, right], [0, 0]], constant_values=-float("inf")
+        )
+    out_h, out_w = (x.shape[1] - span_h) // sh + 1, (x.shape[2] - span_w) // sw + 1
+    if out_h < 1 or out_w < 1:
+        raise ValueError(f"{op}: the filter's span exceeds the input, received {list(x.shape)}")
+    taps = [
+        x[
+            :,
+            i * rh : i * rh + (out_h - 1) * sh + 1 : sh,
+            j * rw : j * rw + (out_w - 1) * sw + 1 : sw,
+        ]
+        + f[i, j]
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    return _core.reduce_max(_core.stack(taps, 0), 0)
+
+
+def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """Grayscale morphological erosion: ``-dilation2d(-value, filters reversed in height and
+    width)``, the minimum of ``value - filters`` over each window.
+
+    Args:
+        value: A 4-D NHWC float tensor.
+        filters: A 3-D tensor ``[filter_height, filter_width, channels]``.
+        strides: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints).
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        dilations: 4 ints ``[1, h, w, 1]`` (or 1 or 2 ints); ``None`` means 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 4-D tensor ``[batch, out_height, out_width, channels]``.
+
+    Gradient: the upstream gradient to the minimizing input pixel and filter tap.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.constant([0.0, 1.0, 1.0, 1.0]), [1, 2, 2, 1])
+    >>> ft.nn.erosion2d(x, ft.zeros([2, 2, 1]), [1, 1, 1, 1], "VALID").numpy().ravel()
+    array([0.], dtype=float32)
+    """
+    del name
+    f = _rank("erosion2d", "filters", filters, 3)
+    return -dilation2d(
+        -_core.convert_to_tensor(value), f[::-1, ::-1], strides, padding, data_format, dilations
+    )
