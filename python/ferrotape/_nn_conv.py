@@ -788,9 +788,9 @@ def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=No
     Gradient: the upstream gradient to the minimizing input pixel and filter tap.
 
     >>> import ferrotape as ft
-    >>> x = ft.reshape(ft.constant([0.0, 1.0, 1.0, 1.0]), [1, 2, 2, 1])
+    >>> x = ft.reshape(ft.constant([2.0, 1.0, 3.0, 4.0]), [1, 2, 2, 1])
     >>> ft.nn.erosion2d(x, ft.zeros([2, 2, 1]), [1, 1, 1, 1], "VALID").numpy().ravel()
-    array([0.], dtype=float32)
+    array([1.], dtype=float32)
     """
     del name
     f = _rank("erosion2d", "filters", filters, 3)
