@@ -248,6 +248,34 @@ def test_space_to_depth_and_back():
         ft.nn.space_to_depth(rand(1, 3, 4, 1), 2)
 
 
+def test_space_to_batch_matches_numpy_and_inverts():
+    x = rand(2, 5, 6, 3)
+    out = ft.nn.space_to_batch(x, [2, 3], [[1, 0], [0, 3]]).numpy()
+    padded = np.pad(x, [(0, 0), (1, 0), (0, 3), (0, 0)])
+    # Batch entry (i, j, n) holds padded[n, i::2, j::3].
+    want = np.stack([padded[n, i::2, j::3] for i in range(2) for j in range(3) for n in range(2)])
+    np.testing.assert_array_equal(out, want)
+    back = ft.batch_to_space(out, [2, 3], [[1, 0], [0, 3]]).numpy()
+    np.testing.assert_array_equal(back, x)
+    assert ft.space_to_batch_nd is ft.space_to_batch
+    with pytest.raises(ValueError, match="multiples of block_shape"):
+        ft.nn.space_to_batch(x, [2, 3], [[0, 0], [0, 0]])
+
+
+def test_max_pool_with_argmax_points_at_the_first_maximum():
+    x = np.array([[1.0, 3.0, 3.0], [0.0, 2.0, 3.0]]).reshape(1, 2, 3, 1)
+    x = np.concatenate([x, -x], -1)  # two channels
+    out, argmax = ft.nn.max_pool_with_argmax(x, 2, 1, "VALID")
+    np.testing.assert_array_equal(out.numpy()[0, 0], [[3, 0], [3, -2]])
+    # channel 0: both windows first reach 3 at (0, 1): (0 * 3 + 1) * 2 + 0 = 2 (the tie at
+    # (0, 2) and (1, 2) loses); channel 1: 0 at (1, 0) -> 7, then -2 at (1, 1) -> 9.
+    np.testing.assert_array_equal(argmax.numpy()[0, 0], [[2, 7], [2, 9]])
+    values = rand(2, 5, 7, 3)
+    out, argmax = ft.nn.max_pool_with_argmax(values, 3, 2, "SAME", include_batch_in_index=True)
+    np.testing.assert_array_equal(values.reshape(-1)[argmax.numpy()], out.numpy())
+    assert argmax.dtype == ft.int64
+
+
 def test_top_k_and_in_top_k():
     x = np.array([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 5.0, 5.0]])
     values, indices = ft.nn.top_k(x, 3)

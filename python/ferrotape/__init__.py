@@ -48,6 +48,7 @@ from .dtypes import (
 from .einsum import einsum, tensordot
 from .gradients import custom_gradient, stop_gradient
 from .module import Module
+from .nn import batch_to_space, space_to_batch
 from .norms import norm
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
@@ -55,6 +56,7 @@ from .tensor_shape import TensorShape
 __version__ = "0.1.0"
 
 newaxis = None
+space_to_batch_nd = space_to_batch
 
 
 def where(condition, x=None, y=None, name=None):
@@ -222,6 +224,7 @@ __all__ = [
     "assert_greater",
     "assert_less",
     "assert_rank",
+    "batch_to_space",
     "bfloat16",
     "bool",
     "clip_by_global_norm",
@@ -251,6 +254,8 @@ __all__ = [
     "nn",
     "norm",
     "random",
+    "space_to_batch",
+    "space_to_batch_nd",
     "stop_gradient",
     "strided_slice",
     "tensordot",

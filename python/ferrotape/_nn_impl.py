@@ -5,6 +5,7 @@ import math
 import operator
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from . import _core
 from ._core.nn import relu
@@ -683,3 +684,179 @@ def approx_min_k(
     """
     del recall_target, reduction_input_size_override, aggregate_to_topk, name
     return _top_k_along("approx_min_k", operand, k, reduction_dimension, largest=False)
+
+
+def _block_layout(op, x, block_shape, pairs, name):
+    block = [operator.index(b) for b in np.asarray(_values(block_shape)).reshape(-1)]
+    pairs = np.asarray(_values(pairs)).astype(np.int64).reshape(-1, 2)
+    m = len(block)
+    if m < 1 or pairs.shape[0] != m or x.ndim < m + 1 or min(block) < 1 or (pairs < 0).any():
+        raise ValueError(
+            f"{op}: block_shape must be M >= 1 positive ints and {name} [M, 2] non-negative "
+            f"ints, M at most rank(input) - 1; received block_shape={block}, "
+            f"{name}={pairs.tolist()} for input of shape {list(x.shape)}"
+        )
+    return block, pairs
+
+
+def _values(x):
+    return x.numpy() if hasattr(x, "numpy") else x
+
+
+def space_to_batch(input, block_shape, paddings, name=None):  # noqa: A002
+    """Pads the spatial axes, then moves ``block_shape`` blocks of them into the batch axis.
+
+    For ``input`` ``[batch, s1, ..., sM, rest...]`` padded to ``[batch, p1, ..., pM, ...]``,
+    the result is ``[batch * prod(block_shape), p1 / b1, ..., pM / bM, rest...]``; batch entry
+    ``(i1, ..., iM, n)`` (row-major) holds the pixels at offset ``(i1, ..., iM)`` of every block.
+
+    Args:
+        input: A tensor of rank at least ``M + 1``.
+        block_shape: ``M`` positive ints.
+        paddings: ``[M, 2]`` non-negative ints: zeros before and after each spatial axis; the
+            padded sizes must be multiples of the block.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        The rearranged tensor.
+
+    Gradient: the inverse rearrangement (``batch_to_space``), cropped.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.range(4.0), [1, 2, 2, 1])
+    >>> ft.nn.space_to_batch(x, [2, 2], [[0, 0], [0, 0]])[:, 0, 0, 0].numpy()
+    array([0., 1., 2., 3.], dtype=float32)
+    """
+    del name
+    op = "space_to_batch"
+    x = _core.convert_to_tensor(input)
+    block, pads = _block_layout(op, x, block_shape, paddings, "paddings")
+    m = len(block)
+    x = _core.pad(x, [[0, 0], *pads.tolist(), *[[0, 0]] * (x.ndim - m - 1)])
+    spatial, rest = list(x.shape[1 : m + 1]), list(x.shape[m + 1 :])
+    if any(s % b for s, b in zip(spatial, block, strict=True)):
+        raise ValueError(
+            f"{op}: the padded spatial sizes {spatial} must be multiples of block_shape {block}"
+        )
+    split = [x.shape[0]]
+    for s, b in zip(spatial, block, strict=True):
+        split += [s // b, b]
+    y = _core.reshape(x, split + rest)
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+    perm += list(range(1 + 2 * m, y.ndim))
+    out_spatial = [s // b for s, b in zip(spatial, block, strict=True)]
+    return _core.reshape(_core.transpose(y, perm), [-1, *out_spatial, *rest])
+
+
+def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002
+    """The inverse of ``space_to_batch``: moves batch blocks back into the spatial axes, then
+    crops.
+
+    Args:
+        input: A tensor ``[batch * prod(block_shape), d1, ..., dM, rest...]``.
+        block_shape: ``M`` positive ints.
+        crops: ``[M, 2]`` non-negative ints removed before and after each spatial axis.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor ``[batch, d1 * b1 - crops, ..., rest...]``.
+
+    Gradient: ``space_to_batch`` of the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.range(4.0), [4, 1, 1, 1])
+    >>> ft.nn.batch_to_space(x, [2, 2], [[0, 0], [0, 0]])[0, :, :, 0].numpy()
+    array([[0., 1.],
+           [2., 3.]], dtype=float32)
+    """
+    del name
+    op = "batch_to_space"
+    x = _core.convert_to_tensor(input)
+    block, crop = _block_layout(op, x, block_shape, crops, "crops")
+    m, total = len(block), math.prod(block)
+    if x.shape[0] % total:
+        raise ValueError(
+            f"{op}: the batch {x.shape[0]} must be a multiple of prod(block_shape) = {total}"
+        )
+    spatial, rest = list(x.shape[1 : m + 1]), list(x.shape[m + 1 :])
+    y = _core.reshape(x, [*block, x.shape[0] // total, *spatial, *rest])
+    perm = [m]
+    for i in range(m):
+        perm += [m + 1 + i, i]
+    perm += list(range(2 * m + 1, y.ndim))
+    full = [s * b for s, b in zip(spatial, block, strict=True)]
+    y = _core.reshape(_core.transpose(y, perm), [x.shape[0] // total, *full, *rest])
+    if (crop.sum(axis=1) > np.array(full)).any():
+        raise ValueError(f"{op}: crops {crop.tolist()} exceed the spatial sizes {full}")
+    index = (slice(None),) + tuple(
+        slice(int(a), f - int(b)) for (a, b), f in zip(crop, full, strict=True)
+    )
+    return y[index]
+
+
+def max_pool_with_argmax(
+    input,  # noqa: A002
+    ksize,
+    strides,
+    padding,
+    data_format="NHWC",
+    output_dtype="int64",
+    include_batch_in_index=False,
+    name=None,
+):
+    """``max_pool2d`` and the flattened position of each window's maximum.
+
+    The position is ``(y * width + x) * channels + c`` (with ``include_batch_in_index``,
+    ``((b * height + y) * width + x) * channels + c``); among equal values the first in
+    row-major window order wins, padding never does.
+
+    Args:
+        input: A 4-D NHWC float tensor.
+        ksize: An int, or 1, 2 or 4 ints.
+        strides: An int, or 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"``.
+        output_dtype: int32 or int64 for the positions.
+        include_batch_in_index: Whether the position counts the batch too.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(output, argmax)`` of ``[batch, out_height, out_width, channels]`` tensors.
+
+    Gradient: for ``output``, that of ``max_pool2d``; ``argmax`` has none.
+
+    >>> import ferrotape as ft
+    >>> x = ft.reshape(ft.constant([1.0, 4.0, 3.0, 2.0]), [1, 2, 2, 1])
+    >>> ft.nn.max_pool_with_argmax(x, 2, 2, "VALID")[1].numpy().ravel()
+    array([1])
+    """
+    del name
+    from .nn import _nhwc, _spatial, max_pool2d
+
+    op = "max_pool_with_argmax"
+    _nhwc(op, data_format)
+    x = _core.convert_to_tensor(input)
+    if x.ndim != 4:
+        raise ValueError(f"{op}: input must be 4-D NHWC, received shape {list(x.shape)}")
+    output = max_pool2d(x, ksize, strides, padding)
+    (kh, kw), (sh, sw) = _spatial(op, "ksize", ksize), _spatial(op, "strides", strides)
+    values = x.numpy().astype(np.float64)
+    b, h, w, c = values.shape
+    top = left = 0
+    if padding == "SAME":
+        from ._nn_conv import _same_padding
+
+        (top, bottom), (left, right) = _same_padding(h, kh, sh, 1), _same_padding(w, kw, sw, 1)
+        values = np.pad(
+            values, [(0, 0), (top, bottom), (left, right), (0, 0)], constant_values=-np.inf
+        )
+    windows = sliding_window_view(values, (kh, kw), axis=(1, 2))[:, ::sh, ::sw]
+    flat = windows.reshape(*windows.shape[:4], kh * kw)
+    best = np.argmax(flat, axis=-1)  # the first maximum in row-major window order
+    oh, ow = np.arange(windows.shape[1]), np.arange(windows.shape[2])
+    rows = oh[None, :, None, None] * sh + best // kw - top
+    cols = ow[None, None, :, None] * sw + best % kw - left
+    position = (rows * w + cols) * c + np.arange(c)
+    if include_batch_in_index:
+        position = position + np.arange(b)[:, None, None, None] * h * w * c
+    return output, _core.cast(_core.constant(position.astype(np.int64)), output_dtype)
