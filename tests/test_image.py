@@ -317,6 +317,44 @@ def test_psnr_and_ssim_match_numpy():
     )
 
 
+def ms_ssim_ref(a, b, factors, size):
+    def halve(t):
+        t = np.pad(t, [(0, 0), (0, t.shape[1] % 2), (0, t.shape[2] % 2), (0, 0)], "symmetric")
+        return t.reshape(t.shape[0], t.shape[1] // 2, 2, t.shape[2] // 2, 2, -1).mean((2, 4))
+
+    def maps(x, y):
+        coords = np.arange(size) - (size - 1) / 2
+        g = np.exp(-0.5 * coords**2 / 1.5**2)
+        g = np.outer(g, g) / np.outer(g, g).sum()
+
+        def mean(t):
+            win = sliding_window_view(t, (size, size), axis=(1, 2))
+            return np.einsum("nhwcij,ij->nhwc", win, g)
+
+        mx, my = mean(x), mean(y)
+        cov, var = mean(x * y) - mx * my, mean(x * x) + mean(y * y) - mx**2 - my**2
+        cs = (2 * cov + 0.03**2) / (var + 0.03**2)
+        return (2 * mx * my + 0.01**2) / (mx**2 + my**2 + 0.01**2) * cs, cs
+
+    terms = []
+    for k in range(len(factors)):
+        if k:
+            a, b = halve(a), halve(b)
+        ssim_map, cs = maps(a, b)
+        last = ssim_map if k == len(factors) - 1 else cs
+        terms.append(np.maximum(last.mean(axis=(1, 2)), 0))
+    return np.prod(np.stack(terms, -1) ** np.array(factors), -1).mean(-1)
+
+
+def test_ssim_multiscale_matches_numpy():
+    a = rand(2, 21, 18, 2)
+    b = np.clip(a + RNG.normal(0, 0.15, a.shape), 0, 1)
+    got = ft.image.ssim_multiscale(a, b, 1.0, (0.3, 0.3, 0.4), filter_size=3).numpy()
+    np.testing.assert_allclose(got, ms_ssim_ref(a, b, (0.3, 0.3, 0.4), 3), rtol=1e-8)
+    with pytest.raises(ValueError, match="at every scale"):
+        ft.image.ssim_multiscale(a, b, 1.0, filter_size=5)
+
+
 # --- random augmentations -------------------------------------------------------------------
 
 

@@ -64,6 +64,7 @@ from .quality import (
     psnr,
     sobel_edges,
     ssim,
+    ssim_multiscale,
     total_variation,
 )
 from .resizing import ResizeMethod, resize, resize_with_pad
@@ -111,6 +112,7 @@ __all__ = [
     "rot90",
     "sobel_edges",
     "ssim",
+    "ssim_multiscale",
     "stateless_random_brightness",
     "stateless_random_contrast",
     "stateless_random_crop",

@@ -215,12 +215,19 @@ def ssim(
     >>> ft.image.ssim(x, x, 1.0).numpy().round(4)
     np.float32(1.0)
     """
-    op = "ssim"
-    x, y, peak = _pair(op, img1, img2, max_val)
+    x, y, peak = _pair("ssim", img1, img2, max_val)
+    ssim_map, _ = _ssim_maps("ssim", x, y, peak, filter_size, filter_sigma, k1, k2)
+    if return_index_map:
+        return _core.reduce_mean(ssim_map, -1)
+    return _core.reduce_mean(ssim_map, [-3, -2, -1])
+
+
+def _ssim_maps(op, x, y, peak, filter_size, filter_sigma, k1, k2):
+    """The local SSIM and contrast-structure maps ``[..., out_h, out_w, channels]``."""
     if min(x.shape[-3], x.shape[-2]) < filter_size:
         raise ValueError(
-            f"{op}: height and width must be at least filter_size={filter_size}, received "
-            f"shape {list(x.shape)}"
+            f"{op}: height and width must be at least filter_size={filter_size} at every "
+            f"scale, received shape {list(x.shape)}"
         )
     lead = list(x.shape[:-3])
     kernel = [_gaussian(filter_size, filter_sigma)]
@@ -238,7 +245,74 @@ def ssim(
     num1 = local_mean(x * y) * 2.0
     den1 = local_mean(_core.square(x) + _core.square(y))
     cs = (num1 - num0 + c2) / (den1 - den0 + c2)
-    ssim_map = luminance * cs
-    if return_index_map:
-        return _core.reduce_mean(ssim_map, -1)
-    return _core.reduce_mean(ssim_map, [-3, -2, -1])
+    return luminance * cs, cs
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _halve(t):
+    """Averages 2x2 blocks, padding an odd height or width by mirroring its last row/column."""
+    flat = _core.reshape(t, [-1, *t.shape[-3:]])
+    pads = [[0, 0], [0, flat.shape[1] % 2], [0, flat.shape[2] % 2], [0, 0]]
+    if pads[1][1] or pads[2][1]:
+        flat = _core.pad(flat, pads, mode="SYMMETRIC")
+    from .. import nn
+
+    out = nn.avg_pool2d(flat, 2, 2, "VALID")
+    return _core.reshape(out, [*t.shape[:-3], *out.shape[1:]])
+
+
+def ssim_multiscale(
+    img1,
+    img2,
+    max_val,
+    power_factors=_MSSSIM_WEIGHTS,
+    filter_size=11,
+    filter_sigma=1.5,
+    k1=0.01,
+    k2=0.03,
+):
+    """Multi-scale SSIM: ``prod_i cs_i ** power_factors[i]``, with the last scale's full SSIM
+    in place of its ``cs`` (Wang, Simoncelli and Bovik, 2003).
+
+    Scale ``i + 1`` averages 2x2 blocks of scale ``i``; each factor is the mean over pixels of
+    the (ReLU-clipped) per-channel map, and the result is averaged over channels.
+
+    Args:
+        img1: Images ``[..., height, width, channels]``, large enough for ``filter_size`` at the
+            coarsest scale (176 pixels for the defaults).
+        img2: Images of ``img1``'s shape.
+        max_val: The dynamic range.
+        power_factors: One exponent per scale (the defaults are Wang et al.'s five).
+        filter_size: The Gaussian window's size.
+        filter_sigma: The Gaussian window's width.
+        k1: The luminance constant.
+        k2: The contrast-structure constant.
+
+    Returns:
+        A tensor of the leading (batch) shape, 1 for identical images.
+
+    Raises:
+        ValueError: for images too small for the filter at some scale.
+
+    Gradient: that of the formula through the filtering and pooling.
+
+    >>> import ferrotape as ft
+    >>> x = ft.random.stateless_uniform([12, 12, 1], seed=[1, 2])
+    >>> ft.image.ssim_multiscale(x, x, 1.0, (0.5, 0.5), filter_size=5).numpy().round(4)
+    np.float32(1.0)
+    """
+    op = "ssim_multiscale"
+    x, y, peak = _pair(op, img1, img2, max_val)
+    factors = [float(p) for p in power_factors]
+    terms = []
+    for k in range(len(factors)):
+        if k:
+            x, y = _halve(x), _halve(y)
+        ssim_map, cs_map = _ssim_maps(op, x, y, peak, filter_size, filter_sigma, k1, k2)
+        last = k == len(factors) - 1
+        terms.append(_core.nn.relu(_core.reduce_mean(ssim_map if last else cs_map, [-3, -2])))
+    stacked = _core.stack(terms, -1)
+    weights = _core.cast(_core.constant(np.array(factors)), stacked.dtype)
+    return _core.reduce_mean(_core.reduce_prod(_core.pow(stacked, weights), -1), -1)
