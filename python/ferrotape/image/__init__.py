@@ -14,6 +14,7 @@ from .augment import (
     random_flip_up_down,
     random_hue,
     random_saturation,
+    sample_distorted_bounding_box,
     stateless_random_brightness,
     stateless_random_contrast,
     stateless_random_crop,
@@ -21,6 +22,7 @@ from .augment import (
     stateless_random_flip_up_down,
     stateless_random_hue,
     stateless_random_saturation,
+    stateless_sample_distorted_bounding_box,
 )
 from .boxes import (
     combined_non_max_suppression,
@@ -110,6 +112,7 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "sample_distorted_bounding_box",
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
@@ -120,6 +123,7 @@ __all__ = [
     "stateless_random_flip_up_down",
     "stateless_random_hue",
     "stateless_random_saturation",
+    "stateless_sample_distorted_bounding_box",
     "total_variation",
     "transpose",
     "yiq_to_rgb",

@@ -1,6 +1,9 @@
 """Random augmentations: each draws its parameters (with ``ft.random``'s seed contract, or from a
 stateless seed pair) and applies the matching deterministic op, which carries the gradient."""
 
+import math
+import operator
+
 import numpy as np
 
 from .. import _core
@@ -361,3 +364,182 @@ def stateless_random_crop(value, size, seed, name=None):
         return _random.stateless_uniform([n], seed, maxval=2**31 - 1, dtype="int32").numpy()
 
     return _random_crop("stateless_random_crop", value, size, offsets)
+
+
+def _random_crop_box(rng, height, width, aspect, min_area, max_area):
+    """One crop of aspect ratio ``aspect`` with an area in ``[min_area, max_area]``, or None
+    (the rules of TensorFlow's kernel: a height drawn between the bounds the areas imply)."""
+    min_h = int(round(math.sqrt(min_area / aspect)))
+    max_h = int(round(math.sqrt(max_area / aspect)))
+    if round(max_h * aspect) > width:
+        max_h = int((width + 0.5 - 1e-7) / aspect)  # the tallest crop that still fits across
+    max_h = min(max_h, height)
+    min_h = min(min_h, max_h)
+    h = min_h + int(rng.integers(0, max_h - min_h + 1))
+    w = int(round(h * aspect))
+    if w * h < min_area:
+        h += 1
+        w = int(round(h * aspect))
+    if not (min_area <= w * h <= max_area) or not (0 < w <= width) or not (0 < h <= height):
+        return None
+    return int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1)), h, w
+
+
+def _covers(crop, boxes, height, width, fraction):
+    """Whether the crop covers at least ``fraction`` of one of the (normalized) boxes."""
+    y, x, h, w = crop
+    for y1, x1, y2, x2 in boxes:
+        by1, by2 = sorted((y1 * height, y2 * height))
+        bx1, bx2 = sorted((x1 * width, x2 * width))
+        area = (by2 - by1) * (bx2 - bx1)
+        inter = max(0.0, min(by2, y + h) - max(by1, y)) * max(0.0, min(bx2, x + w) - max(bx1, x))
+        if area > 0 and inter / area >= fraction:
+            return True
+    return False
+
+
+def _sample_distorted_bounding_box(
+    op,
+    rng,
+    image_size,
+    bounding_boxes,
+    min_object_covered,
+    aspect_ratio_range,
+    area_range,
+    max_attempts,
+    use_image_if_no_bounding_boxes,
+):
+    size = np.asarray(image_size.numpy() if hasattr(image_size, "numpy") else image_size)
+    boxes = np.asarray(
+        bounding_boxes.numpy() if hasattr(bounding_boxes, "numpy") else bounding_boxes, float
+    ).reshape(-1, 4)
+    if size.shape != (3,) or size.dtype.kind not in "iu" or (size[:2] <= 0).any():
+        raise ValueError(f"{op}: image_size must be 3 ints [height, width, channels]")
+    if not boxes.size:
+        if not use_image_if_no_bounding_boxes:
+            raise ValueError(
+                f"{op}: no bounding boxes given and use_image_if_no_bounding_boxes is false"
+            )
+        boxes = np.array([[0.0, 0.0, 1.0, 1.0]])
+    height, width = int(size[0]), int(size[1])
+    low_ar, high_ar = (0.75, 1.33) if aspect_ratio_range is None else map(float, aspect_ratio_range)
+    low_area, high_area = (0.05, 1.0) if area_range is None else map(float, area_range)
+    crop = None
+    for _ in range(100 if max_attempts is None else operator.index(max_attempts)):
+        aspect = low_ar + (high_ar - low_ar) * rng.random()
+        candidate = _random_crop_box(
+            rng, height, width, aspect, low_area * height * width, high_area * height * width
+        )
+        if candidate and _covers(candidate, boxes, height, width, float(min_object_covered)):
+            crop = candidate
+            break
+    y, x, h, w = crop or (0, 0, height, width)
+    dtype = _core.convert_to_tensor(image_size).dtype
+    begin = _core.cast(_core.constant(np.array([y, x, 0])), dtype)
+    extent = _core.cast(_core.constant(np.array([h, w, -1])), dtype)
+    box = np.array([[[y / height, x / width, (y + h) / height, (x + w) / width]]], np.float32)
+    return begin, extent, _core.constant(box)
+
+
+def sample_distorted_bounding_box(
+    image_size,
+    bounding_boxes,
+    seed=0,
+    min_object_covered=0.1,
+    aspect_ratio_range=None,
+    area_range=None,
+    max_attempts=None,
+    use_image_if_no_bounding_boxes=None,
+    name=None,
+):
+    """A random crop of an image that covers enough of one of ``bounding_boxes`` (Inception-style
+    data augmentation).
+
+    Up to ``max_attempts`` times, draws an aspect ratio from ``aspect_ratio_range`` and an area
+    from ``area_range`` (fractions of the image) and places the crop uniformly; the first crop
+    covering at least ``min_object_covered`` of some box wins, else the whole image. The
+    candidate draws are TensorFlow's rules with numpy's generator, so the crops differ from
+    TensorFlow's.
+
+    Args:
+        image_size: 3 ints ``[height, width, channels]``.
+        bounding_boxes: A float tensor ``[batch, N, 4]`` of normalized ``[y1, x1, y2, x2]``.
+        seed: An int op seed; 0 means none (see ``ft.random.set_seed``).
+        min_object_covered: The fraction of some box the crop must cover.
+        aspect_ratio_range: ``(low, high)`` width / height; ``(0.75, 1.33)`` when ``None``.
+        area_range: ``(low, high)`` fractions of the image; ``(0.05, 1.0)`` when ``None``.
+        max_attempts: How many crops to try; 100 when ``None``.
+        use_image_if_no_bounding_boxes: Use the whole image as the box when none is given.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``(begin, size, bboxes)``: ``[y, x, 0]`` and ``[h, w, -1]`` for ``ft.slice``, and the
+        crop as a normalized ``[1, 1, 4]`` box.
+
+    >>> import ferrotape as ft
+    >>> begin, size, box = ft.image.sample_distorted_bounding_box(
+    ...     [40, 60, 3], [[[0.1, 0.1, 0.9, 0.9]]], seed=1)
+    >>> ft.slice(ft.zeros([40, 60, 3]), begin, size).shape[2]
+    3
+    """
+    del name
+    rng = _random._op_rng(seed or None)
+    return _sample_distorted_bounding_box(
+        "sample_distorted_bounding_box",
+        rng,
+        image_size,
+        bounding_boxes,
+        min_object_covered,
+        aspect_ratio_range,
+        area_range,
+        max_attempts,
+        use_image_if_no_bounding_boxes,
+    )
+
+
+def stateless_sample_distorted_bounding_box(
+    image_size,
+    bounding_boxes,
+    seed,
+    min_object_covered=0.1,
+    aspect_ratio_range=None,
+    area_range=None,
+    max_attempts=None,
+    use_image_if_no_bounding_boxes=None,
+    name=None,
+):
+    """``sample_distorted_bounding_box`` with its draws a pure function of ``seed``.
+
+    Args:
+        image_size: 3 ints ``[height, width, channels]``.
+        bounding_boxes: A float tensor ``[batch, N, 4]`` of normalized boxes.
+        seed: A shape ``[2]`` int tensor.
+        min_object_covered: The fraction of some box the crop must cover.
+        aspect_ratio_range: ``(low, high)`` width / height.
+        area_range: ``(low, high)`` fractions of the image.
+        max_attempts: How many crops to try.
+        use_image_if_no_bounding_boxes: Use the whole image when no box is given.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``(begin, size, bboxes)`` as in ``sample_distorted_bounding_box``.
+
+    >>> import ferrotape as ft
+    >>> a = ft.image.stateless_sample_distorted_bounding_box([40, 60, 3], [[[0, 0, 1, 1]]], [1, 2])
+    >>> b = ft.image.stateless_sample_distorted_bounding_box([40, 60, 3], [[[0, 0, 1, 1]]], [1, 2])
+    >>> bool((a[0].numpy() == b[0].numpy()).all())
+    True
+    """
+    del name
+    op = "stateless_sample_distorted_bounding_box"
+    return _sample_distorted_bounding_box(
+        op,
+        _random._stateless_rng(op, seed),
+        image_size,
+        bounding_boxes,
+        min_object_covered,
+        aspect_ratio_range,
+        area_range,
+        max_attempts,
+        use_image_if_no_bounding_boxes,
+    )
