@@ -412,6 +412,7 @@ def test_random_adjustments_stay_in_their_ranges():
 
 def test_sample_distorted_bounding_box_respects_its_constraints():
     box = [[[0.1, 0.2, 0.6, 0.9]]]
+    cropped = 0
     for seed in range(40):
         begin, size, crop = ft.image.stateless_sample_distorted_bounding_box(
             [40, 60, 3], box, [seed, 7], min_object_covered=0.6, area_range=(0.2, 0.9)
@@ -420,11 +421,13 @@ def test_sample_distorted_bounding_box_respects_its_constraints():
         assert zero == 0 and minus_one == -1 and y + h <= 40 and x + w <= 60
         if (h, w) == (40, 60):
             continue  # no attempt succeeded: the whole image
+        cropped += 1
         assert 0.2 * 2400 <= h * w <= 0.9 * 2400
         assert 0.75 - 1 / h <= w / h <= 1.33 + 1 / h  # the width is rounded from h * ratio
         covered = max(0, min(24, y + h) - max(4, y)) * max(0, min(54, x + w) - max(12, x))
         assert covered >= 0.6 * 20 * 42
         np.testing.assert_allclose(crop.numpy(), [[[y / 40, x / 60, (y + h) / 40, (x + w) / 60]]])
+    assert cropped >= 30  # the checks above ran on real crops
     again = ft.image.stateless_sample_distorted_bounding_box([40, 60, 3], box, [3, 7])
     first = ft.image.stateless_sample_distorted_bounding_box([40, 60, 3], box, [3, 7])
     np.testing.assert_array_equal(again[1].numpy(), first[1].numpy())
