@@ -10,15 +10,8 @@ from ._core.nn import softmax as softmax
 from ._core.nn import softplus as softplus
 from ._exports.math import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.math import __all__ as _native
-from ._nn_impl import (
-    approx_max_k,
-    approx_min_k,
-    in_top_k,
-    l2_normalize,
-    softsign,
-    top_k,
-    zero_fraction,
-)
+from ._nn_array import approx_max_k, approx_min_k, in_top_k, top_k
+from ._nn_impl import l2_normalize, softsign, zero_fraction
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):

@@ -373,11 +373,20 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return x * inv + shift
 
 
-from ._nn_conv import (  # noqa: E402 (they build on the 2-D ops above)
+from ._nn_array import (  # noqa: E402 (they build on the ops above)
+    approx_max_k,
+    approx_min_k,
+    batch_to_space,
+    depth_to_space,
+    embedding_lookup,
+    in_top_k,
+    space_to_batch,
+    space_to_depth,
+    top_k,
+)
+from ._nn_conv import (  # noqa: E402
     atrous_conv2d,
     atrous_conv2d_transpose,
-    avg_pool1d,
-    avg_pool3d,
     conv1d,
     conv1d_transpose,
     conv3d,
@@ -387,37 +396,32 @@ from ._nn_conv import (  # noqa: E402 (they build on the 2-D ops above)
     depthwise_conv2d,
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,
+    separable_conv2d,
+)
+from ._nn_impl import (  # noqa: E402
+    batch_norm_with_global_normalization,
+    compute_average_loss,
+    crelu,
+    l2_normalize,
+    local_response_normalization,
+    log_poisson_loss,
+    normalize_moments,
+    scale_regularization_loss,
+    softsign,
+    sufficient_statistics,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+    zero_fraction,
+)
+from ._nn_pool import (  # noqa: E402
+    avg_pool1d,
+    avg_pool3d,
     dilation2d,
     erosion2d,
     max_pool1d,
     max_pool3d,
-    pool,
-    separable_conv2d,
-)
-from ._nn_impl import (  # noqa: E402
-    approx_max_k,
-    approx_min_k,
-    batch_norm_with_global_normalization,
-    batch_to_space,
-    compute_average_loss,
-    crelu,
-    depth_to_space,
-    embedding_lookup,
-    in_top_k,
-    l2_normalize,
-    local_response_normalization,
-    log_poisson_loss,
     max_pool_with_argmax,
-    normalize_moments,
-    scale_regularization_loss,
-    softsign,
-    space_to_batch,
-    space_to_depth,
-    sufficient_statistics,
-    top_k,
-    weighted_cross_entropy_with_logits,
-    weighted_moments,
-    zero_fraction,
+    pool,
 )
 
 lrn = local_response_normalization
