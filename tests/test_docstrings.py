@@ -15,6 +15,7 @@ MODULES = [
     "ferrotape.math",
     "ferrotape.nn",
     "ferrotape.linalg",
+    "ferrotape.image",
     "ferrotape.random",
     "ferrotape.data",
     "ferrotape.debugging",

@@ -17,6 +17,7 @@ from . import (
     dtypes,
     errors,
     experimental,
+    image,
     linalg,
     math,
     nest,
@@ -48,6 +49,7 @@ from .dtypes import (
 from .einsum import einsum, tensordot
 from .gradients import custom_gradient, stop_gradient
 from .module import Module
+from .nn import batch_to_space, space_to_batch
 from .norms import norm
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
@@ -55,6 +57,7 @@ from .tensor_shape import TensorShape
 __version__ = "0.1.0"
 
 newaxis = None
+space_to_batch_nd = space_to_batch
 
 
 def where(condition, x=None, y=None, name=None):
@@ -222,6 +225,7 @@ __all__ = [
     "assert_greater",
     "assert_less",
     "assert_rank",
+    "batch_to_space",
     "bfloat16",
     "bool",
     "clip_by_global_norm",
@@ -242,6 +246,7 @@ __all__ = [
     "float64",
     "function",
     "half",
+    "image",
     "int32",
     "int64",
     "linalg",
@@ -251,6 +256,8 @@ __all__ = [
     "nn",
     "norm",
     "random",
+    "space_to_batch",
+    "space_to_batch_nd",
     "stop_gradient",
     "strided_slice",
     "tensordot",

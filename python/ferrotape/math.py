@@ -5,9 +5,13 @@ from ._core import negative as negative
 from ._core import reduce_mean as reduce_mean
 from ._core import sqrt as sqrt
 from ._core import squared_difference as squared_difference
+from ._core.nn import log_softmax as log_softmax
+from ._core.nn import softmax as softmax
 from ._core.nn import softplus as softplus
 from ._exports.math import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.math import __all__ as _native
+from ._nn_array import approx_max_k, approx_min_k, in_top_k, top_k
+from ._nn_impl import l2_normalize, softsign, zero_fraction
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
@@ -81,7 +85,16 @@ def log_sigmoid(x, name=None):
 
 __all__ = [
     *_native,
+    "approx_max_k",
+    "approx_min_k",
+    "in_top_k",
+    "l2_normalize",
     "log_sigmoid",
+    "log_softmax",
+    "softmax",
+    "softsign",
+    "top_k",
+    "zero_fraction",
     "reduce_std",
     "reduce_variance",
 ]
