@@ -2,9 +2,8 @@
 
 A ``Layer`` owns weights made by ``add_weight`` and the sublayers and variables assigned to its
 attributes; ``layer(x)`` builds it on the first call (``build(input_shape)`` with the batch dim),
-then runs ``call``. A ``Model`` adds the training machinery (``compile``/``fit``/``evaluate``/
-``predict``, weight files, ``summary``); ``Sequential`` chains layers; ``Input`` and calling layers
-on its symbolic tensors make functional models (``Model(inputs, outputs)``).
+then runs ``call``. ``Model`` adds training (``compile``/``fit``/...), weight files, ``summary``;
+``Input`` and calling layers on its symbolic tensors make functional models.
 
 >>> import numpy as np, ferrotape as ft
 >>> class Scale(ft.keras.Layer):
@@ -37,6 +36,7 @@ from .layer_utils import (
     _LAYER_ATTRS,
     _STRUCTURE,
     DTypePolicy,
+    NativeFormCopying,
     _batch_as_none,
     _call_spec,
     _is_single_shape,
@@ -66,7 +66,7 @@ def _find_layers(value, found, seen):
             _find_layers(item, found, seen)
 
 
-class Layer(LayerLosses, Module):
+class Layer(LayerLosses, NativeFormCopying, Module):
     """Base class of all layers (Keras 3's ``keras.layers.Layer``).
 
     Subclasses create weights in ``build(input_shape)`` with ``add_weight`` and compute in
@@ -181,22 +181,6 @@ class Layer(LayerLosses, Module):
     def __delattr__(self, name):
         _structure_changed()
         object.__delattr__(self, name)
-
-    # ------------------------------------------------------------------ copy and pickle
-    # A layer copies and pickles as its Python state. Its native form (``_native``, a Rust
-    # object over the same variables) cannot be pickled: it is left out and made again, by the
-    # layer's ``_make_native``, over the copied variables.
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        if "_native" in state:
-            state["_native"] = None
-        state.pop("_activation_split", None)  # a cache, rebuilt on the next call
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "_native" in state and state["_native"] is None:
-            self._make_native()
 
     def _track_variable(self, variable, name):
         if any(v is variable for v in self._own_trainable + self._own_non_trainable):

@@ -284,3 +284,22 @@ _LAYER_ATTRS = frozenset(
         "_input_layer",
     }
 )
+
+
+class NativeFormCopying:
+    """How a layer copies and pickles (Keras 3 gives layers ``__reduce__`` in
+    ``keras.src.saving.keras_saveable``): as its Python state. A built-in layer's native form
+    (``_native``, a Rust object over the same variables) cannot be pickled: it is left out and
+    made again, by the layer's ``_make_native``, over the copied variables."""
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if "_native" in state:
+            state["_native"] = None
+        state.pop("_activation_split", None)  # a cache, rebuilt on the next call
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_native" in state and state["_native"] is None:
+            self._make_native()
