@@ -1,8 +1,21 @@
 """``ft.keras.losses``, laid out as Keras 3's ``keras.src.losses``: the base ``Loss`` and its
-reductions in ``loss.py``, the loss functions and classes in ``losses.py``, and here the lookup
+reductions in ``loss.py``, the loss functions and classes in ``losses.py`` (the focal, Dice,
+Tversky and generalized cross-entropy ones in ``extra_losses.py``), and here the lookup
 (``get``, ``serialize``, ``deserialize``).
 """
 
+from .extra_losses import (
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Dice,
+    Tversky,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_generalized_cross_entropy,
+    dice,
+    tversky,
+)
 from .loss import (  # noqa: F401 - the package's names, as before the split
     _REDUCTIONS,
     EPSILON,
@@ -88,6 +101,11 @@ _CLASSES = (
     CategoricalCrossentropy,
     BinaryCrossentropy,
     SparseCategoricalCrossentropy,
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Dice,
+    Tversky,
 )
 _FUNCTIONS = {
     fn.__name__: fn
@@ -107,6 +125,11 @@ _FUNCTIONS = {
         categorical_crossentropy,
         sparse_categorical_crossentropy,
         binary_crossentropy,
+        binary_focal_crossentropy,
+        categorical_focal_crossentropy,
+        categorical_generalized_cross_entropy,
+        dice,
+        tversky,
     )
 }
 _ALIASES = {
@@ -179,6 +202,16 @@ def get(identifier):
 
 __all__ = [
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalGeneralizedCrossEntropy",
+    "Dice",
+    "Tversky",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_generalized_cross_entropy",
+    "dice",
+    "tversky",
     "CategoricalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
