@@ -19,7 +19,8 @@ from .metric import Metric, _numpy
 
 
 class _IoUBase(Metric):
-    """Accumulates the confusion matrix (rows the true class, columns the predicted one)."""
+    """Accumulates the confusion matrix (rows the true class, columns the predicted one), in
+    int64 unless ``dtype`` says otherwise; the result is float32."""
 
     def __init__(
         self,
@@ -31,7 +32,8 @@ class _IoUBase(Metric):
         sparse_y_pred=True,
         axis=-1,
     ):
-        super().__init__(name=name, dtype=dtype)
+        # Keras counts in integers unless told otherwise, so fractional weights truncate.
+        super().__init__(name=name, dtype=dtype or "int64")
         self.num_classes = num_classes
         self.ignore_class = ignore_class
         self.sparse_y_true = sparse_y_true
@@ -56,6 +58,8 @@ class _IoUBase(Metric):
         y_true = y_true.astype(np.float32).reshape(-1).astype(np.int64)
         y_pred = y_pred.astype(np.float32).reshape(-1).astype(np.int64)
         weights = np.ones(1) if sample_weight is None else _numpy(sample_weight).reshape(-1)
+        if self.dtype.is_integer:
+            weights = np.trunc(weights)
         try:
             weights = np.broadcast_to(weights, y_true.shape)
         except ValueError:
@@ -75,7 +79,7 @@ class _IoUBase(Metric):
         matrix = metrics_utils.confusion_matrix(
             y_true[keep], y_pred[keep], self.num_classes, weights[keep]
         )
-        self.total_cm.assign_add(matrix.astype(np.float32))
+        self.total_cm.assign_add(matrix.astype(self.dtype.as_numpy_dtype))
 
 
 class IoU(_IoUBase):
@@ -128,7 +132,8 @@ class IoU(_IoUBase):
         true_positives, denominator = true_positives[ids], denominator[ids]
         valid = denominator > 1e-9
         iou = np.where(valid, true_positives / (denominator + backend.epsilon()), 0.0)
-        return ft.constant(iou.sum() / (valid.sum() + backend.epsilon()), dtype=self.dtype)
+        dtype = self.dtype if self.dtype.is_floating else ft.float32
+        return ft.constant(iou.sum() / (valid.sum() + backend.epsilon()), dtype=dtype)
 
     def get_config(self):
         return {

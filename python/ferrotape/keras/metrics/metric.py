@@ -13,7 +13,10 @@ import ferrotape as ft
 
 
 def _snake_case(name):
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """Keras's default metric name for a class: ``AUC`` -> ``auc``, ``BinaryIoU`` ->
+    ``binary_io_u``, ``TruePositives`` -> ``true_positives``."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _numpy(x):
