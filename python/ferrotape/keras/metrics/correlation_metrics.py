@@ -5,7 +5,7 @@ Lin's concordance correlation coefficients along an axis, and running means of t
 >>> y_true = [[0, 1, 0.5], [1, 1, 0.2]]
 >>> y_pred = [[0.1, 0.9, 0.5], [1, 0.9, 0.2]]
 >>> [round(float(v), 4) for v in ft.keras.metrics.pearson_correlation(y_true, y_pred)]
-[0.9934, 1.0]
+[1.0, 0.9934]
 """
 
 import ferrotape as ft

@@ -1,0 +1,152 @@
+"""ft.keras.utils' pad_sequences, Progbar, Config, PyDataset (also through fit), the batch
+packing helpers, interactive logging and the re-exported backend helpers."""
+
+import io
+import logging
+
+import numpy as np
+import pytest
+
+import ferrotape as ft
+from ferrotape.keras import utils
+
+SEQUENCES = [[1, 2, 3], [4], [5, 6, 7, 8, 9], []]
+
+
+def test_pad_sequences_padding_and_truncating():
+    # TF 2.21's tf.keras.utils.pad_sequences on the same input
+    assert utils.pad_sequences(SEQUENCES).tolist() == [
+        [0, 0, 1, 2, 3],
+        [0, 0, 0, 0, 4],
+        [5, 6, 7, 8, 9],
+        [0, 0, 0, 0, 0],
+    ]
+    post = utils.pad_sequences(SEQUENCES, maxlen=3, padding="post", truncating="post", value=-1)
+    assert post.tolist() == [[1, 2, 3], [4, -1, -1], [5, 6, 7], [-1, -1, -1]]
+    pre = utils.pad_sequences(SEQUENCES, maxlen=2)
+    assert pre.tolist() == [[2, 3], [0, 4], [8, 9], [0, 0]] and pre.dtype == np.int32
+    floats = utils.pad_sequences([[0.5, 1.5]], maxlen=3, dtype="float32", value=0.25)
+    assert floats.tolist() == [[0.25, 0.5, 1.5]]
+    vectors = utils.pad_sequences([np.ones((2, 3)), np.ones((1, 3))], dtype="float32")
+    assert vectors.shape == (2, 2, 3) and vectors[1, 0].tolist() == [0, 0, 0]
+    strings = utils.pad_sequences([["a", "b"], ["c"]], dtype=object, value="")
+    assert strings.tolist() == [["a", "b"], ["", "c"]]
+
+
+def test_pad_sequences_errors():
+    with pytest.raises(ValueError, match="padding type"):
+        utils.pad_sequences(SEQUENCES, padding="middle")
+    with pytest.raises(ValueError, match="truncating type"):
+        utils.pad_sequences(SEQUENCES, truncating="middle")
+    with pytest.raises(ValueError, match="non-iterable"):
+        utils.pad_sequences([[1], 2])
+    with pytest.raises(ValueError, match="dtype=object"):
+        utils.pad_sequences([["a"]], value="x")
+    with pytest.raises(ValueError, match="different from expected shape"):
+        utils.pad_sequences([np.ones((2, 3)), np.ones((1, 4))])
+
+
+def test_progbar_averages_values_over_steps_except_stateful_metrics():
+    out = io.StringIO()
+    bar = utils.Progbar(4, verbose=2, stateful_metrics=["lr"])
+    bar._bar.file = out
+    bar.update(1, [("loss", 4.0), ("lr", 0.1)])
+    bar.update(3, [("loss", 1.0), ("lr", 0.01)])  # two steps at 1.0
+    bar.add(1, [("loss", 2.0)])
+    line = out.getvalue()
+    assert line.startswith("4/4 - ")
+    assert "loss: 2.0000" in line  # (4 + 2 * 1 + 2) / 4
+    assert "lr: 0.0100" in line
+
+
+def test_config_attribute_access_and_freezing():
+    config = utils.Config(learning_rate=0.1, layers=[8, 4])
+    config.epochs = 5
+    assert config["epochs"] == 5 and config.layers == [8, 4] and len(config) == 3
+    assert list(config) == ["epochs", "layers", "learning_rate"]
+    assert config.to_json() == '{"learning_rate": 0.1, "layers": [8, 4], "epochs": 5}'
+    config.freeze()
+    assert config.frozen
+    with pytest.raises(ValueError, match="frozen"):
+        config.epochs = 6
+    with pytest.raises(ValueError, match="frozen"):
+        del config["epochs"]
+    config.unfreeze()
+    config.update(epochs=7)
+    assert config.as_dict()["epochs"] == 7
+    with pytest.raises(AttributeError, match="Did you mean 'epochs'"):
+        _ = config.epoch
+
+
+class Batches(utils.PyDataset):
+    def __init__(self, x, y, batch_size):
+        super().__init__()
+        self.x, self.y, self.batch_size = x, y, batch_size
+        self.epochs_ended = 0
+
+    def __len__(self):
+        return -(-len(self.x) // self.batch_size)
+
+    def __getitem__(self, index):
+        rows = slice(index * self.batch_size, (index + 1) * self.batch_size)
+        return self.x[rows], self.y[rows]
+
+    def on_epoch_end(self):
+        self.epochs_ended += 1
+
+
+def test_fit_reads_a_py_dataset_batch_by_batch():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    data = Batches(x, y, 8)
+    assert utils.Sequence is utils.PyDataset and data.num_batches == 5 and data.workers == 1
+    model = ft.keras.Sequential([ft.keras.Input((3,)), ft.keras.layers.Dense(1, use_bias=False)])
+    model.compile(optimizer=ft.keras.optimizers.SGD(0.1), loss="mse")
+    history = model.fit(data, epochs=15, verbose=0)
+    assert data.epochs_ended == 15
+    assert history.history["loss"][-1] < 1e-3
+    assert model.predict(data, verbose=0).shape == (40, 1)
+    with pytest.raises(ValueError, match="PyDataset"):
+        model.fit(data, y, verbose=0)
+
+    class NoLength(utils.PyDataset):
+        def __getitem__(self, index):
+            return x, y
+
+    with pytest.raises(ValueError, match="__len__"):
+        model.fit(NoLength(), verbose=0)
+
+
+def test_pack_and_unpack_x_y_sample_weight():
+    x, y, w = np.ones(2), np.zeros(2), np.ones(2)
+    assert utils.pack_x_y_sample_weight(x) is x
+    assert utils.pack_x_y_sample_weight((x, x)) == ((x, x),)
+    assert utils.pack_x_y_sample_weight(x, y) == (x, y)
+    assert len(utils.pack_x_y_sample_weight(x, y, w)) == 3
+    assert utils.unpack_x_y_sample_weight((x, y)) == (x, y, None)
+    assert utils.unpack_x_y_sample_weight([x, y, w])[2] is w
+    assert utils.unpack_x_y_sample_weight(x) == (x, None, None)
+
+
+def test_interactive_logging_routes_lines_to_the_logger(caplog):
+    assert utils.is_interactive_logging_enabled()
+    utils.disable_interactive_logging()
+    try:
+        assert not utils.is_interactive_logging_enabled()
+        out = io.StringIO()
+        bar = utils.ProgressBar(2, verbose=2, file=out)
+        bar.update(2, {"loss": 0.5})
+        with caplog.at_level(logging.INFO, logger="ferrotape"):
+            bar.close()
+        assert out.getvalue() == ""
+        assert "loss: 0.5000" in caplog.text
+    finally:
+        utils.enable_interactive_logging()
+    assert utils.is_interactive_logging_enabled()
+
+
+def test_backend_helpers_are_reexported():
+    assert utils.standardize_dtype("float64") == "float64"
+    assert utils.clear_session is ft.keras.backend.clear_session
+    assert utils.is_keras_tensor(ft.keras.Input((2,))) and not utils.is_keras_tensor(ft.ones(2))
