@@ -223,3 +223,78 @@ def test_dtype_helpers():
     }
     for args, expected in cases.items():
         assert K.result_type(*args) == expected, args
+
+
+def test_cumulative_sums_and_products_with_gradients():
+    x0 = RNG.standard_normal((2, 3, 4))
+    for axis in (0, 1, 2):
+        np.testing.assert_allclose(np_of(K.cumsum(ft.constant(x0), axis)), np.cumsum(x0, axis))
+        np.testing.assert_allclose(np_of(K.cumprod(ft.constant(x0), axis)), np.cumprod(x0, axis))
+    w = RNG.standard_normal((2, 3, 4))
+
+    def value(xv):
+        return float(ft.reduce_sum(K.cumprod(ft.constant(xv), 1) * w))
+
+    x = ft.constant(x0)
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        y = ft.reduce_sum(K.cumprod(x, 1) * w)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), fd_grad(value, x0), rtol=1e-6)
+
+
+def np_rnn(x, w, u, mask=None, backwards=False, zero_masked=False):
+    """A tanh RNN over (batch, time, features), masked steps keeping the state."""
+    h = np.zeros((x.shape[0], u.shape[0]))
+    outputs, previous = [], np.zeros_like(h)
+    steps = range(x.shape[1] - 1, -1, -1) if backwards else range(x.shape[1])
+    for t in steps:
+        new = np.tanh(x[:, t] @ w + h @ u)
+        keep = np.ones((x.shape[0], 1), bool) if mask is None else mask[:, t : t + 1]
+        h = np.where(keep, new, h)
+        out = np.where(keep, new, 0.0 if zero_masked else previous)
+        outputs.append(out)
+        previous = out
+    return outputs[-1], np.stack(outputs, 1), h
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"go_backwards": True}, {"mask": True}, {"mask": True, "zero_output_for_mask": True}],
+)
+def test_rnn_threads_states_through_the_steps(kwargs):
+    x = RNG.standard_normal((2, 5, 3))
+    w, u = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 4)) * 0.5
+    mask = np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1]], bool)
+
+    def step(inputs, states):
+        h = ft.tanh(ft.matmul(inputs, w) + ft.matmul(states[0], u))
+        return h, [h]
+
+    call = dict(kwargs)
+    if call.get("mask"):
+        call["mask"] = ft.constant(mask)
+    last, outputs, states = K.rnn(step, ft.constant(x), [ft.zeros((2, 4), "float64")], **call)
+    expected = np_rnn(
+        x,
+        w,
+        u,
+        mask if kwargs.get("mask") else None,
+        kwargs.get("go_backwards", False),
+        kwargs.get("zero_output_for_mask", False),
+    )
+    np.testing.assert_allclose(np_of(last), expected[0], rtol=1e-12)
+    np.testing.assert_allclose(np_of(outputs), expected[1], rtol=1e-12)
+    np.testing.assert_allclose(np_of(states[0]), expected[2], rtol=1e-12)
+    only_last = K.rnn(step, ft.constant(x), [ft.zeros((2, 4), "float64")], return_all_outputs=False)
+    assert only_last[1].shape == (2, 1, 4)
+    with pytest.raises(ValueError, match="rank >= 3"):
+        K.rnn(step, ft.ones((2, 3)), [ft.zeros((2, 4))])
+
+
+def test_loss_reduction_names():
+    from ferrotape.keras import losses
+
+    assert losses.Reduction.all() == ("auto", "none", "sum", "sum_over_batch_size")
+    losses.Reduction.validate("sum")
+    with pytest.raises(ValueError, match="Invalid Reduction Key"):
+        losses.Reduction.validate("mean_of_means")

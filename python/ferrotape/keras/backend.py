@@ -1,8 +1,8 @@
 """``ft.keras.backend``: Keras's global settings (the default float type, the fuzz factor, the
 image layout, from ``backend_config``), the dtype helpers (``backend_dtypes``) and the
-TF-Keras backend functions TF2 programs still call (``legacy/backend_math.py`` and
-``legacy/backend_nn.py``: ``K.mean``, ``K.dot``, ``K.batch_dot``, ``K.categorical_crossentropy``,
-...).
+TF-Keras backend functions TF2 programs still call (``legacy/backend_math.py``,
+``legacy/backend_loops.py`` and ``legacy/backend_nn.py``: ``K.mean``, ``K.dot``,
+``K.batch_dot``, ``K.rnn``, ``K.categorical_crossentropy``, ...).
 
 >>> import ferrotape as ft
 >>> ft.keras.backend.floatx(), ft.keras.backend.epsilon(), ft.keras.backend.image_data_format()
@@ -27,6 +27,7 @@ from .backend_dtypes import (
     result_type,
     standardize_dtype,
 )
+from .legacy.backend_loops import cumprod, cumsum, foldl, foldr, map_fn, rnn
 from .legacy.backend_math import (
     abs,
     all,
@@ -48,8 +49,6 @@ from .legacy.backend_math import (
     expand_dims,
     eye,
     flatten,
-    foldl,
-    foldr,
     gather,
     gradients,
     greater,
@@ -58,7 +57,6 @@ from .legacy.backend_math import (
     less,
     less_equal,
     log,
-    map_fn,
     max,
     maximum,
     mean,
@@ -260,6 +258,8 @@ __all__ = [
     "conv2d_transpose",
     "cos",
     "count_params",
+    "cumprod",
+    "cumsum",
     "dot",
     "dropout",
     "dtype",
@@ -320,6 +320,7 @@ __all__ = [
     "resize_volumes",
     "result_type",
     "reverse",
+    "rnn",
     "round",
     "set_epsilon",
     "set_floatx",

@@ -445,36 +445,6 @@ def batch_dot(x, y, axes=None):
     return result
 
 
-# --------------------------------------------------------------- loops over a tensor
-
-
-def map_fn(fn, elems, name=None, dtype=None):
-    """``fn`` applied to each slice of ``elems`` along the first axis, the results stacked."""
-    del name
-    elems = _tensor(elems)
-    results = ft.stack([fn(elems[i]) for i in range(elems.shape[0])])
-    return results if dtype is None else ft.cast(results, dtype)
-
-
-def foldl(fn, elems, initializer=None, name=None):
-    """``fn(acc, x)`` folded over the slices of ``elems`` from the first; the accumulator
-    starts at ``initializer`` (default: the first slice)."""
-    del name
-    elems = _tensor(elems)
-    items = [elems[i] for i in range(elems.shape[0])]
-    acc = items.pop(0) if initializer is None else initializer
-    for item in items:
-        acc = fn(acc, item)
-    return acc
-
-
-def foldr(fn, elems, initializer=None, name=None):
-    """``fn(acc, x)`` folded over the slices of ``elems`` from the last."""
-    del name
-    elems = _tensor(elems)
-    return foldl(fn, reverse(elems, 0), initializer)
-
-
 # ------------------------------------------------------------------------ variables
 
 

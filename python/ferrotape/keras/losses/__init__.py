@@ -4,6 +4,7 @@ Tversky and generalized cross-entropy ones in ``extra_losses.py``), and here the
 (``get``, ``serialize``, ``deserialize``).
 """
 
+from ..legacy.losses import Reduction
 from .extra_losses import (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
@@ -201,6 +202,7 @@ def get(identifier):
 
 
 __all__ = [
+    "Reduction",
     "BinaryCrossentropy",
     "BinaryFocalCrossentropy",
     "CategoricalFocalCrossentropy",
