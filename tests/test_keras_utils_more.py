@@ -150,3 +150,59 @@ def test_backend_helpers_are_reexported():
     assert utils.standardize_dtype("float64") == "float64"
     assert utils.clear_session is ft.keras.backend.clear_session
     assert utils.is_keras_tensor(ft.keras.Input((2,))) and not utils.is_keras_tensor(ft.ones(2))
+
+
+def rows(dataset):
+    return [tuple(t.numpy().tolist() for t in s) for s in dataset]
+
+
+def test_split_dataset_sizes_and_structure():
+    x, y = np.arange(20).reshape(10, 2), np.arange(10)
+    left, right = utils.split_dataset((x, y), left_size=0.8)
+    assert rows(left) == [(x[i].tolist(), int(y[i])) for i in range(8)]
+    assert rows(right) == [(x[i].tolist(), int(y[i])) for i in (8, 9)]
+    left, right = utils.split_dataset(x, left_size=4, right_size=3)  # the middle is dropped
+    assert [s.numpy().tolist() for s in right] == x[7:].tolist()
+    assert len(list(left)) == 4
+    # shuffled with Python's random seeded as Keras seeds it: TF 2.21 gives this order
+    left, _ = utils.split_dataset(y, left_size=0.5, shuffle=True, seed=1)
+    import random
+
+    order = list(range(10))
+    random.Random(1).shuffle(order)
+    assert [int(s) for s in left] == order[:5]
+    with pytest.raises(ValueError, match="at least one"):
+        utils.split_dataset(x)
+    with pytest.raises(ValueError, match="left_size"):
+        utils.split_dataset(x, left_size=1.5)
+    with pytest.raises(ValueError, match="same length"):
+        utils.split_dataset((x, y[:3]), left_size=0.5)
+    with pytest.raises(TypeError, match="numpy array"):
+        utils.split_dataset("abc", left_size=0.5)
+
+
+def test_timeseries_windows_and_targets():
+    data, targets = np.arange(30).reshape(15, 2), np.arange(15) * 10
+    windows = list(
+        utils.timeseries_dataset_from_array(
+            data, targets, 4, sequence_stride=2, sampling_rate=2, batch_size=None, start_index=1
+        )
+    )
+    # starts 0, 2, 4, 6 within data[1:], steps 2 apart: 1 + (6 + 3 * 2) < 15
+    assert len(windows) == 4
+    for i, (window, target) in enumerate(windows):
+        start = 1 + 2 * i
+        assert window.numpy().tolist() == data[start : start + 8 : 2].tolist()
+        assert int(target) == targets[start]
+    batches = list(utils.timeseries_dataset_from_array(data, None, 5, batch_size=4))
+    assert [b.shape[0] for b in batches] == [4, 4, 3]
+    with pytest.raises(ValueError, match="sampling_rate"):
+        utils.timeseries_dataset_from_array(data, None, 3, sampling_rate=0)
+
+
+def test_get_source_inputs_walks_back_to_the_inputs():
+    a, b = ft.keras.Input((3,)), ft.keras.Input((3,))
+    out = ft.keras.layers.Add()([ft.keras.layers.Dense(2)(a), ft.keras.layers.Dense(2)(b)])
+    sources = utils.get_source_inputs(out)
+    assert len(sources) == 2 and sources[0] is a and sources[1] is b
+    assert utils.get_source_inputs(a)[0] is a

@@ -1,9 +1,11 @@
 """``ft.keras.utils``, laid out as Keras 3's ``keras.src.utils``: ``numerical_utils``
 (``to_categorical``, ``normalize``), ``progbar`` (``Progbar``), ``io_utils`` (interactive
 logging), ``sequence_utils`` (``pad_sequences``), ``config`` (``Config``), ``rng_utils``,
-``summary_utils``; re-exported here: the serialization registry (``keras.object_registration``),
+``summary_utils``, ``dataset_utils`` (``split_dataset``), ``timeseries_dataset_utils``;
+re-exported here: the serialization registry (``keras.object_registration``),
 ``PyDataset``/``Sequence`` and the batch packing helpers (``keras.trainers``), and
-``clear_session``, ``is_keras_tensor`` and ``standardize_dtype`` (``keras.backend``).
+``clear_session``, ``is_keras_tensor`` and ``standardize_dtype`` (``keras.backend``),
+``get_source_inputs`` (``keras.layers.keras_tensor``).
 
 >>> to_categorical([0, 2, 1], num_classes=3)
 array([[1., 0., 0.],
@@ -15,6 +17,7 @@ array([[1., 0., 0.],
 
 from ..backend import clear_session, is_keras_tensor
 from ..backend_dtypes import standardize_dtype
+from ..layers.keras_tensor import get_source_inputs
 from ..object_registration import (
     CustomObjectScope,
     custom_object_scope,
@@ -28,6 +31,7 @@ from ..object_registration import (
 from ..trainers.data_adapters import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ..trainers.py_dataset_adapter import PyDataset
 from .config import Config
+from .dataset_utils import split_dataset
 from .io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
@@ -37,6 +41,7 @@ from .numerical_utils import normalize, to_categorical
 from .progbar import Progbar, ProgressBar, format_logs
 from .rng_utils import set_random_seed
 from .sequence_utils import pad_sequences
+from .timeseries_dataset_utils import timeseries_dataset_from_array
 
 # Keras 2's name for PyDataset.
 Sequence = PyDataset
@@ -55,6 +60,9 @@ __all__ = [
     "pad_sequences",
     "standardize_dtype",
     "unpack_x_y_sample_weight",
+    "get_source_inputs",
+    "split_dataset",
+    "timeseries_dataset_from_array",
     "CustomObjectScope",
     "custom_object_scope",
     "deserialize_keras_object",
