@@ -173,3 +173,46 @@ def test_gradients_match_finite_differences(fn):
         tape.watch(x)
         y = ft.reduce_sum(fn(t, x))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), fd_grad(value, p), rtol=1e-5, atol=1e-8)
+
+
+def np_circle(labels, e, gamma=80.0, margin=0.4, remove_diagonal=True):
+    """Sun et al.'s Circle loss as Keras 3 writes it, row by row."""
+    distances = np.maximum(1 - e @ e.T, 0)
+    out = []
+    for i in range(len(labels)):
+        positive = labels == labels[i]
+        if remove_diagonal:
+            positive[i] = False
+        negative = labels != labels[i]
+        pos = -gamma * np.maximum(margin + distances[i], 0) * (margin - distances[i])
+        neg = gamma * np.maximum(1 + margin - distances[i], 0) * ((1 - margin) - distances[i])
+        lse_p = np.log(np.exp(pos[positive]).sum()) if positive.any() else -np.inf
+        lse_n = np.log(np.exp(neg[negative]).sum()) if negative.any() else -np.inf
+        out.append(np.logaddexp(0, lse_p + lse_n))
+    return np.array(out)
+
+
+def test_circle_loss_values_mask_and_gradients():
+    e = RNG.standard_normal((6, 4))
+    e /= np.linalg.norm(e, axis=1, keepdims=True)
+    labels = np.array([0, 1, 0, 2, 1, 3])  # classes 2 and 3 have no positive pair
+    for kwargs in ({}, {"remove_diagonal": False}, {"gamma": 10.0, "margin": 0.25}):
+        expected = np_circle(labels, e, **kwargs)
+        got = losses.circle(labels, e, **kwargs).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-9)
+    per_query = np_circle(labels, e, gamma=10.0)
+    # the class averages over the queries with a nonzero loss only (Keras masks the zeros)
+    loss = losses.Circle(gamma=10.0, dtype="float64")
+    assert float(loss(labels, e)) == pytest.approx(per_query[per_query > 0].mean(), rel=1e-6)
+    assert loss.get_config()["gamma"] == 10.0
+
+    def value(x):
+        return float(losses.Circle(gamma=10.0, dtype="float64")(labels, ft.constant(x)))
+
+    x = ft.constant(e)
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        y = loss(labels, x)
+    gradient = tape.gradient(y, x).numpy()
+    assert np.isfinite(gradient).all()
+    np.testing.assert_allclose(gradient, fd_grad(value, e), rtol=1e-5, atol=1e-8)

@@ -1,6 +1,6 @@
 """``ft.keras.losses``, laid out as Keras 3's ``keras.src.losses``: the base ``Loss`` and its
 reductions in ``loss.py``, the loss functions and classes in ``losses.py`` (the focal, Dice,
-Tversky and generalized cross-entropy ones in ``extra_losses.py``), and here the lookup
+Tversky, Circle and generalized cross-entropy ones in ``extra_losses.py``), and here the lookup
 (``get``, ``serialize``, ``deserialize``).
 """
 
@@ -9,11 +9,13 @@ from .extra_losses import (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalGeneralizedCrossEntropy,
+    Circle,
     Dice,
     Tversky,
     binary_focal_crossentropy,
     categorical_focal_crossentropy,
     categorical_generalized_cross_entropy,
+    circle,
     dice,
     tversky,
 )
@@ -105,6 +107,7 @@ _CLASSES = (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalGeneralizedCrossEntropy,
+    Circle,
     Dice,
     Tversky,
 )
@@ -129,6 +132,7 @@ _FUNCTIONS = {
         binary_focal_crossentropy,
         categorical_focal_crossentropy,
         categorical_generalized_cross_entropy,
+        circle,
         dice,
         tversky,
     )
@@ -207,11 +211,13 @@ __all__ = [
     "BinaryFocalCrossentropy",
     "CategoricalFocalCrossentropy",
     "CategoricalGeneralizedCrossEntropy",
+    "Circle",
     "Dice",
     "Tversky",
     "binary_focal_crossentropy",
     "categorical_focal_crossentropy",
     "categorical_generalized_cross_entropy",
+    "circle",
     "dice",
     "tversky",
     "CategoricalCrossentropy",

@@ -1,7 +1,7 @@
-"""The focal, overlap and noise-robust losses: binary and categorical focal cross-entropy,
-Dice, Tversky and the generalized cross-entropy, as functions and ``LossFunctionWrapper``
-classes. Keras 3 keeps them in ``keras.src.losses.losses`` with the others; they live here so
-each file stays readable.
+"""The focal, overlap, metric-learning and noise-robust losses: binary and categorical focal
+cross-entropy, Dice, Tversky, Circle and the generalized cross-entropy, as functions and
+``LossFunctionWrapper`` classes. Keras 3 keeps them in ``keras.src.losses.losses`` with the
+others; they live here so each file stays readable.
 
 >>> import ferrotape as ft
 >>> round(float(ft.keras.losses.dice([[1.0, 0.0]], [[0.8, 0.2]])), 4)
@@ -170,6 +170,62 @@ def categorical_generalized_cross_entropy(y_true, y_pred, q):
     return (1.0 - ft.pow(p, q)) / q
 
 
+def _masked_logsumexp(values, mask):
+    """``log(sum(exp(values)))`` over the ``mask``ed entries of each row; -inf for a row with
+    none, reached without a NaN gradient (the empty rows' sums are replaced by 1 before the
+    logarithm and their result selected away)."""
+    has_any = ft.reduce_any(mask, axis=1)
+    minus_inf = ft.constant(float("-inf"), dtype=values.dtype)
+    masked = ft.where(mask, values, ft.fill(values.shape, minus_inf))
+    peak = ft.stop_gradient(ft.reduce_max(masked, axis=1))
+    peak = ft.where(has_any, peak, ft.zeros_like(peak))
+    shifted = ft.where(mask, ft.exp(values - ft.expand_dims(peak, 1)), ft.zeros_like(values))
+    total = ft.reduce_sum(shifted, axis=1)
+    total = ft.where(has_any, total, ft.ones_like(total))
+    lse = peak + ft.math.log(total)
+    return ft.where(has_any, lse, ft.fill(lse.shape, minus_inf))
+
+
+def circle(
+    y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True, gamma=80, margin=0.4
+):
+    """The Circle loss (Sun et al., 2020) of embeddings against reference embeddings, one
+    value per query: ``softplus(logsumexp(positives) + logsumexp(negatives))`` over the
+    weighted, margin-shifted cosine distances of same-label and other-label pairs.
+
+    Args:
+        y_true: integer labels of the queries, shape ``(batch,)`` or ``(batch, 1)``.
+        y_pred: L2-normalised query embeddings ``(batch, dim)``.
+        ref_labels: the references' labels (default: ``y_true``).
+        ref_embeddings: the references' embeddings (default: ``y_pred``).
+        remove_diagonal: leave out each query paired with itself as a positive.
+        gamma: the scale of the similarities (80).
+        margin: the relaxation margin (0.4).
+
+    Returns:
+        One value per query; a query without positives or negatives gets 0.
+    """
+    y_pred = ft.convert_to_tensor(y_pred)
+    labels = ft.cast(ft.convert_to_tensor(y_true), ft.int32)
+    references = y_pred if ref_embeddings is None else ft.convert_to_tensor(ref_embeddings)
+    ref = labels if ref_labels is None else ft.cast(ft.convert_to_tensor(ref_labels), ft.int32)
+    labels, ref = ft.reshape(labels, [-1, 1]), ft.reshape(ref, [1, -1])
+    positive = ft.equal(labels, ref)
+    negative = ft.logical_not(positive)
+    if remove_diagonal:
+        diagonal = ft.cast(ft.eye(labels.shape[0], ref.shape[1]), ft.bool)
+        positive = ft.logical_and(positive, ft.logical_not(diagonal))
+    distances = ft.maximum(1.0 - ft.matmul(y_pred, references, transpose_b=True), 0.0)
+    positive_f, negative_f = ft.cast(positive, distances.dtype), ft.cast(negative, distances.dtype)
+    positive_weights = ft.maximum((margin + distances) * positive_f, 0.0)
+    negative_weights = ft.maximum((1.0 + margin - distances) * negative_f, 0.0)
+    positive_terms = -gamma * positive_weights * (margin - distances)
+    negative_terms = gamma * negative_weights * ((1.0 - margin) - distances)
+    return ft.math.softplus(
+        _masked_logsumexp(positive_terms, positive) + _masked_logsumexp(negative_terms, negative)
+    )
+
+
 class _ConfiguredWrapper(LossFunctionWrapper):
     """A wrapper whose function arguments are also attributes, saved by ``get_config``."""
 
@@ -278,3 +334,30 @@ class CategoricalGeneralizedCrossEntropy(_ConfiguredWrapper):
                 f"Received: q={q}"
             )
         super().__init__(categorical_generalized_cross_entropy, reduction, name, dtype, q=q)
+
+
+class Circle(_ConfiguredWrapper):
+    """``circle`` as a loss class: queries whose loss is 0 (no positive or no negative pair)
+    are left out of the mean, as Keras masks them."""
+
+    def __init__(
+        self,
+        gamma=80.0,
+        margin=0.4,
+        remove_diagonal=True,
+        reduction="sum_over_batch_size",
+        name="circle",
+        dtype=None,
+    ):
+        super().__init__(
+            circle,
+            reduction,
+            name,
+            dtype,
+            gamma=gamma,
+            margin=margin,
+            remove_diagonal=remove_diagonal,
+        )
+
+    def _mask(self, y_true, y_pred):
+        return ft.stop_gradient(self.call(y_true, y_pred)) > 0
