@@ -298,3 +298,23 @@ def test_loss_reduction_names():
     losses.Reduction.validate("sum")
     with pytest.raises(ValueError, match="Invalid Reduction Key"):
         losses.Reduction.validate("mean_of_means")
+
+
+def test_depthwise_and_separable_convolutions():
+    img = RNG.standard_normal((2, 5, 4, 3))
+    depthwise = RNG.standard_normal((3, 2, 3, 2))
+    pointwise = RNG.standard_normal((1, 1, 6, 4))
+    got = np_of(K.depthwise_conv2d(ft.constant(img), ft.constant(depthwise)))
+    expected = np.zeros((2, 3, 3, 6))
+    for i in range(3):
+        for j in range(3):
+            patch = img[:, i : i + 3, j : j + 2]  # (n, 3, 2, channels)
+            # output channel c * multiplier + m
+            expected[:, i, j] = np.einsum("nabc,abcm->ncm", patch, depthwise).reshape(2, 6)
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    separable = np_of(
+        K.separable_conv2d(ft.constant(img), ft.constant(depthwise), ft.constant(pointwise))
+    )
+    np.testing.assert_allclose(separable, expected @ pointwise[0, 0], rtol=1e-10)
+    with pytest.raises(ValueError, match="input channels"):
+        K.depthwise_conv2d(ft.constant(img), ft.ones((3, 3, 2, 1), dtype="float64"))

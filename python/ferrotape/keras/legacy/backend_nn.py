@@ -1,7 +1,8 @@
 """The legacy backend's neural-network functions (Keras 3's ``keras.src.legacy.backend``,
 second half): activations, cross-entropies on whole tensors (``target, output`` order, no
-reduction), dropout, bias and batch normalization, 1D/2D convolutions and pooling, padding and
-resizing by repetition. Only ``channels_last`` layouts exist in ferrotape.
+reduction), dropout, bias and batch normalization, 1D/2D (also depthwise and separable)
+convolutions and pooling, padding and resizing by repetition. Only ``channels_last`` layouts
+exist in ferrotape.
 
 >>> import ferrotape as ft
 >>> K = ft.keras.backend
@@ -314,6 +315,51 @@ def conv2d_transpose(
         padding=_padding(padding, "conv2d_transpose"),
         dilations=[1, *dilation_rate, 1],
     )
+
+
+def depthwise_conv2d(
+    x,
+    depthwise_kernel,
+    strides=(1, 1),
+    padding="valid",
+    data_format=None,
+    dilation_rate=(1, 1),
+):
+    """Each input channel convolved with its own ``channel_multiplier`` filters: ``x`` NHWC,
+    ``depthwise_kernel`` of shape ``(kh, kw, channels, multiplier)``; output channel
+    ``c * multiplier + m`` comes from input channel ``c``."""
+    _check_data_format(data_format, "depthwise_conv2d")
+    x, depthwise_kernel = _tensor(x), _tensor(depthwise_kernel)
+    channels = x.shape[-1]
+    if depthwise_kernel.shape[2] != channels:
+        raise ValueError(
+            f"depthwise_conv2d: the kernel's input channels ({depthwise_kernel.shape[2]}) must "
+            f"match the input's ({channels})."
+        )
+    per_channel = [
+        conv2d(xc, kc, strides, padding, data_format, dilation_rate)
+        for xc, kc in zip(
+            ft.split(x, channels, axis=3), ft.split(depthwise_kernel, channels, axis=2), strict=True
+        )
+    ]
+    return ft.concat(per_channel, 3)
+
+
+def separable_conv2d(
+    x,
+    depthwise_kernel,
+    pointwise_kernel,
+    strides=(1, 1),
+    padding="valid",
+    data_format=None,
+    dilation_rate=(1, 1),
+):
+    """``depthwise_conv2d`` followed by a 1x1 convolution with ``pointwise_kernel``
+    ``(1, 1, channels * multiplier, filters)``."""
+    if len(strides) != 2:
+        raise ValueError("separable_conv2d: `strides` must be a tuple of 2 integers.")
+    depthwise = depthwise_conv2d(x, depthwise_kernel, strides, padding, data_format, dilation_rate)
+    return ft.nn.conv2d(depthwise, pointwise_kernel, strides=[1, 1, 1, 1], padding="VALID")
 
 
 def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
