@@ -318,3 +318,43 @@ def test_depthwise_and_separable_convolutions():
     np.testing.assert_allclose(separable, expected @ pointwise[0, 0], rtol=1e-10)
     with pytest.raises(ValueError, match="input channels"):
         K.depthwise_conv2d(ft.constant(img), ft.ones((3, 3, 2, 1), dtype="float64"))
+
+
+def test_conv3d_and_pool3d():
+    vol = RNG.standard_normal((2, 4, 5, 3, 2))
+    kernel = RNG.standard_normal((2, 3, 2, 2, 3))
+    got = np_of(K.conv3d(ft.constant(vol), ft.constant(kernel)))
+    expected = np.zeros((2, 3, 3, 2, 3))
+    for d in range(3):
+        for i in range(3):
+            for j in range(2):
+                patch = vol[:, d : d + 2, i : i + 3, j : j + 2]
+                expected[:, d, i, j] = np.einsum("nabcx,abcxy->ny", patch, kernel)
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    # "same" keeps the size at stride 1: TF pads the depth (smaller half before)
+    assert K.conv3d(ft.constant(vol), ft.constant(kernel), padding="same").shape == (2, 4, 5, 3, 3)
+    pooled = np_of(K.pool3d(ft.constant(vol), (2, 2, 2), (2, 2, 1)))
+    windows = np.stack(
+        [
+            vol[:, a : a + 4 : 2, b : b + 4 : 2, c : c + 2]
+            for a in (0, 1)
+            for b in (0, 1)
+            for c in (0, 1)
+        ]
+    )
+    np.testing.assert_allclose(pooled, windows.max(0), rtol=1e-12)
+    averaged = np_of(K.pool3d(ft.constant(vol), (2, 2, 2), (2, 2, 1), pool_mode="avg"))
+    np.testing.assert_allclose(averaged, windows.mean(0), rtol=1e-12)
+    with pytest.raises(ValueError, match="pooling mode"):
+        K.pool3d(ft.constant(vol), (2, 2, 2), pool_mode="sum")
+
+    w = RNG.standard_normal(got.shape)
+
+    def value(kv):
+        return float(ft.reduce_sum(K.conv3d(ft.constant(vol), ft.constant(kv)) * w))
+
+    k = ft.constant(kernel)
+    with ft.GradientTape() as tape:
+        tape.watch(k)
+        y = ft.reduce_sum(K.conv3d(ft.constant(vol), k) * w)
+    np.testing.assert_allclose(tape.gradient(y, k).numpy(), fd_grad(value, kernel), rtol=1e-6)

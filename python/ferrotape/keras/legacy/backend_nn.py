@@ -376,6 +376,72 @@ def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool
     return pools[pool_mode](x, ksize, strides, _padding(padding, "pool2d"))
 
 
+# ---------------------------------------------------- 3D, as 2D operations over depth
+
+
+def _depth_windows(size, window, stride, dilation, padding):
+    """For each output depth, the input depths its window covers (padding left out), with
+    TF's "SAME" split of the padding (the smaller half before)."""
+    span = (window - 1) * dilation + 1
+    if padding == "same":
+        out = -(-size // stride)
+        before = max((out - 1) * stride + span - size, 0) // 2
+    else:
+        out = (size - span) // stride + 1
+        before = 0
+    windows = []
+    for d in range(max(out, 0)):
+        start = d * stride - before
+        taps = [(k, start + k * dilation) for k in range(window)]
+        windows.append([(k, z) for k, z in taps if 0 <= z < size])
+    return windows
+
+
+def conv3d(
+    x, kernel, strides=(1, 1, 1), padding="valid", data_format=None, dilation_rate=(1, 1, 1)
+):
+    """3D convolution of NDHWC ``x`` with a DHWIO ``kernel``: each output depth is the sum of
+    2D convolutions of the input depths under the kernel's depth taps."""
+    _check_data_format(data_format, "conv3d")
+    mode = _padding(padding, "conv3d")
+    x, kernel = _tensor(x), _tensor(kernel)
+    windows = _depth_windows(x.shape[1], kernel.shape[0], strides[0], dilation_rate[0], padding)
+    planes = []
+    for taps in windows:
+        terms = [
+            ft.nn.conv2d(
+                ft.gather(x, z, axis=1),
+                ft.gather(kernel, k, axis=0),
+                strides=[1, strides[1], strides[2], 1],
+                padding=mode,
+                dilations=[1, dilation_rate[1], dilation_rate[2], 1],
+            )
+            for k, z in taps
+        ]
+        planes.append(ft.add_n(terms))
+    return ft.stack(planes, axis=1)
+
+
+def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
+    """3D max or average pooling of NDHWC ``x`` (averages over the window's non-padded
+    entries, as TF)."""
+    _check_data_format(data_format, "pool3d")
+    pools = {"max": ft.nn.max_pool2d, "avg": ft.nn.avg_pool2d}
+    if pool_mode not in pools:
+        raise ValueError(f"pool3d: invalid pooling mode: {pool_mode}")
+    mode = _padding(padding, "pool3d")
+    x = _tensor(x)
+    windows = _depth_windows(x.shape[1], pool_size[0], strides[0], 1, padding)
+    ksize, steps = [1, pool_size[1], pool_size[2], 1], [1, strides[1], strides[2], 1]
+    planes = []
+    for taps in windows:
+        pooled = [pools[pool_mode](ft.gather(x, z, axis=1), ksize, steps, mode) for _, z in taps]
+        stacked = ft.stack(pooled, axis=0)
+        combine = ft.reduce_max if pool_mode == "max" else ft.reduce_mean
+        planes.append(combine(stacked, axis=0))
+    return ft.stack(planes, axis=1)
+
+
 # ------------------------------------------------------------------ padding, resizing
 
 
