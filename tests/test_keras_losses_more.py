@@ -216,3 +216,63 @@ def test_circle_loss_values_mask_and_gradients():
     gradient = tape.gradient(y, x).numpy()
     assert np.isfinite(gradient).all()
     np.testing.assert_allclose(gradient, fd_grad(value, e), rtol=1e-5, atol=1e-8)
+
+
+def brute_force_ctc(labels, log_probs, blank):
+    """-log of the summed probability of every alignment that collapses to ``labels``."""
+    import itertools
+
+    steps, classes = log_probs.shape
+    total = 0.0
+    for path in itertools.product(range(classes), repeat=steps):
+        collapsed = [c for i, c in enumerate(path) if c != blank and (i == 0 or c != path[i - 1])]
+        if collapsed == list(labels):
+            total += np.exp(sum(log_probs[t, c] for t, c in enumerate(path)))
+    return -np.log(total)
+
+
+def log_softmax(x):
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def test_ctc_against_every_alignment_and_its_gradient():
+    logits = RNG.standard_normal((4, 5, 3))
+    labels = np.array([[1, 2, 0], [2, 2, 0], [0, 0, 0], [1, 0, 0]])  # 0 is blank and padding
+    got = losses.ctc(labels, logits).numpy()
+    for b in range(4):
+        sequence = [c for c in labels[b] if c != 0]
+        expected = brute_force_ctc(sequence, log_softmax(logits[b]), blank=0)
+        assert got[b] == pytest.approx(expected, rel=1e-9)
+    loss = losses.CTC(dtype="float64")
+    assert loss.name == "ctc" and isinstance(losses.get("CTC"), losses.CTC)
+
+    def value(x):
+        return float(loss(labels, ft.constant(x)))
+
+    x = ft.constant(logits)
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        y = loss(labels, x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), fd_grad(value, logits), atol=1e-8)
+    with pytest.raises(ValueError, match="2D"):
+        losses.ctc([1, 2], logits)
+
+
+def test_backend_ctc_batch_cost_and_greedy_decode():
+    K = ft.keras.backend
+    probs = RNG.dirichlet(np.ones(4), size=(2, 4))  # the last class is the blank here
+    labels = np.array([[0, 1], [2, 0]])
+    cost = K.ctc_batch_cost(labels, ft.constant(probs), [[4], [3]], [[2], [1]]).numpy()
+    assert cost.shape == (2, 1)
+    eps = 1e-7
+    for b, (length, sequence) in enumerate([(4, [0, 1]), (3, [2])]):
+        log_probs = log_softmax(np.log(probs[b, :length] + eps))
+        assert cost[b, 0] == pytest.approx(brute_force_ctc(sequence, log_probs, 3), rel=1e-6)
+    peaked = np.full((1, 5, 3), 0.05)
+    for t, c in enumerate([0, 0, 2, 1, 0]):  # 2 is the blank
+        peaked[0, t, c] = 0.9
+    (decoded,), log_prob = K.ctc_decode(ft.constant(peaked), [5])
+    assert decoded.numpy().tolist() == [[0, 1, 0, -1, -1]]
+    assert float(log_prob[0, 0]) == pytest.approx(-5 * np.log(0.9 + eps))
+    with pytest.raises(NotImplementedError, match="greedy"):
+        K.ctc_decode(ft.constant(peaked), [5], greedy=False)

@@ -10,6 +10,8 @@ exist in ferrotape.
 [0.0, 0.5, 0.699999988079071]
 """
 
+import numpy as np
+
 import ferrotape as ft
 
 from ..backend_config import epsilon, image_data_format
@@ -210,6 +212,72 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1, 
     if reshaped and rank >= 3:
         result = ft.reshape(result, out_shape[:-1])
     return result
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """The CTC loss of each sample, TF-Keras's way: ``y_pred`` holds softmax probabilities
+    ``(batch, time, classes)`` whose last class is the blank.
+
+    Args:
+        y_true: int labels ``(batch, max_label_length)``.
+        y_pred: probabilities ``(batch, time, classes)``.
+        input_length: ``(batch, 1)``: the steps of each sample that count.
+        label_length: ``(batch, 1)``: the labels of each sample that count.
+
+    Returns:
+        A ``(batch, 1)`` tensor.
+    """
+    from ..losses.ctc import ctc_negative_log_likelihood
+
+    y_pred = _tensor(y_pred)
+    log_probs = ft.nn.log_softmax(ft.math.log(y_pred + epsilon()), axis=-1)
+    labels = np.asarray(y_true.numpy() if hasattr(y_true, "numpy") else y_true)
+    lengths = [
+        np.asarray(v.numpy() if hasattr(v, "numpy") else v).reshape(-1)
+        for v in (label_length, input_length)
+    ]
+    loss = ctc_negative_log_likelihood(
+        labels, lengths[0], log_probs, lengths[1], blank=y_pred.shape[-1] - 1
+    )
+    return ft.expand_dims(loss, 1)
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
+    """Greedy CTC decoding of softmax outputs (the last class is the blank): each step's most
+    likely class, repeats merged, blanks removed.
+
+    Args:
+        y_pred: probabilities ``(batch, time, classes)``.
+        input_length: ``(batch,)``: the steps of each sample that count.
+        greedy: must be True (beam search is not implemented in ferrotape).
+        beam_width: unused (beam search).
+        top_paths: unused (beam search).
+
+    Returns:
+        ``([decoded], log_probabilities)``: ``decoded`` is ``(batch, time)`` int64, padded
+        with -1; ``log_probabilities`` ``(batch, 1)`` is minus the sum of each counted step's
+        largest log-probability.
+    """
+    del beam_width, top_paths
+    if not greedy:
+        raise NotImplementedError(
+            "ctc_decode: ferrotape implements greedy decoding only (greedy=True)."
+        )
+    probs = _tensor(y_pred).numpy()
+    lengths = np.asarray(input_length.numpy() if hasattr(input_length, "numpy") else input_length)
+    lengths = lengths.reshape(-1)
+    batch, steps, classes = probs.shape
+    logs = np.log(probs + epsilon())
+    best = logs.argmax(-1)
+    decoded = np.full((batch, steps), -1, dtype=np.int64)
+    scores = np.zeros((batch, 1), dtype=probs.dtype)
+    for b in range(batch):
+        length = int(lengths[b])
+        path = best[b, :length]
+        scores[b, 0] = -logs[b, np.arange(length), path].sum()
+        kept = [c for i, c in enumerate(path) if c != classes - 1 and (i == 0 or c != path[i - 1])]
+        decoded[b, : len(kept)] = kept
+    return [ft.constant(decoded)], ft.constant(scores)
 
 
 # ---------------------------------------------------------------- layers' arithmetic

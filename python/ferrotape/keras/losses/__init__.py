@@ -1,10 +1,11 @@
 """``ft.keras.losses``, laid out as Keras 3's ``keras.src.losses``: the base ``Loss`` and its
 reductions in ``loss.py``, the loss functions and classes in ``losses.py`` (the focal, Dice,
-Tversky, Circle and generalized cross-entropy ones in ``extra_losses.py``), and here the lookup
-(``get``, ``serialize``, ``deserialize``).
+Tversky, Circle and generalized cross-entropy ones in ``extra_losses.py``, CTC in ``ctc.py``),
+and here the lookup (``get``, ``serialize``, ``deserialize``).
 """
 
 from ..legacy.losses import Reduction
+from .ctc import CTC, ctc
 from .extra_losses import (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
@@ -104,6 +105,7 @@ _CLASSES = (
     CategoricalCrossentropy,
     BinaryCrossentropy,
     SparseCategoricalCrossentropy,
+    CTC,
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalGeneralizedCrossEntropy,
@@ -133,6 +135,7 @@ _FUNCTIONS = {
         categorical_focal_crossentropy,
         categorical_generalized_cross_entropy,
         circle,
+        ctc,
         dice,
         tversky,
     )
@@ -206,6 +209,8 @@ def get(identifier):
 
 
 __all__ = [
+    "CTC",
+    "ctc",
     "Reduction",
     "BinaryCrossentropy",
     "BinaryFocalCrossentropy",
