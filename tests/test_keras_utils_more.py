@@ -206,3 +206,38 @@ def test_get_source_inputs_walks_back_to_the_inputs():
     sources = utils.get_source_inputs(out)
     assert len(sources) == 2 and sources[0] is a and sources[1] is b
     assert utils.get_source_inputs(a)[0] is a
+
+
+def test_img_to_array_layouts_and_a_missing_pillow(monkeypatch):
+    gray = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    assert utils.img_to_array(gray).shape == (2, 3, 1)
+    assert utils.img_to_array(gray, data_format="channels_first").shape == (1, 2, 3)
+    assert utils.img_to_array(np.zeros((2, 3, 4))).dtype == np.float32
+    with pytest.raises(ValueError, match="Unsupported image shape"):
+        utils.img_to_array(np.zeros(3))
+    monkeypatch.setitem(__import__("sys").modules, "PIL", None)
+    with pytest.raises(ImportError, match="requires PIL"):
+        utils.array_to_img(np.zeros((2, 2, 3)))
+
+
+def test_images_round_trip_through_files(tmp_path):
+    pytest.importorskip("PIL", reason="Pillow is optional (image files)")
+    x = np.random.default_rng(0).random((6, 8, 3)).astype(np.float32) * 3 - 1
+    img = utils.array_to_img(x)
+    scaled = (x - x.min()) / (x.max() - x.min()) * 255
+    np.testing.assert_array_equal(np.asarray(img), scaled.astype(np.uint8))
+    assert utils.array_to_img(np.full((2, 2, 1), 1000.0), scale=False).mode == "I"
+    path = tmp_path / "image.png"
+    utils.save_img(path, x)
+    loaded = utils.img_to_array(utils.load_img(path))
+    np.testing.assert_array_equal(loaded, scaled.astype(np.uint8).astype(np.float32))
+    assert utils.img_to_array(utils.load_img(path, color_mode="grayscale")).shape == (6, 8, 1)
+    assert np.asarray(utils.load_img(path, target_size=(3, 4))).shape == (3, 4, 3)
+    cropped = utils.load_img(path, target_size=(4, 4), keep_aspect_ratio=True)
+    assert np.asarray(cropped).shape == (4, 4, 3)
+    with pytest.warns(UserWarning, match="JPEG"):
+        utils.save_img(tmp_path / "image.jpg", np.ones((2, 2, 4)))
+    with pytest.raises(ValueError, match="interpolation"):
+        utils.load_img(path, target_size=(3, 3), interpolation="cubic-ish")
+    with pytest.raises(ValueError, match="color_mode"):
+        utils.load_img(path, color_mode="cmyk")

@@ -1,7 +1,8 @@
 """``ft.keras.utils``, laid out as Keras 3's ``keras.src.utils``: ``numerical_utils``
 (``to_categorical``, ``normalize``), ``progbar`` (``Progbar``), ``io_utils`` (interactive
 logging), ``sequence_utils`` (``pad_sequences``), ``config`` (``Config``), ``rng_utils``,
-``summary_utils``, ``dataset_utils`` (``split_dataset``), ``timeseries_dataset_utils``;
+``summary_utils``, ``dataset_utils`` (``split_dataset``), ``timeseries_dataset_utils``,
+``image_utils`` (image arrays and files, through Pillow when installed);
 re-exported here: the serialization registry (``keras.object_registration``),
 ``PyDataset``/``Sequence`` and the batch packing helpers (``keras.trainers``), and
 ``clear_session``, ``is_keras_tensor`` and ``standardize_dtype`` (``keras.backend``),
@@ -32,6 +33,7 @@ from ..trainers.data_adapters import pack_x_y_sample_weight, unpack_x_y_sample_w
 from ..trainers.py_dataset_adapter import PyDataset
 from .config import Config
 from .dataset_utils import split_dataset
+from .image_utils import array_to_img, img_to_array, load_img, save_img
 from .io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
@@ -61,6 +63,10 @@ __all__ = [
     "standardize_dtype",
     "unpack_x_y_sample_weight",
     "get_source_inputs",
+    "array_to_img",
+    "img_to_array",
+    "load_img",
+    "save_img",
     "split_dataset",
     "timeseries_dataset_from_array",
     "CustomObjectScope",
