@@ -124,6 +124,167 @@ def exponential(x):
     return _core.exp(x)
 
 
+def celu(x, alpha=1.0):
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
+
+    Args:
+        x: the input tensor.
+        alpha: the scale of the negative part (1.0).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    return _core.maximum(x, 0.0) + alpha * ft_math.expm1(_core.minimum(x, 0.0) / alpha)
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: ``a * sigmoid(b)`` where ``a`` and ``b`` are the two halves of ``x``
+    along ``axis``.
+
+    Args:
+        x: the input tensor; its size along ``axis`` must be even.
+        axis: the axis split in two.
+
+    Returns:
+        A tensor with ``axis`` halved.
+    """
+    x = _tensor(x)
+    if x.shape[axis] % 2 != 0:
+        raise ValueError(
+            f"glu: axis size must be divisible by 2. Received: x.shape={tuple(x.shape)} with "
+            f"axis={axis}"
+        )
+    a, b = _core.split(x, 2, axis=axis)
+    return a * nn.sigmoid(b)
+
+
+def hard_tanh(x):
+    """``x`` clipped to [-1, 1]."""
+    return _core.clip_by_value(_tensor(x), -1.0, 1.0)
+
+
+def hard_shrink(x, threshold=0.5):
+    """``x`` where ``|x| > threshold``, else 0.
+
+    Args:
+        x: the input tensor.
+        threshold: the half-width of the zeroed band (0.5).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    return _where(_core.abs(x) > threshold, x, _core.zeros_like(x))
+
+
+def soft_shrink(x, threshold=0.5):
+    """``x`` moved ``threshold`` toward 0, and 0 where ``|x| <= threshold``.
+
+    Args:
+        x: the input tensor.
+        threshold: the amount of shrinkage (0.5).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    inner = _where(x < -threshold, x + threshold, _core.zeros_like(x))
+    return _where(x > threshold, x - threshold, inner)
+
+
+def tanh_shrink(x):
+    """``x - tanh(x)``."""
+    x = _tensor(x)
+    return x - nn.tanh(x)
+
+
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value``.
+
+    Args:
+        x: the input tensor.
+        threshold: the value ``x`` must exceed to be kept.
+        default_value: the value put elsewhere.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    return _where(x > threshold, x, _core.fill(x.shape, _core.cast(default_value, x.dtype)))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, computed stably."""
+    return ft_math.log_sigmoid(x)
+
+
+def sparse_plus(x):
+    """A smooth ReLU with compact support: 0 for ``x <= -1``, ``(x + 1)² / 4`` for
+    ``-1 < x < 1``, ``x`` for ``x >= 1``."""
+    x = _tensor(x)
+    middle = _where(x < 1.0, 0.25 * _core.square(x + 1.0), x)
+    return _where(x <= -1.0, _core.zeros_like(x), middle)
+
+
+def sparse_sigmoid(x):
+    """A piecewise-linear sigmoid: 0 for ``x <= -1``, ``(x + 1) / 2`` in between, 1 for
+    ``x >= 1``."""
+    x = _tensor(x)
+    middle = _where(x >= 1.0, _core.ones_like(x), 0.5 * (x + 1.0))
+    return _where(x <= -1.0, _core.zeros_like(x), middle)
+
+
+def squareplus(x, b=4):
+    """``(x + sqrt(x² + b)) / 2``, a smooth ReLU (Barron, 2021).
+
+    Args:
+        x: the input tensor.
+        b: the smoothness, >= 0 (4).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    return (x + _core.sqrt(_core.square(x) + float(b))) / 2.0
+
+
+def sparsemax(x, axis=-1):
+    """Sparsemax (Martins & Astudillo, 2016): the Euclidean projection of ``x`` onto the
+    probability simplex along ``axis``, ``max(x - tau, 0)``, which sums to 1 and is exactly 0
+    for low scores.
+
+    ``tau`` is found without sorting: an entry is in the support when
+    ``1 + k * x_i > s``, with ``k`` the number of entries >= ``x_i`` and ``s`` their sum
+    (ties are all in or all out, as with a sort); ``tau = (sum of the support - 1) / size``.
+    Keras 3 as shipped with TF 2.21 sums the support's partial sums instead, so its output
+    does not sum to 1 once the support has two entries (keras-team/keras#23425, fixed by
+    keras-team/keras#23469); this follows the definition, as the fixed Keras does.
+
+    Args:
+        x: the input tensor.
+        axis: the axis the projection runs along.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    x = _tensor(x)
+    rank = len(x.shape)
+    axis = axis % rank
+    if axis != rank - 1:
+        perm = [*range(axis), *range(axis + 1, rank), axis]
+        inverse = [perm.index(i) for i in range(rank)]
+        return _core.transpose(sparsemax(_core.transpose(x, perm), -1), inverse)
+    # [..., i, j] = 1 where x_j >= x_i
+    at_least = _core.cast(_core.expand_dims(x, -2) >= _core.expand_dims(x, -1), x.dtype)
+    count = _core.reduce_sum(at_least, axis=-1)
+    total = _core.reduce_sum(at_least * _core.expand_dims(x, -2), axis=-1)
+    support = _core.cast(1.0 + count * x > total, x.dtype)
+    size = _core.reduce_sum(support, axis=-1, keepdims=True)
+    tau = (_core.reduce_sum(support * x, axis=-1, keepdims=True) - 1.0) / size
+    return _core.maximum(x - tau, 0.0)
+
+
 def linear(x):
     """The identity (no activation)."""
     return x
@@ -150,6 +311,18 @@ _BY_NAME = {
         mish,
         exponential,
         linear,
+        celu,
+        glu,
+        hard_tanh,
+        hard_shrink,
+        soft_shrink,
+        tanh_shrink,
+        threshold,
+        log_sigmoid,
+        sparse_plus,
+        sparse_sigmoid,
+        squareplus,
+        sparsemax,
     )
 }
 _BY_NAME.update({"swish": silu, "hard_swish": hard_silu})
@@ -216,7 +389,19 @@ def get(identifier):
 
 
 __all__ = [
+    "celu",
     "deserialize",
+    "glu",
+    "hard_shrink",
+    "hard_tanh",
+    "log_sigmoid",
+    "soft_shrink",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "sparsemax",
+    "squareplus",
+    "tanh_shrink",
+    "threshold",
     "elu",
     "exponential",
     "gelu",

@@ -1,5 +1,8 @@
 """``ft.keras.backend``: Keras's global settings (the default float type, the fuzz factor, the
-image layout) and the ``tf.keras.backend`` helpers TF2 programs still call.
+image layout, from ``backend_config``), the dtype helpers (``backend_dtypes``) and the
+TF-Keras backend functions TF2 programs still call (``legacy/backend_math.py``,
+``legacy/backend_loops.py`` and ``legacy/backend_nn.py``: ``K.mean``, ``K.dot``,
+``K.batch_dot``, ``K.rnn``, ``K.categorical_crossentropy``, ...).
 
 >>> import ferrotape as ft
 >>> ft.keras.backend.floatx(), ft.keras.backend.epsilon(), ft.keras.backend.image_data_format()
@@ -9,50 +12,124 @@ image layout) and the ``tf.keras.backend`` helpers TF2 programs still call.
 import numpy as np
 
 from .. import _core
-
-_FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")
-_settings = {"floatx": "float32", "epsilon": 1e-7}
-
-
-def backend():
-    """The name of the backend Keras computes with: ferrotape stands in for TensorFlow."""
-    return "tensorflow"
-
-
-def floatx():
-    """The default float type of new layers' weights and of ``Input`` ("float32")."""
-    return _settings["floatx"]
-
-
-def set_floatx(value):
-    """Sets the default float type ("float16", "bfloat16", "float32" or "float64")."""
-    if value not in _FLOAT_TYPES:
-        raise ValueError(
-            f"set_floatx: unknown floatx type {value!r}; expected one of {_FLOAT_TYPES}"
-        )
-    _settings["floatx"] = str(value)
-
-
-def epsilon():
-    """The fuzz factor added to denominators (1e-7)."""
-    return _settings["epsilon"]
-
-
-def set_epsilon(value):
-    _settings["epsilon"] = float(value)
-
-
-def image_data_format():
-    """ferrotape's images are ``channels_last`` (NHWC)."""
-    return "channels_last"
-
-
-def set_image_data_format(data_format):
-    if data_format != "channels_last":
-        raise ValueError(
-            "set_image_data_format: ferrotape supports only 'channels_last' (NHWC). "
-            f"Received: {data_format!r}"
-        )
+from .backend_config import (
+    backend,
+    epsilon,
+    floatx,
+    image_data_format,
+    set_epsilon,
+    set_floatx,
+    set_image_data_format,
+)
+from .backend_dtypes import (
+    is_float_dtype,
+    is_int_dtype,
+    result_type,
+    standardize_dtype,
+)
+from .legacy.backend_loops import cumprod, cumsum, foldl, foldr, map_fn, rnn
+from .legacy.backend_math import (
+    abs,
+    all,
+    any,
+    arange,
+    argmax,
+    argmin,
+    batch_dot,
+    batch_flatten,
+    cast,
+    clip,
+    concatenate,
+    constant,
+    cos,
+    dot,
+    equal,
+    eval,
+    exp,
+    expand_dims,
+    eye,
+    flatten,
+    gather,
+    gradients,
+    greater,
+    greater_equal,
+    l2_normalize,
+    less,
+    less_equal,
+    log,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    moving_average_update,
+    not_equal,
+    one_hot,
+    ones,
+    ones_like,
+    permute_dimensions,
+    pow,
+    prod,
+    repeat,
+    repeat_elements,
+    reshape,
+    reverse,
+    round,
+    shape,
+    sign,
+    sin,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    std,
+    stop_gradient,
+    sum,
+    switch,
+    tile,
+    transpose,
+    update,
+    update_add,
+    update_sub,
+    var,
+    variable,
+    zeros,
+    zeros_like,
+)
+from .legacy.backend_nn import (
+    batch_normalization,
+    bias_add,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    conv3d,
+    ctc_batch_cost,
+    ctc_decode,
+    depthwise_conv2d,
+    dropout,
+    elu,
+    hard_sigmoid,
+    in_top_k,
+    pool2d,
+    pool3d,
+    relu,
+    resize_images,
+    resize_volumes,
+    separable_conv2d,
+    sigmoid,
+    softmax,
+    softplus,
+    softsign,
+    sparse_categorical_crossentropy,
+    spatial_2d_padding,
+    spatial_3d_padding,
+    tanh,
+    temporal_padding,
+)
 
 
 def clear_session(free_memory=True):
@@ -146,28 +223,150 @@ def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
     return _core.cast(draws < p, dtype or floatx())
 
 
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """A variable of normal draws with mean ``mean`` and standard deviation ``scale``."""
+    dtype = dtype or floatx()
+    return variable(random_normal(shape, mean, scale, dtype, seed), dtype=dtype, name=name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """A variable of uniform draws in ``[low, high)``."""
+    dtype = dtype or floatx()
+    return variable(random_uniform(shape, low, high, dtype, seed), dtype=dtype, name=name)
+
+
 __all__ = [
+    "abs",
+    "all",
+    "any",
+    "arange",
+    "argmax",
+    "argmin",
     "backend",
+    "batch_dot",
+    "batch_flatten",
     "batch_get_value",
+    "batch_normalization",
     "batch_set_value",
+    "bias_add",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
+    "cast",
     "cast_to_floatx",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
     "clear_session",
+    "clip",
+    "concatenate",
+    "constant",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "conv3d",
+    "cos",
     "count_params",
+    "ctc_batch_cost",
+    "ctc_decode",
+    "cumprod",
+    "cumsum",
+    "depthwise_conv2d",
+    "dot",
+    "dropout",
     "dtype",
+    "elu",
     "epsilon",
+    "equal",
+    "eval",
+    "exp",
+    "expand_dims",
+    "eye",
+    "flatten",
     "floatx",
+    "foldl",
+    "foldr",
+    "gather",
     "get_uid",
     "get_value",
+    "gradients",
+    "greater",
+    "greater_equal",
+    "hard_sigmoid",
     "image_data_format",
+    "in_top_k",
     "int_shape",
+    "is_float_dtype",
+    "is_int_dtype",
     "is_keras_tensor",
+    "l2_normalize",
+    "less",
+    "less_equal",
+    "log",
+    "map_fn",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "moving_average_update",
     "ndim",
+    "not_equal",
+    "one_hot",
+    "ones",
+    "ones_like",
+    "permute_dimensions",
+    "pool2d",
+    "pool3d",
+    "pow",
+    "prod",
     "random_bernoulli",
     "random_normal",
+    "random_normal_variable",
     "random_uniform",
+    "random_uniform_variable",
+    "relu",
+    "repeat",
+    "repeat_elements",
+    "reshape",
+    "resize_images",
+    "resize_volumes",
+    "result_type",
+    "reverse",
+    "rnn",
+    "round",
+    "separable_conv2d",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
     "set_value",
+    "shape",
+    "sigmoid",
+    "sign",
+    "sin",
+    "softmax",
+    "softplus",
+    "softsign",
+    "sparse_categorical_crossentropy",
+    "spatial_2d_padding",
+    "spatial_3d_padding",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "standardize_dtype",
+    "std",
+    "stop_gradient",
+    "sum",
+    "switch",
+    "tanh",
+    "temporal_padding",
+    "tile",
+    "transpose",
     "truncated_normal",
+    "update",
+    "update_add",
+    "update_sub",
+    "var",
+    "variable",
+    "zeros",
+    "zeros_like",
 ]

@@ -58,3 +58,28 @@ class _Node:
 
 def _is_tensor_like(value):
     return isinstance(value, (_core.Tensor, _core.Variable, np.ndarray, KerasTensor))
+
+
+def get_source_inputs(tensor):
+    """The ``Input`` tensors a functional tensor is computed from, in first-seen order
+    (``tensor`` itself when it is an input; a non-symbolic value gives ``[tensor]``).
+
+    Args:
+        tensor: a KerasTensor (or a nest of them).
+
+    Returns:
+        A list of KerasTensors.
+    """
+    sources, seen = [], set()
+    pending = list(reversed(nest.flatten(tensor)))
+    while pending:
+        current = pending.pop()
+        node = getattr(current, "_node", None)
+        parents = node.input_tensors() if node is not None else []
+        if not parents:  # an Input (its InputLayer's node has no inputs) or a plain value
+            if id(current) not in seen:
+                seen.add(id(current))
+                sources.append(current)
+            continue
+        pending.extend(reversed(parents))
+    return sources

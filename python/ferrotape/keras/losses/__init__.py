@@ -1,8 +1,25 @@
 """``ft.keras.losses``, laid out as Keras 3's ``keras.src.losses``: the base ``Loss`` and its
-reductions in ``loss.py``, the loss functions and classes in ``losses.py``, and here the lookup
-(``get``, ``serialize``, ``deserialize``).
+reductions in ``loss.py``, the loss functions and classes in ``losses.py`` (the focal, Dice,
+Tversky, Circle and generalized cross-entropy ones in ``extra_losses.py``, CTC in ``ctc.py``),
+and here the lookup (``get``, ``serialize``, ``deserialize``).
 """
 
+from ..legacy.losses import Reduction
+from .ctc import CTC, ctc
+from .extra_losses import (
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Circle,
+    Dice,
+    Tversky,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_generalized_cross_entropy,
+    circle,
+    dice,
+    tversky,
+)
 from .loss import (  # noqa: F401 - the package's names, as before the split
     _REDUCTIONS,
     EPSILON,
@@ -88,6 +105,13 @@ _CLASSES = (
     CategoricalCrossentropy,
     BinaryCrossentropy,
     SparseCategoricalCrossentropy,
+    CTC,
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Circle,
+    Dice,
+    Tversky,
 )
 _FUNCTIONS = {
     fn.__name__: fn
@@ -107,6 +131,13 @@ _FUNCTIONS = {
         categorical_crossentropy,
         sparse_categorical_crossentropy,
         binary_crossentropy,
+        binary_focal_crossentropy,
+        categorical_focal_crossentropy,
+        categorical_generalized_cross_entropy,
+        circle,
+        ctc,
+        dice,
+        tversky,
     )
 }
 _ALIASES = {
@@ -178,7 +209,22 @@ def get(identifier):
 
 
 __all__ = [
+    "CTC",
+    "ctc",
+    "Reduction",
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalGeneralizedCrossEntropy",
+    "Circle",
+    "Dice",
+    "Tversky",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_generalized_cross_entropy",
+    "circle",
+    "dice",
+    "tversky",
     "CategoricalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",

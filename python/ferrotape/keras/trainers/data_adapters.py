@@ -9,6 +9,7 @@ import reprlib
 import numpy as np
 
 from ... import _core, nest
+from .py_dataset_adapter import PyDataset, _PyDatasetBatches
 
 
 def unpack_x_y_sample_weight(data):
@@ -27,6 +28,16 @@ def unpack_x_y_sample_weight(data):
         f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
         f"found a tuple of {len(data)} elements"
     )
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """The batch structure ``unpack_x_y_sample_weight`` reads: ``x`` alone (or ``(x,)`` when
+    ``x`` is itself a tuple or list), ``(x, y)`` or ``(x, y, sample_weight)``."""
+    if y is None:
+        return (x,) if isinstance(x, tuple | list) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
 
 
 def _batch_size(x):
@@ -163,6 +174,13 @@ def _make_batches(x, y, sample_weight, batch_size, shuffle, who, class_weight=No
                 f"yield (x, y, sample_weight) from the dataset instead"
             )
         return _IterableBatches(x, who)
+    if isinstance(x, PyDataset):
+        if y is not None or sample_weight is not None:
+            raise ValueError(
+                f"{who}: arguments `y` and `sample_weight` are not supported when `x` is a "
+                "PyDataset (its batches hold them)"
+            )
+        return _PyDatasetBatches(x, who)
     x, y, sample_weight = (_numbers_as_array(v, who) for v in (x, y, sample_weight))
     if class_weight is not None and y is not None:
         sample_weight = _class_sample_weights(y, class_weight, sample_weight, who)

@@ -5,6 +5,8 @@ import time
 
 from tqdm import tqdm
 
+from .io_utils import is_interactive_logging_enabled, print_msg
+
 clock = time.perf_counter
 BAR_WIDTH = 20
 
@@ -117,7 +119,7 @@ class ProgressBar:
         self._closed = False
         self._bar = None
         self._chars = _bar_chars(self.file)
-        if verbose == 1 and _is_interactive(self.file):
+        if verbose == 1 and _is_interactive(self.file) and is_interactive_logging_enabled():
             self._bar = _InfoBar(
                 total=total,
                 file=self.file,
@@ -157,7 +159,7 @@ class ProgressBar:
             self._bar.refresh()
             self._bar.close()
         elif self.verbose:
-            print(self.final_line(), file=self.file, flush=True)
+            print_msg(self.final_line(), file=self.file)
 
     def final_line(self):
         """The epoch's closing line as ``close`` writes it for this verbosity."""
@@ -214,3 +216,69 @@ class ProgressBar:
         if details and details[0].endswith("/step"):
             head = f"{head} {details.pop(0)}"
         return " - ".join([head, *details])
+
+
+class Progbar:
+    """Keras's ``Progbar``: a progress bar driven by explicit ``update``/``add`` calls, which
+    averages the values it is given over the steps (except ``stateful_metrics``, shown as
+    given). Drawn by ``ProgressBar``.
+
+    Args:
+        target: the total number of steps, or None if unknown.
+        width: the bar's width in characters (ferrotape draws 20).
+        verbose: 0 (silent), 1 (a live bar) or 2 (the final line only).
+        interval: the minimum seconds between redraws (ferrotape redraws at most 10 times a
+            second).
+        stateful_metrics: names of values shown as given rather than averaged.
+        unit_name: the name of a step.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = Progbar(2, verbose=2)
+    >>> bar._bar.file = out
+    >>> bar.update(1, [("loss", 1.0)])
+    >>> bar.update(2, [("loss", 0.5)])
+    >>> "loss: 0.7500" in out.getvalue()
+    True
+    """
+
+    def __init__(
+        self,
+        target,
+        width=20,
+        verbose=1,
+        interval=0.05,
+        stateful_metrics=None,
+        unit_name="step",
+    ):
+        self.target = target
+        self.width = width
+        self.verbose = verbose
+        self.interval = interval
+        self.unit_name = unit_name
+        self.stateful_metrics = set(stateful_metrics or ())
+        self._values = {}
+        self._seen_so_far = 0
+        self._bar = ProgressBar(target, verbose=verbose)
+
+    def update(self, current, values=None, finalize=None):
+        """Moves to step ``current``, adding ``values`` (``[(name, value), ...]``): each
+        non-stateful value is weighted by the steps since the last update."""
+        if finalize is None:
+            finalize = self.target is not None and current >= self.target
+        for name, value in values or ():
+            if name in self.stateful_metrics:
+                self._values[name] = [float(value), 1]
+            else:
+                steps = max(current - self._seen_so_far, 1)
+                total, count = self._values.get(name, [0.0, 0])
+                self._values[name] = [total + float(value) * steps, count + steps]
+        self._seen_so_far = current
+        logs = {name: total / count for name, (total, count) in self._values.items()}
+        self._bar.update(current, logs)
+        if finalize:
+            self._bar.close(logs)
+
+    def add(self, n, values=None):
+        """Advances by ``n`` steps (see ``update``)."""
+        self.update(self._seen_so_far + n, values)
