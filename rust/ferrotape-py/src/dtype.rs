@@ -8,6 +8,18 @@ use pyo3::types::{PyString, PyType};
 
 use crate::errors::type_error;
 
+/// The element type of a tensor (`tf.dtypes.DType`): `ft.float32`, `ft.int64`, `ft.bool`, ...
+/// It compares equal to its name and to the NumPy dtype; `DType(obj)` converts either.
+///
+/// For example:
+///
+/// >>> ft.float32.name, ft.float32.size, ft.float32.is_floating
+/// ('float32', 4, True)
+/// >>> ft.DType("int64") == ft.int64, ft.float32 == "float32"
+/// (True, True)
+///
+/// Args:
+///     obj: A dtype-like value: a `DType`, a name such as `"float32"`, or a NumPy dtype.
 #[pyclass(name = "DType", module = "ferrotape", frozen, from_py_object)]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PyDType(pub DType);

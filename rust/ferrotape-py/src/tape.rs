@@ -42,9 +42,27 @@ fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-/// `ft.GradientTape`, in Rust so that the hot path (create, enter, exit, one gradient) costs
-/// no Python-level calls. Nested `sources` other than a single tensor or a flat list/tuple go
+/// Records the operations run inside its `with` block so that `gradient` can differentiate
+/// them (`tf.GradientTape`): watched tensors and the trainable variables read are the sources.
+///
+/// Written in Rust so that the hot path (create, enter, exit, one gradient) costs no
+/// Python-level calls. Nested `sources` other than a single tensor or a flat list/tuple go
 /// through `ferrotape.nest`.
+///
+/// For example:
+///
+/// >>> x = ft.constant(3.0)
+/// >>> with ft.GradientTape() as tape:
+/// ...     tape.watch(x)
+/// ...     y = x * x
+/// ...
+/// >>> float(tape.gradient(y, x))
+/// 6.0
+///
+/// Args:
+///     persistent: If true, `gradient` may be called more than once.
+///     watch_accessed_variables: If true (the default), trainable variables read inside the
+///         tape are watched.
 #[pyclass(name = "GradientTape", module = "ferrotape", frozen, subclass, weakref)]
 pub struct PyGradientTape {
     contract: GradientTape,

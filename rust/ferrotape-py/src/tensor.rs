@@ -35,6 +35,18 @@ pub fn compute<T: Send>(
 /// @`, comparisons, `-t`, `abs(t)`) and indexing (`t[0]`, `t[:, 1:]`, `t[..., None]`) are
 /// recorded on active gradient tapes like the functions they stand for; `numpy()` gives the
 /// values, `shape` and `dtype` describe them.
+///
+/// For example:
+///
+/// >>> t = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+/// >>> t.shape, t.dtype
+/// (TensorShape([2, 2]), tf.float32)
+/// >>> (t[:, 1] * 2).numpy()
+/// array([4., 8.], dtype=float32)
+///
+/// Args:
+///     value: The values: a nested list, number, NumPy array or tensor.
+///     dtype: The dtype (a `DType`, name or NumPy dtype); by default TensorFlow's rules.
 #[pyclass(name = "Tensor", module = "ferrotape", frozen)]
 pub struct PyTensor {
     pub tensor: Tensor,

@@ -17,6 +17,28 @@ use crate::tensor::{
 /// A mutable tensor (`tf.Variable(initial_value, trainable=True, name=None, dtype=None)`):
 /// `assign`, `assign_add` and `assign_sub` change it in place; reading it in an op is recorded,
 /// and a gradient tape watches a trainable variable when it is read.
+///
+/// For example:
+///
+/// >>> v = ft.Variable([1.0, 2.0])
+/// >>> _ = v.assign_add([1.0, 1.0])
+/// >>> v.numpy()
+/// array([2., 3.], dtype=float32)
+///
+/// Args:
+///     initial_value: The initial value (required), or a callable returning it.
+///     trainable: Whether gradient tapes watch it (default True).
+///     validate_shape: Ignored (the shape is always the initial value's).
+///     caching_device: Ignored (TensorFlow's device placement).
+///     name: The variable's name (default `"Variable"`).
+///     variable_def: Ignored (graph-mode only).
+///     dtype: The dtype the initial value is converted to.
+///     import_scope: Ignored (graph-mode only).
+///     constraint: Must be None (not supported yet: apply a constraint after each update).
+///     synchronization: Ignored (distribution strategies).
+///     aggregation: Ignored (distribution strategies).
+///     shape: Ignored (the shape is the initial value's).
+///     experimental_enable_variable_lifting: Ignored (graph-mode only).
 #[pyclass(name = "Variable", module = "ferrotape", frozen, weakref)]
 pub struct PyVariable {
     pub var: Variable,
