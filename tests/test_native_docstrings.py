@@ -125,3 +125,43 @@ def test_a_wrong_example_fails():
     )
     result = doctest.DocTestRunner(verbose=False).run(test, out=lambda _: None)
     assert result.failed == 1
+
+
+def _members():
+    for name, cls in NATIVE:
+        if not inspect.isclass(cls):
+            continue
+        for attr, member in sorted(vars(cls).items()):
+            if not attr.startswith("_"):
+                yield f"{name}.{attr}", member
+
+
+MEMBERS = list(_members())
+
+
+def test_the_members_are_found():
+    names = {name for name, _ in MEMBERS}
+    expected = {"Tensor.shape", "Variable.assign", "DType.is_floating", "GradientTape.gradient"}
+    assert expected <= names
+
+
+@pytest.mark.parametrize("name,member", MEMBERS, ids=[n for n, _ in MEMBERS])
+def test_members_have_a_summary(name, member):
+    doc = member.__doc__ or ""
+    assert doc.strip() and doc.splitlines()[0].strip(), f"{name}: no summary line"
+
+
+METHODS = [
+    (name, member)
+    for name, member in MEMBERS
+    if inspect.ismethoddescriptor(member) and callable(member) and _parameters(member)
+]
+
+
+@pytest.mark.parametrize("name,method", METHODS, ids=[n for n, _ in METHODS])
+def test_methods_document_their_arguments(name, method):
+    doc = method.__doc__ or ""
+    args = _section(doc, "Args")
+    assert args is not None, f"{name}: takes arguments but has no Args: section"
+    assert list(args) == _parameters(method), f"{name}: Args: does not match the signature"
+    assert "\nReturns:\n" in doc, f"{name}: no Returns: section"

@@ -42,12 +42,21 @@ fn main() {
 }
 
 /// Every top-level `pub fn` with its `///` lines and whether its body calls `record`.
+///
+/// An op's example is Python, fenced as ```` ```python ```` so that rustdoc and clippy read it
+/// as code; the fence lines are dropped, leaving the `>>>` lines a Python docstring expects.
 fn scan(source: &str, found: &mut Vec<Op>) {
     let mut doc: Vec<&str> = Vec::new();
+    let mut in_python = false;
     let mut lines = source.lines();
     while let Some(line) = lines.next() {
         if let Some(text) = line.strip_prefix("///") {
-            doc.push(text.strip_prefix(' ').unwrap_or(text));
+            let text = text.strip_prefix(' ').unwrap_or(text);
+            match text {
+                "```python" => in_python = true,
+                "```" if in_python => in_python = false,
+                _ => doc.push(text),
+            }
             continue;
         }
         if line.starts_with("#[") {

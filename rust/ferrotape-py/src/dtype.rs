@@ -31,31 +31,37 @@ impl PyDType {
         Ok(PyDType(dtype_of(obj)?))
     }
 
+    /// The canonical name (`"float32"`).
     #[getter]
     fn name(&self) -> &'static str {
         self.0.name()
     }
 
+    /// Whether it is a floating-point type.
     #[getter]
     fn is_floating(&self) -> bool {
         self.0.is_float()
     }
 
+    /// Whether it is an integer type (signed or unsigned).
     #[getter]
     fn is_integer(&self) -> bool {
         self.0.is_int()
     }
 
+    /// Whether it is bool.
     #[getter]
     fn is_bool(&self) -> bool {
         self.0 == DType::Bool
     }
 
+    /// The size of one element in bytes.
     #[getter]
     fn size(&self) -> usize {
         self.0.size_in_bytes()
     }
 
+    /// The dtype itself (ferrotape has no reference dtypes).
     #[getter]
     fn base_dtype(&self) -> Self {
         *self

@@ -350,25 +350,30 @@ macro_rules! tensor_methods {
                 }
             }
 
+            /// The shape, a `TensorShape` (`t.shape[0]`, `t.shape.as_list()`).
             #[getter(shape)]
             fn shape_getter<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 tensor_shape(slf.py(), $cls::operand(slf).shape())
             }
 
+            /// The shape, a `TensorShape` (the same as `shape`).
             fn get_shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 Self::shape_getter(slf)
             }
 
-#[getter]
+            /// The element type, a `DType`.
+            #[getter]
             fn dtype(slf: &Bound<'_, Self>) -> PyDType {
                 PyDType($cls::operand(slf).dtype())
             }
 
+            /// The number of axes (the rank).
             #[getter]
             fn ndim(slf: &Bound<'_, Self>) -> usize {
                 $cls::operand(slf).rank()
             }
 
+            /// The device holding the value: always the CPU, named as TensorFlow names it.
             #[getter]
             fn device(&self) -> &'static str {
                 "/job:localhost/replica:0/task:0/device:CPU:0"

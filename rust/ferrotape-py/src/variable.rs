@@ -141,17 +141,28 @@ impl PyVariable {
         })
     }
 
+    /// The variable's name with TensorFlow's output suffix (`"Variable:0"`).
     #[getter]
     fn name(&self) -> String {
         format!("{}:0", self.var.name())
     }
 
+    /// Whether gradient tapes watch the variable when it is read.
     #[getter]
     fn trainable(&self) -> bool {
         self.var.trainable()
     }
 
     /// Assigns `value` (same shape and dtype) in place and returns the variable.
+    ///
+    /// Args:
+    ///     value: The new value, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (value, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign<'py>(
         slf: &Bound<'py, Self>,
@@ -166,6 +177,15 @@ impl PyVariable {
     }
 
     /// `self += delta` in place; returns the variable.
+    ///
+    /// Args:
+    ///     delta: The amount to add, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_add<'py>(
         slf: &Bound<'py, Self>,
@@ -180,6 +200,15 @@ impl PyVariable {
     }
 
     /// `self -= delta` in place; returns the variable.
+    ///
+    /// Args:
+    ///     delta: The amount to subtract, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_sub<'py>(
         slf: &Bound<'py, Self>,
@@ -198,6 +227,7 @@ impl PyVariable {
         PyTensor::new(PyVariable::operand(slf))
     }
 
+    /// The current value as a tensor (the same as `read_value`).
     fn value(slf: &Bound<'_, Self>) -> PyTensor {
         PyTensor::new(PyVariable::operand(slf))
     }

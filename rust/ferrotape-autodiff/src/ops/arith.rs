@@ -76,8 +76,10 @@ pub fn add_n(xs: &[Tensor]) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.add([1, 2], 10).numpy()
 /// array([11, 12], dtype=int32)
+/// ```
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Add, a, b)?;
     record("AddV2", &[a, b], &[&y], || {
@@ -91,9 +93,11 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.subtract([[1.0], [2.0]], [1.0, 2.0]).numpy()
 /// array([[ 0., -1.],
 ///        [ 1.,  0.]], dtype=float32)
+/// ```
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Sub, a, b)?;
     record("Sub", &[a, b], &[&y], || {
@@ -107,8 +111,10 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.multiply([1.0, 2.0], 3.0).numpy()
 /// array([3., 6.], dtype=float32)
+/// ```
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Mul, a, b)?;
     record("Mul", &[a, b], &[&y], || {
@@ -123,8 +129,10 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.realdiv([1.0, 3.0], 2.0).numpy()
 /// array([0.5, 1.5], dtype=float32)
+/// ```
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Div, a, b)?;
     record("RealDiv", &[a, b], &[&y], || {
@@ -144,8 +152,10 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.floordiv([7, -7], 2).numpy()
 /// array([ 3, -4], dtype=int32)
+/// ```
 pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     binary_kernel(BinaryOp::FloorDiv, a, b)
 }
@@ -154,8 +164,10 @@ pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.floormod([7, -7], 3).numpy()
 /// array([1, 2], dtype=int32)
+/// ```
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Mod, a, b)?;
     record("FloorMod", &[a, b], &[&y], || {
@@ -175,8 +187,10 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.pow([2.0, 3.0], 2.0).numpy()
 /// array([4., 9.], dtype=float32)
+/// ```
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Pow, a, b)?;
     record("Pow", &[a, b], &[&y], || {
@@ -233,8 +247,10 @@ fn max_min(
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.maximum([1, 5], [3, 2]).numpy()
 /// array([3, 5], dtype=int32)
+/// ```
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     max_min(BinaryOp::Maximum, CompareOp::GreaterEqual, "Maximum", a, b)
 }
@@ -243,8 +259,10 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.minimum([1, 5], [3, 2]).numpy()
 /// array([1, 2], dtype=int32)
+/// ```
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     max_min(BinaryOp::Minimum, CompareOp::LessEqual, "Minimum", a, b)
 }
@@ -253,8 +271,10 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.squared_difference([1.0, 5.0], 2.0).numpy()
 /// array([1., 9.], dtype=float32)
+/// ```
 pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::SquaredDifference, a, b)?;
     record("SquaredDifference", &[a, b], &[&y], || {
@@ -274,8 +294,10 @@ pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.negative([1, -2]).numpy()
 /// array([-1,  2], dtype=int32)
+/// ```
 pub fn neg(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Neg, x)?;
     record("Neg", &[x], &[&y], grad!(|g| neg(g)?));
@@ -286,8 +308,10 @@ pub fn neg(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.abs([-1.5, 2.0]).numpy()
 /// array([1.5, 2. ], dtype=float32)
+/// ```
 pub fn abs(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Abs, x)?;
     record("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
@@ -298,8 +322,10 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.sign([-3.0, 0.0, 2.0]).numpy()
 /// array([-1.,  0.,  1.], dtype=float32)
+/// ```
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sign, x)?;
     record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
@@ -310,8 +336,10 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.square([2, -3]).numpy()
 /// array([4, 9], dtype=int32)
+/// ```
 pub fn square(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Square, x)?;
     record(
@@ -327,8 +355,10 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.reciprocal([2.0, 4.0]).numpy()
 /// array([0.5 , 0.25], dtype=float32)
+/// ```
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Reciprocal, x)?;
     record(

@@ -16,8 +16,10 @@ use crate::tensor::Tensor;
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.exp([0.0, 1.0]).numpy().round(4)
 /// array([1.    , 2.7183], dtype=float32)
+/// ```
 pub fn exp(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Exp, x)?;
     record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
@@ -28,8 +30,10 @@ pub fn exp(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.expm1([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.7183], dtype=float32)
+/// ```
 pub fn expm1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Expm1, x)?;
     record(
@@ -45,8 +49,10 @@ pub fn expm1(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.log([1.0, 100.0]).numpy().round(4)
 /// array([0.    , 4.6052], dtype=float32)
+/// ```
 pub fn log(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Log, x)?;
     record("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
@@ -57,8 +63,10 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.log1p([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.6931], dtype=float32)
+/// ```
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Log1p, x)?;
     record(
@@ -81,8 +89,10 @@ pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tenso
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.sqrt([4.0, 9.0]).numpy()
 /// array([2., 3.], dtype=float32)
+/// ```
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sqrt, x)?;
     record(
@@ -100,8 +110,10 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.rsqrt([4.0, 16.0]).numpy()
 /// array([0.5 , 0.25], dtype=float32)
+/// ```
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Rsqrt, x)?;
     record(
@@ -120,8 +132,10 @@ pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.sin([0.0, 1.5707964]).numpy().round(4)
 /// array([0., 1.], dtype=float32)
+/// ```
 pub fn sin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sin, x)?;
     record("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
@@ -132,8 +146,10 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.cos([0.0, 3.1415927]).numpy().round(4)
 /// array([ 1., -1.], dtype=float32)
+/// ```
 pub fn cos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Cos, x)?;
     record("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
@@ -144,8 +160,10 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.tan([0.0, 0.7853982]).numpy().round(4)
 /// array([0., 1.], dtype=float32)
+/// ```
 pub fn tan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tan, x)?;
     record(
@@ -161,8 +179,10 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.asin([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.5708], dtype=float32)
+/// ```
 pub fn asin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asin, x)?;
     record(
@@ -178,8 +198,10 @@ pub fn asin(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.acos([1.0, 0.0]).numpy().round(4)
 /// array([0.    , 1.5708], dtype=float32)
+/// ```
 pub fn acos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acos, x)?;
     record(
@@ -195,8 +217,10 @@ pub fn acos(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.atan([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.7854], dtype=float32)
+/// ```
 pub fn atan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atan, x)?;
     record(
@@ -212,8 +236,10 @@ pub fn atan(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.sinh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.1752], dtype=float32)
+/// ```
 pub fn sinh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sinh, x)?;
     record("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
@@ -224,8 +250,10 @@ pub fn sinh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.cosh([0.0, 1.0]).numpy().round(4)
 /// array([1.    , 1.5431], dtype=float32)
+/// ```
 pub fn cosh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Cosh, x)?;
     record("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
@@ -236,8 +264,10 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.asinh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.8814], dtype=float32)
+/// ```
 pub fn asinh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asinh, x)?;
     record("Asinh", &[x], &[&y], grad!(|g; y| div(g, &cosh(y)?)?));
@@ -248,8 +278,10 @@ pub fn asinh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.acosh([1.0, 2.0]).numpy().round(4)
 /// array([0.   , 1.317], dtype=float32)
+/// ```
 pub fn acosh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acosh, x)?;
     record("Acosh", &[x], &[&y], grad!(|g; y| div(g, &sinh(y)?)?));
@@ -260,8 +292,10 @@ pub fn acosh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.atanh([0.0, 0.5]).numpy().round(4)
 /// array([0.    , 0.5493], dtype=float32)
+/// ```
 pub fn atanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atanh, x)?;
     record(
@@ -277,8 +311,10 @@ pub fn atanh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.tanh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.7616], dtype=float32)
+/// ```
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tanh, x)?;
     record(
@@ -294,8 +330,10 @@ pub fn tanh(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.sigmoid([0.0, 2.0]).numpy().round(4)
 /// array([0.5   , 0.8808], dtype=float32)
+/// ```
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sigmoid, x)?;
     record(
@@ -311,8 +349,10 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.math.erf([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.8427], dtype=float32)
+/// ```
 pub fn erf(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erf, x)?;
     record(
@@ -330,8 +370,10 @@ pub fn erf(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.floor([-1.5, 1.5]).numpy()
 /// array([-2.,  1.], dtype=float32)
+/// ```
 pub fn floor(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Floor, x)
 }
@@ -340,8 +382,10 @@ pub fn floor(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.ceil([-1.5, 1.5]).numpy()
 /// array([-1.,  2.], dtype=float32)
+/// ```
 pub fn ceil(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Ceil, x)
 }
@@ -350,8 +394,10 @@ pub fn ceil(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.round([0.5, 1.5, 2.5, -0.5]).numpy()
 /// array([ 0.,  2.,  2., -0.], dtype=float32)
+/// ```
 pub fn round(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Round, x)
 }
@@ -385,8 +431,10 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.identity([1, 2]).numpy()
 /// array([1, 2], dtype=int32)
+/// ```
 pub fn identity(x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(x.value().clone());
     record("Identity", &[x], &[&y], grad!(|g| g.clone()));

@@ -17,8 +17,10 @@ use crate::tensor::Tensor;
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.nn.relu([-1.0, 2.0]).numpy()
 /// array([0., 2.], dtype=float32)
+/// ```
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Relu, x)?;
     record("Relu", &[x], &[&y], grad!(|g; y| relu_grad(g, y)?));
@@ -37,8 +39,10 @@ fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.nn.relu6([-1.0, 3.0, 8.0]).numpy()
 /// array([0., 3., 6.], dtype=float32)
+/// ```
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
     let relu = kernels::unary(UnaryOp::Relu, x.value())?;
     let y = Tensor::new(kernels::binary(
@@ -79,8 +83,10 @@ fn negative_side(x: &Tensor, linear: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.nn.elu([-1.0, 2.0]).numpy().round(4)
 /// array([-0.6321,  2.    ], dtype=float32)
+/// ```
 pub fn elu(x: &Tensor) -> Result<Tensor> {
     let pos = positive(x)?;
     where_(&pos, x, &super::expm1(&negative_side(x, &pos)?)?)
@@ -91,8 +97,10 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.nn.selu([-1.0, 1.0]).numpy().round(4)
 /// array([-1.1113,  1.0507], dtype=float32)
+/// ```
 pub fn selu(x: &Tensor) -> Result<Tensor> {
     const ALPHA: f64 = 1.673_263_242_354_377_3;
     const SCALE: f64 = 1.050_700_987_355_480_5;
@@ -124,8 +132,10 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.nn.softplus([0.0, 1.0]).numpy().round(4)
 /// array([0.6931, 1.3133], dtype=float32)
+/// ```
 pub fn softplus(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Softplus, x)?;
     record("Softplus", &[x], &[&y], grad!(|g; x| mul(g, &sigmoid(x)?)?));

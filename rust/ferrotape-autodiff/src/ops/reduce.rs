@@ -46,11 +46,13 @@ fn reduce_kernel(
 ///
 /// For example:
 ///
+/// ```python
 /// >>> x = ft.constant([[1, 2], [3, 4]])
 /// >>> int(ft.reduce_sum(x))
 /// 10
 /// >>> ft.reduce_sum(x, axis=0).numpy()
 /// array([4, 6], dtype=int32)
+/// ```
 pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
     record("Sum", &[x], &[&y], || {
@@ -66,8 +68,10 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.reduce_mean([[1.0, 2.0], [3.0, 5.0]], axis=1).numpy()
 /// array([1.5, 4. ], dtype=float32)
+/// ```
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let mask = axes_mask("Mean", x.rank(), axes)?;
     let count: usize = x
@@ -104,8 +108,10 @@ fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.reduce_max([[1, 7], [3, 4]], axis=0, keepdims=True).numpy()
 /// array([[3, 7]], dtype=int32)
+/// ```
 pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     extremum(ReduceOp::Max, x, axes, keepdims)
 }
@@ -114,8 +120,10 @@ pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.reduce_min([[1, 7], [3, 4]], axis=-1).numpy()
 /// array([1, 3], dtype=int32)
+/// ```
 pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     extremum(ReduceOp::Min, x, axes, keepdims)
 }
@@ -125,8 +133,10 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 ///
 /// For example:
 ///
+/// ```python
 /// >>> ft.reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
 /// array([ 2., 12.], dtype=float32)
+/// ```
 pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
@@ -160,8 +170,10 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 ///
 /// For example:
 ///
+/// ```python
 /// >>> round(float(ft.reduce_logsumexp([0.0, 0.0])), 4)
 /// 0.6931
+/// ```
 pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let raw_max = reduce_max(x, axes, true)?;
     let finite = compare(
