@@ -22,6 +22,7 @@ fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.reshape(ft.range(6), [2, -1]).numpy()
 /// array([[0, 1, 2],
 ///        [3, 4, 5]], dtype=int32)
@@ -51,6 +52,7 @@ fn reshape(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.transpose(ft.constant([[1, 2, 3], [4, 5, 6]])).numpy()
 /// array([[1, 4],
 ///        [2, 5],
@@ -95,6 +97,7 @@ fn transpose(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.expand_dims(ft.constant([1.0, 2.0]), axis=-1).shape
 /// TensorShape([2, 1])
 ///
@@ -121,6 +124,7 @@ fn expand_dims(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.squeeze(ft.zeros([1, 3, 1])).shape
 /// TensorShape([3])
 ///
@@ -147,6 +151,7 @@ fn squeeze(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.concat([[[1, 2]], [[3, 4]]], axis=0).numpy()
 /// array([[1, 2],
 ///        [3, 4]], dtype=int32)
@@ -174,6 +179,7 @@ fn concat(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.stack([[1, 2], [3, 4]], axis=1).numpy()
 /// array([[1, 3],
 ///        [2, 4]], dtype=int32)
@@ -201,6 +207,7 @@ fn stack(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> [t.numpy().tolist() for t in ft.unstack(ft.constant([[1, 2], [3, 4]]))]
 /// [[1, 2], [3, 4]]
 ///
@@ -231,6 +238,7 @@ fn unstack(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> [t.numpy().tolist() for t in ft.split(ft.range(5), [2, 3])]
 /// [[0, 1], [2, 3, 4]]
 ///
@@ -271,6 +279,7 @@ fn split(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.tile(ft.constant([[1, 2]]), [2, 2]).numpy()
 /// array([[1, 2, 1, 2],
 ///        [1, 2, 1, 2]], dtype=int32)
@@ -300,6 +309,7 @@ fn tile(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.pad(ft.constant([[1, 2]]), [[0, 0], [1, 1]]).numpy()
 /// array([[0, 1, 2, 0]], dtype=int32)
 ///
@@ -333,6 +343,7 @@ fn pad(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.broadcast_to(ft.constant([1, 2]), [2, 2]).numpy()
 /// array([[1, 2],
 ///        [1, 2]], dtype=int32)
@@ -364,6 +375,7 @@ fn broadcast_to(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.slice(ft.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy()
 /// array([[2, 3],
 ///        [5, 6]], dtype=int32)
@@ -406,6 +418,7 @@ fn slice(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.gather(ft.constant([10, 20, 30]), [2, 0]).numpy()
 /// array([30, 10], dtype=int32)
 ///
@@ -447,6 +460,7 @@ fn gather(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.gather_nd(ft.constant([[1, 2], [3, 4]]), [[0, 1], [1, 0]]).numpy()
 /// array([2, 3], dtype=int32)
 ///
@@ -479,6 +493,7 @@ fn gather_nd(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.scatter_nd([[1], [3]], ft.constant([5.0, 7.0]), [4]).numpy()
 /// array([0., 5., 0., 7.], dtype=float32)
 ///
@@ -510,6 +525,7 @@ fn scatter_nd(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.one_hot([0, 2], depth=3).numpy()
 /// array([[1., 0., 0.],
 ///        [0., 0., 1.]], dtype=float32)
@@ -581,6 +597,7 @@ fn filled(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.zeros([2, 3], dtype=ft.int32).numpy()
 /// array([[0, 0, 0],
 ///        [0, 0, 0]], dtype=int32)
@@ -607,6 +624,7 @@ fn zeros(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.ones([2]).numpy()
 /// array([1., 1.], dtype=float32)
 ///
@@ -644,6 +662,7 @@ fn filled_like(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.zeros_like(ft.constant([[1, 2]])).numpy()
 /// array([[0, 0]], dtype=int32)
 ///
@@ -669,6 +688,7 @@ fn zeros_like(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.ones_like(ft.constant([1.5, 2.5])).numpy()
 /// array([1., 1.], dtype=float32)
 ///
@@ -694,6 +714,7 @@ fn ones_like(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.fill([2, 2], 7).numpy()
 /// array([[7, 7],
 ///        [7, 7]], dtype=int32)
@@ -722,6 +743,7 @@ fn fill(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.eye(2, 3).numpy()
 /// array([[1., 0., 0.],
 ///        [0., 1., 0.]], dtype=float32)
@@ -775,6 +797,7 @@ fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyRes
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.range(5).numpy()
 /// array([0, 1, 2, 3, 4], dtype=int32)
 /// >>> ft.range(1.0, 2.0, 0.25).numpy()
@@ -822,6 +845,7 @@ fn range(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.linspace(0.0, 1.0, 5).numpy()
 /// array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
 ///
@@ -864,6 +888,7 @@ fn linspace(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.constant(0.5, shape=[2, 2]).numpy()
 /// array([[0.5, 0.5],
 ///        [0.5, 0.5]], dtype=float32)
@@ -924,6 +949,7 @@ fn constant(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.convert_to_tensor([1, 2]).dtype
 /// tf.int32
 /// >>> ft.convert_to_tensor(3, dtype_hint=ft.float32).dtype
@@ -961,6 +987,7 @@ fn convert_to_tensor(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.shape(ft.zeros([2, 3])).numpy()
 /// array([2, 3], dtype=int32)
 ///
@@ -990,6 +1017,7 @@ fn shape(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> int(ft.size(ft.zeros([2, 3])))
 /// 6
 ///
@@ -1017,6 +1045,7 @@ fn size(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> int(ft.rank(ft.zeros([2, 3])))
 /// 2
 ///
@@ -1038,6 +1067,7 @@ fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<P
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.is_tensor(ft.constant(1.0)), ft.is_tensor(1.0)
 /// (True, False)
 ///
@@ -1055,6 +1085,7 @@ fn is_tensor(x: &Bound<'_, PyAny>) -> bool {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft._core.dtype_name(ft.float32), ft._core.dtype_name('int64')
 /// ('float32', 'int64')
 ///

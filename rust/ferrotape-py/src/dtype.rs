@@ -13,6 +13,7 @@ use crate::errors::type_error;
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.float32.name, ft.float32.size, ft.float32.is_floating
 /// ('float32', 4, True)
 /// >>> ft.DType("int64") == ft.int64, ft.float32 == "float32"

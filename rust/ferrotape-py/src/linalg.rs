@@ -16,6 +16,7 @@ use crate::tensor::{compute, wrap, PyTensor};
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> a = ft.constant([[1.0, 2.0], [3.0, 4.0]])
 /// >>> ft.linalg.matmul(a, a, transpose_b=True).numpy()
 /// array([[ 5., 11.],
@@ -73,6 +74,7 @@ fn matmul(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[2.0], [8.0]]).numpy()
 /// array([[1.],
 ///        [2.]], dtype=float32)
@@ -108,6 +110,7 @@ fn solve(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.linalg.inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
 /// array([[0.5 , 0.  ],
 ///        [0.  , 0.25]], dtype=float32)
@@ -141,6 +144,7 @@ fn inv(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> round(float(ft.linalg.det([[1.0, 2.0], [3.0, 4.0]])), 4)
 /// -2.0
 ///
@@ -172,6 +176,7 @@ fn factorisation_work(a: &Tensor) -> usize {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.linalg.matrix_transpose(ft.zeros([5, 2, 3])).shape
 /// TensorShape([5, 3, 2])
 ///

@@ -66,6 +66,7 @@ unary_ops! {
     stop_gradient [] => no_grad(
         |t: &Tensor| Ok(ops::stop_gradient(t)),
         "The same value with no gradient path back to `x`.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> x = ft.constant(3.0)\n\
         >>> with ft.GradientTape() as tape:\n\
         ...     tape.watch(x)\n\
@@ -77,12 +78,14 @@ unary_ops! {
     logical_not ["logical_not", "math.logical_not"] => no_grad(
         |t: &Tensor| Ok(Tensor::new(kernels::logical_not(t.value())?)),
         "The logical negation of a bool tensor, element-wise; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.logical_not([True, False]).numpy()\n\
         array([False,  True])"
     ),
     is_nan ["math.is_nan"] => no_grad(
         |t: &Tensor| ops::compare(CompareOp::NotEqual, t, t),
         "Whether each element is NaN (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.math.is_nan([1.0, float('nan')]).numpy()\n\
         array([False,  True])"
     ),
@@ -125,12 +128,14 @@ binary_ops! {
     divide ["divide", "math.divide"] => grad(
         true_divide,
         "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y².\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.divide([1, 3], 2).numpy()\n\
         array([0.5, 1.5])"
     ),
     truediv ["truediv", "math.truediv"] => grad(
         true_divide,
         "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y².\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.truediv(ft.constant([1.0, 3.0]), 2.0).numpy()\n\
         array([0.5, 1.5], dtype=float32)"
     ),
@@ -144,45 +149,54 @@ binary_ops! {
     equal ["equal", "math.equal"] => no_grad(
         compare(CompareOp::Equal),
         "x == y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.equal([1, 2], [1, 3]).numpy()\n\
         array([ True, False])"),
     not_equal ["not_equal", "math.not_equal"] => no_grad(
         compare(CompareOp::NotEqual), "x != y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.not_equal([1, 2], [1, 3]).numpy()\n\
         array([False,  True])"
     ),
     less ["less", "math.less"] => no_grad(
         compare(CompareOp::Less),
         "x < y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.less([1, 2], 2).numpy()\n\
         array([ True, False])"),
     less_equal ["less_equal", "math.less_equal"] => no_grad(
         compare(CompareOp::LessEqual), "x <= y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.less_equal([1, 2], 2).numpy()\n\
         array([ True,  True])"
     ),
     greater ["greater", "math.greater"] => no_grad(
         compare(CompareOp::Greater), "x > y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.greater([1, 2], 1).numpy()\n\
         array([False,  True])"
     ),
     greater_equal ["greater_equal", "math.greater_equal"] => no_grad(
         compare(CompareOp::GreaterEqual), "x >= y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.greater_equal([1, 2], 2).numpy()\n\
         array([False,  True])"
     ),
     logical_and ["logical_and", "math.logical_and"] => no_grad(
         logical(LogicalOp::And), "x AND y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.logical_and([True, True], [True, False]).numpy()\n\
         array([ True, False])"
     ),
     logical_or ["logical_or", "math.logical_or"] => no_grad(
         logical(LogicalOp::Or), "x OR y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.logical_or([True, False], [False, False]).numpy()\n\
         array([ True, False])"
     ),
     logical_xor ["math.logical_xor"] => no_grad(
         logical(LogicalOp::Xor), "x XOR y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.math.logical_xor([True, True], [True, False]).numpy()\n\
         array([False,  True])"
     ),
@@ -233,12 +247,14 @@ reductions! {
     reduce_any ["reduce_any", "math.reduce_any"] => no_grad(
         |t, a, k| ops::reduce_bool(true, t, a, k),
         "Logical or over `axis` of a bool tensor; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.reduce_any([[True, False], [False, False]], axis=1).numpy()\n\
         array([ True, False])"
     ),
     reduce_all ["reduce_all", "math.reduce_all"] => no_grad(
         |t, a, k| ops::reduce_bool(false, t, a, k),
         "Logical and over `axis` of a bool tensor; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
         >>> ft.reduce_all([[True, False], [True, True]], axis=1).numpy()\n\
         array([False,  True])"
     ),
@@ -263,6 +279,7 @@ fn arg_reduce(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.argmax([[1, 9], [8, 2]], axis=1).numpy()
 /// array([1, 0])
 ///
@@ -290,6 +307,7 @@ fn argmax(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.argmin([[1, 9], [8, 2]]).numpy()
 /// array([0, 1])
 ///
@@ -319,6 +337,7 @@ fn argmin(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.cast([1.7, -1.7], ft.int32).numpy()
 /// array([ 1, -1], dtype=int32)
 ///
@@ -349,6 +368,7 @@ fn cast(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft._core.select([True, False], [1, 2], [10, 20]).numpy()
 /// array([ 1, 20], dtype=int32)
 ///
@@ -376,6 +396,7 @@ fn select(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0).numpy()
 /// array([-1. ,  0.5,  1. ], dtype=float32)
 ///
@@ -408,6 +429,7 @@ fn clip_by_value(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.add_n([ft.constant([1, 2]), ft.constant([10, 20])]).numpy()
 /// array([11, 22], dtype=int32)
 ///

@@ -44,6 +44,7 @@ activations! {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.nn.leaky_relu([-1.0, 2.0]).numpy()
 /// array([-0.2,  2. ], dtype=float32)
 ///
@@ -69,6 +70,7 @@ fn leaky_relu(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.nn.gelu([-1.0, 0.0, 1.0]).numpy().round(4)
 /// array([-0.1587,  0.    ,  0.8413], dtype=float32)
 ///
@@ -94,6 +96,7 @@ fn gelu(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.nn.silu([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.7311], dtype=float32)
 ///
@@ -123,6 +126,7 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.nn.softmax([[0.0, 0.0], [0.0, 2.0]]).numpy().round(4)
 /// array([[0.5   , 0.5   ],
 ///        [0.1192, 0.8808]], dtype=float32)
@@ -154,6 +158,7 @@ fn softmax(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.nn.log_softmax([0.0, 0.0]).numpy().round(4)
 /// array([-0.6931, -0.6931], dtype=float32)
 ///
@@ -192,6 +197,7 @@ fn required<'a, 'py>(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> loss = ft.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[0.0, 0.0]])
 /// >>> loss.numpy().round(4)
 /// array([0.6931], dtype=float32)
@@ -231,6 +237,7 @@ fn softmax_cross_entropy_with_logits(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> loss = ft.nn.sparse_softmax_cross_entropy_with_logits(labels=[1], logits=[[0.0, 0.0]])
 /// >>> loss.numpy().round(4)
 /// array([0.6931], dtype=float32)
@@ -262,6 +269,7 @@ fn sparse_softmax_cross_entropy_with_logits(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> loss = ft.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.0, 0.0])
 /// >>> loss.numpy().round(4)
 /// array([0.6931, 0.6931], dtype=float32)
@@ -304,6 +312,7 @@ fn conv_params(stride: [usize; 2], dilation: [usize; 2], padding: &str) -> PyRes
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.reshape(ft.range(9.0), [1, 3, 3, 1])
 /// >>> y = ft._core.nn.conv2d_nhwc(x, ft.ones([2, 2, 1, 1]), [1, 1], [1, 1], "VALID")
 /// >>> y.numpy().reshape(2, 2)
@@ -340,6 +349,7 @@ fn conv2d_nhwc(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> w, dy = ft.ones([2, 2, 1, 1]), ft.ones([1, 2, 2, 1])
 /// >>> dx = ft._core.nn.conv2d_backprop_input_nhwc([1, 3, 3, 1], w, dy, [1, 1], [1, 1], "VALID")
 /// >>> dx.numpy().reshape(3, 3)
@@ -379,6 +389,7 @@ fn conv2d_backprop_input_nhwc(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.reshape(ft.range(9.0), [1, 3, 3, 1])
 /// >>> dy = ft.ones([1, 2, 2, 1])
 /// >>> df = ft._core.nn.conv2d_backprop_filter_nhwc(x, [2, 2, 1, 1], dy, [1, 1], [1, 1], "VALID")
@@ -429,6 +440,7 @@ fn pool_window(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
 /// >>> ft._core.nn.max_pool_nhwc(x, [2, 2], [2, 2], "VALID").numpy().reshape(2, 2)
 /// array([[ 5.,  7.],
@@ -459,6 +471,7 @@ fn max_pool_nhwc(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
 /// >>> ft._core.nn.avg_pool_nhwc(x, [2, 2], [2, 2], "VALID").numpy().reshape(2, 2)
 /// array([[ 2.5,  4.5],

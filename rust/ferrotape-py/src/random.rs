@@ -58,6 +58,7 @@ fn rand_seed() -> u64 {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> ft.random.set_seed(1)
 /// >>> a = ft.random.uniform([3])
 /// >>> ft.random.set_seed(1)
@@ -85,6 +86,7 @@ fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.random.normal([2, 3], seed=1)
 /// >>> x.shape, x.dtype
 /// (TensorShape([2, 3]), tf.float32)
@@ -127,6 +129,7 @@ fn normal(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.random.truncated_normal([1000], stddev=2.0, seed=1)
 /// >>> bool(ft.reduce_max(ft.abs(x)) <= 4.0)
 /// True
@@ -170,6 +173,7 @@ fn truncated_normal(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.random.uniform([4], maxval=10, dtype=ft.int32, seed=1)
 /// >>> x.dtype, bool(ft.reduce_all((x >= 0) & (x < 10)))
 /// (tf.int32, True)
@@ -214,6 +218,7 @@ fn uniform(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.random.shuffle(ft.range(5), seed=1)
 /// >>> sorted(x.numpy().tolist())
 /// [0, 1, 2, 3, 4]

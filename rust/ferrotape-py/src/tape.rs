@@ -51,6 +51,7 @@ fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> x = ft.constant(3.0)
 /// >>> with ft.GradientTape() as tape:
 /// ...     tape.watch(x)

@@ -38,6 +38,7 @@ pub fn compute<T: Send>(
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> t = ft.constant([[1.0, 2.0], [3.0, 4.0]])
 /// >>> t.shape, t.dtype
 /// (TensorShape([2, 2]), tf.float32)

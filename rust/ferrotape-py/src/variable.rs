@@ -20,6 +20,7 @@ use crate::tensor::{
 ///
 /// For example:
 ///
+/// >>> import ferrotape as ft
 /// >>> v = ft.Variable([1.0, 2.0])
 /// >>> _ = v.assign_add([1.0, 1.0])
 /// >>> v.numpy()

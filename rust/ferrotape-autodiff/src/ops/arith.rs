@@ -77,6 +77,7 @@ pub fn add_n(xs: &[Tensor]) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.add([1, 2], 10).numpy()
 /// array([11, 12], dtype=int32)
 /// ```
@@ -94,6 +95,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.subtract([[1.0], [2.0]], [1.0, 2.0]).numpy()
 /// array([[ 0., -1.],
 ///        [ 1.,  0.]], dtype=float32)
@@ -112,6 +114,7 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.multiply([1.0, 2.0], 3.0).numpy()
 /// array([3., 6.], dtype=float32)
 /// ```
@@ -130,6 +133,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.realdiv([1.0, 3.0], 2.0).numpy()
 /// array([0.5, 1.5], dtype=float32)
 /// ```
@@ -153,6 +157,7 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.floordiv([7, -7], 2).numpy()
 /// array([ 3, -4], dtype=int32)
 /// ```
@@ -165,6 +170,7 @@ pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.floormod([7, -7], 3).numpy()
 /// array([1, 2], dtype=int32)
 /// ```
@@ -188,6 +194,7 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.pow([2.0, 3.0], 2.0).numpy()
 /// array([4., 9.], dtype=float32)
 /// ```
@@ -248,6 +255,7 @@ fn max_min(
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.maximum([1, 5], [3, 2]).numpy()
 /// array([3, 5], dtype=int32)
 /// ```
@@ -260,6 +268,7 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.minimum([1, 5], [3, 2]).numpy()
 /// array([1, 2], dtype=int32)
 /// ```
@@ -272,6 +281,7 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.squared_difference([1.0, 5.0], 2.0).numpy()
 /// array([1., 9.], dtype=float32)
 /// ```
@@ -295,6 +305,7 @@ pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.negative([1, -2]).numpy()
 /// array([-1,  2], dtype=int32)
 /// ```
@@ -309,6 +320,7 @@ pub fn neg(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.abs([-1.5, 2.0]).numpy()
 /// array([1.5, 2. ], dtype=float32)
 /// ```
@@ -323,6 +335,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.sign([-3.0, 0.0, 2.0]).numpy()
 /// array([-1.,  0.,  1.], dtype=float32)
 /// ```
@@ -337,6 +350,7 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.square([2, -3]).numpy()
 /// array([4, 9], dtype=int32)
 /// ```
@@ -356,6 +370,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.reciprocal([2.0, 4.0]).numpy()
 /// array([0.5 , 0.25], dtype=float32)
 /// ```

@@ -17,6 +17,7 @@ use crate::tensor::Tensor;
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.exp([0.0, 1.0]).numpy().round(4)
 /// array([1.    , 2.7183], dtype=float32)
 /// ```
@@ -31,6 +32,7 @@ pub fn exp(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.expm1([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.7183], dtype=float32)
 /// ```
@@ -50,6 +52,7 @@ pub fn expm1(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.log([1.0, 100.0]).numpy().round(4)
 /// array([0.    , 4.6052], dtype=float32)
 /// ```
@@ -64,6 +67,7 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.log1p([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.6931], dtype=float32)
 /// ```
@@ -90,6 +94,7 @@ pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tenso
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.sqrt([4.0, 9.0]).numpy()
 /// array([2., 3.], dtype=float32)
 /// ```
@@ -111,6 +116,7 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.rsqrt([4.0, 16.0]).numpy()
 /// array([0.5 , 0.25], dtype=float32)
 /// ```
@@ -133,6 +139,7 @@ pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.sin([0.0, 1.5707964]).numpy().round(4)
 /// array([0., 1.], dtype=float32)
 /// ```
@@ -147,6 +154,7 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.cos([0.0, 3.1415927]).numpy().round(4)
 /// array([ 1., -1.], dtype=float32)
 /// ```
@@ -161,6 +169,7 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.tan([0.0, 0.7853982]).numpy().round(4)
 /// array([0., 1.], dtype=float32)
 /// ```
@@ -180,6 +189,7 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.asin([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.5708], dtype=float32)
 /// ```
@@ -199,6 +209,7 @@ pub fn asin(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.acos([1.0, 0.0]).numpy().round(4)
 /// array([0.    , 1.5708], dtype=float32)
 /// ```
@@ -218,6 +229,7 @@ pub fn acos(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.atan([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.7854], dtype=float32)
 /// ```
@@ -237,6 +249,7 @@ pub fn atan(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.sinh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 1.1752], dtype=float32)
 /// ```
@@ -251,6 +264,7 @@ pub fn sinh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.cosh([0.0, 1.0]).numpy().round(4)
 /// array([1.    , 1.5431], dtype=float32)
 /// ```
@@ -265,6 +279,7 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.asinh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.8814], dtype=float32)
 /// ```
@@ -279,6 +294,7 @@ pub fn asinh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.acosh([1.0, 2.0]).numpy().round(4)
 /// array([0.   , 1.317], dtype=float32)
 /// ```
@@ -293,6 +309,7 @@ pub fn acosh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.atanh([0.0, 0.5]).numpy().round(4)
 /// array([0.    , 0.5493], dtype=float32)
 /// ```
@@ -312,6 +329,7 @@ pub fn atanh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.tanh([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.7616], dtype=float32)
 /// ```
@@ -331,6 +349,7 @@ pub fn tanh(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.sigmoid([0.0, 2.0]).numpy().round(4)
 /// array([0.5   , 0.8808], dtype=float32)
 /// ```
@@ -350,6 +369,7 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.math.erf([0.0, 1.0]).numpy().round(4)
 /// array([0.    , 0.8427], dtype=float32)
 /// ```
@@ -371,6 +391,7 @@ pub fn erf(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.floor([-1.5, 1.5]).numpy()
 /// array([-2.,  1.], dtype=float32)
 /// ```
@@ -383,6 +404,7 @@ pub fn floor(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.ceil([-1.5, 1.5]).numpy()
 /// array([-1.,  2.], dtype=float32)
 /// ```
@@ -395,6 +417,7 @@ pub fn ceil(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.round([0.5, 1.5, 2.5, -0.5]).numpy()
 /// array([ 0.,  2.,  2., -0.], dtype=float32)
 /// ```
@@ -432,6 +455,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.identity([1, 2]).numpy()
 /// array([1, 2], dtype=int32)
 /// ```

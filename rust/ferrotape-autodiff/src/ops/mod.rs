@@ -9,6 +9,7 @@
 //! /// For example:
 //! ///
 //! /// ```python
+//! /// >>> import ferrotape as ft
 //! /// >>> ft.exp([0.0, 1.0]).numpy().round(4)
 //! /// array([1.    , 2.7183], dtype=float32)
 //! /// ```

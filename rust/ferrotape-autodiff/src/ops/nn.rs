@@ -18,6 +18,7 @@ use crate::tensor::Tensor;
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.nn.relu([-1.0, 2.0]).numpy()
 /// array([0., 2.], dtype=float32)
 /// ```
@@ -40,6 +41,7 @@ fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.nn.relu6([-1.0, 3.0, 8.0]).numpy()
 /// array([0., 3., 6.], dtype=float32)
 /// ```
@@ -84,6 +86,7 @@ fn negative_side(x: &Tensor, linear: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.nn.elu([-1.0, 2.0]).numpy().round(4)
 /// array([-0.6321,  2.    ], dtype=float32)
 /// ```
@@ -98,6 +101,7 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.nn.selu([-1.0, 1.0]).numpy().round(4)
 /// array([-1.1113,  1.0507], dtype=float32)
 /// ```
@@ -133,6 +137,7 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.nn.softplus([0.0, 1.0]).numpy().round(4)
 /// array([0.6931, 1.3133], dtype=float32)
 /// ```

@@ -47,6 +47,7 @@ fn reduce_kernel(
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> x = ft.constant([[1, 2], [3, 4]])
 /// >>> int(ft.reduce_sum(x))
 /// 10
@@ -69,6 +70,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.reduce_mean([[1.0, 2.0], [3.0, 5.0]], axis=1).numpy()
 /// array([1.5, 4. ], dtype=float32)
 /// ```
@@ -109,6 +111,7 @@ fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.reduce_max([[1, 7], [3, 4]], axis=0, keepdims=True).numpy()
 /// array([[3, 7]], dtype=int32)
 /// ```
@@ -121,6 +124,7 @@ pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.reduce_min([[1, 7], [3, 4]], axis=-1).numpy()
 /// array([1, 3], dtype=int32)
 /// ```
@@ -134,6 +138,7 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> ft.reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
 /// array([ 2., 12.], dtype=float32)
 /// ```
@@ -171,6 +176,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 /// For example:
 ///
 /// ```python
+/// >>> import ferrotape as ft
 /// >>> round(float(ft.reduce_logsumexp([0.0, 0.0])), 4)
 /// 0.6931
 /// ```
