@@ -108,7 +108,8 @@ def test_functions_document_their_arguments(qualname, obj):
 
 
 def test_native_docstring_count(capsys):
-    # Informational: the native names are documented from their binding rows by another change.
+    # Informational: the native names are checked (Args, Returns, runnable examples) by
+    # tests/test_native_docstrings.py.
     native = [(q, o) for q, o in _inventory() if _is_native(o)]
     documented = sum(1 for _, o in native if (o.__doc__ or "").strip())
     with capsys.disabled():

@@ -1,6 +1,6 @@
-//! Carries each op's doc comment (its formula and derivative line, written once beside the op
-//! in `ferrotape-autodiff/src/ops/`) into the Python docstring of the binding row that exposes
-//! it, and lists the ops whose body records a derivative on the tape.
+//! Carries each op's doc comment (its formula, derivative line and `>>>` example, written once
+//! beside the op in `ferrotape-autodiff/src/ops/`) into the Python docstring of the binding row
+//! that exposes it, and lists the ops whose body records a derivative on the tape.
 //!
 //! Writes `$OUT_DIR/op_docs.rs`: the macro `op_doc!(name)` (the doc comment of `ops::name` as a
 //! string literal) and `RECORDING_OPS`. Reading the sources keeps the op declaration the one
@@ -19,7 +19,10 @@ struct Op {
 }
 
 fn main() {
-    let ops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ferrotape-autodiff/src/ops");
+    // Read at run time, not with `env!`: a build script compiled in another checkout (a target
+    // directory copied between worktrees) must still read this checkout's ops.
+    let manifest = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let ops = Path::new(&manifest).join("../ferrotape-autodiff/src/ops");
     println!("cargo:rerun-if-changed={}", ops.display());
     let mut files: Vec<_> = fs::read_dir(&ops)
         .expect("ferrotape-autodiff/src/ops is readable")
@@ -39,12 +42,21 @@ fn main() {
 }
 
 /// Every top-level `pub fn` with its `///` lines and whether its body calls `record`.
+///
+/// An op's example is Python, fenced as ```` ```python ```` so that rustdoc and clippy read it
+/// as code; the fence lines are dropped, leaving the `>>>` lines a Python docstring expects.
 fn scan(source: &str, found: &mut Vec<Op>) {
     let mut doc: Vec<&str> = Vec::new();
+    let mut in_python = false;
     let mut lines = source.lines();
     while let Some(line) = lines.next() {
         if let Some(text) = line.strip_prefix("///") {
-            doc.push(text.strip_prefix(' ').unwrap_or(text));
+            let text = text.strip_prefix(' ').unwrap_or(text);
+            match text {
+                "```python" => in_python = true,
+                "```" if in_python => in_python = false,
+                _ => doc.push(text),
+            }
             continue;
         }
         if line.starts_with("#[") {

@@ -491,7 +491,9 @@ def cosh(x: _TensorLike, name: str | None = None) -> Tensor:
 def divide(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."""
 
-def dtype_name(x: _TensorLike) -> str: ...
+def dtype_name(x: _TensorLike) -> str:
+    """The canonical name of a dtype-like value (for the Python helpers; no TensorFlow name)."""
+
 def equal(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x == y (bool); no gradient."""
 

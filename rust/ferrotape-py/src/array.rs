@@ -19,6 +19,21 @@ fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
 }
 
 #[doc = op_doc!(reshape)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.reshape(ft.range(6), [2, -1]).numpy()
+/// array([[0, 1, 2],
+///        [3, 4, 5]], dtype=int32)
+///
+/// Args:
+///     tensor: A tensor, or a value convertible to one.
+///     shape: The new shape, a list of ints; one entry may be -1 (inferred).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape` with `tensor`'s elements and dtype.
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 fn reshape(
@@ -34,6 +49,23 @@ fn reshape(
 }
 
 #[doc = op_doc!(transpose)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.transpose(ft.constant([[1, 2, 3], [4, 5, 6]])).numpy()
+/// array([[1, 4],
+///        [2, 5],
+///        [3, 6]], dtype=int32)
+///
+/// Args:
+///     a: A tensor, or a value convertible to one.
+///     perm: The permutation of the axes; by default the axes reversed.
+///     conjugate: Ignored (real dtypes only).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     `a` with its axes permuted: axis i of the result is axis `perm[i]` of `a`.
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=Flag(false), name=None))]
 fn transpose(
@@ -62,6 +94,20 @@ fn transpose(
 }
 
 #[doc = op_doc!(expand_dims)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.expand_dims(ft.constant([1.0, 2.0]), axis=-1).shape
+/// TensorShape([2, 1])
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     axis: Where the new axis goes, in `[-rank - 1, rank]`.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     `input` with one more axis, of size 1.
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 fn expand_dims(
@@ -75,6 +121,20 @@ fn expand_dims(
 }
 
 #[doc = op_doc!(squeeze)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.squeeze(ft.zeros([1, 3, 1])).shape
+/// TensorShape([3])
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     axis: An int or list of ints, the size-1 axes to remove; all of them when None.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     `input` without those axes.
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 fn squeeze(
@@ -88,6 +148,21 @@ fn squeeze(
 }
 
 #[doc = op_doc!(concat)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.concat([[[1, 2]], [[3, 4]]], axis=0).numpy()
+/// array([[1, 2],
+///        [3, 4]], dtype=int32)
+///
+/// Args:
+///     values: A list of tensors of one dtype and rank, equal outside `axis`.
+///     axis: The axis to join along (negative counts from the end).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The joined tensor.
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 fn concat(
@@ -101,6 +176,21 @@ fn concat(
 }
 
 #[doc = op_doc!(stack)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.stack([[1, 2], [3, 4]], axis=1).numpy()
+/// array([[1, 3],
+///        [2, 4]], dtype=int32)
+///
+/// Args:
+///     values: A list of tensors of one shape and dtype.
+///     axis: Where the new axis goes (default 0).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of rank one more than the inputs'.
 #[pyfunction]
 #[pyo3(signature = (values, axis=Int(0), name=None))]
 fn stack(
@@ -114,6 +204,21 @@ fn stack(
 }
 
 #[doc = op_doc!(unstack)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> [t.numpy().tolist() for t in ft.unstack(ft.constant([[1, 2], [3, 4]]))]
+/// [[1, 2], [3, 4]]
+///
+/// Args:
+///     value: A tensor of rank at least 1.
+///     num: The size of `axis`, checked when given.
+///     axis: The axis to unpack along (default 0).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A list of `value.shape[axis]` tensors, each without `axis`.
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
@@ -130,6 +235,23 @@ fn unstack(
 }
 
 #[doc = op_doc!(split)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> [t.numpy().tolist() for t in ft.split(ft.range(5), [2, 3])]
+/// [[0, 1], [2, 3, 4]]
+///
+/// Args:
+///     value: A tensor, or a value convertible to one.
+///     num_or_size_splits: The number of equal pieces, or a list of their sizes (one may be
+///         -1).
+///     axis: The axis to split (default 0).
+///     num: Ignored (graph mode's count of outputs).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A list of tensors.
 #[pyfunction]
 #[pyo3(signature = (value, num_or_size_splits, axis=Int(0), num=None, name=None))]
 fn split(
@@ -154,6 +276,21 @@ fn split(
 }
 
 #[doc = op_doc!(tile)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.tile(ft.constant([[1, 2]]), [2, 2]).numpy()
+/// array([[1, 2, 1, 2],
+///        [1, 2, 1, 2]], dtype=int32)
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     multiples: A list of ints, the repeats per axis (length `rank(input)`).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor whose axis i has size `input.shape[i] * multiples[i]`.
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 fn tile(
@@ -169,6 +306,23 @@ fn tile(
 }
 
 #[doc = op_doc!(pad)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.pad(ft.constant([[1, 2]]), [[0, 0], [1, 1]]).numpy()
+/// array([[0, 1, 2, 0]], dtype=int32)
+///
+/// Args:
+///     tensor: A tensor, or a value convertible to one.
+///     paddings: An int tensor of shape `[rank, 2]`: how many values to add before and after
+///         each axis.
+///     mode: `"CONSTANT"`, `"REFLECT"` or `"SYMMETRIC"` (any case).
+///     constant_values: The value padded with in CONSTANT mode.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The padded tensor, of `tensor`'s dtype.
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
 fn pad(
@@ -186,6 +340,21 @@ fn pad(
 }
 
 #[doc = op_doc!(broadcast_to)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.broadcast_to(ft.constant([1, 2]), [2, 2]).numpy()
+/// array([[1, 2],
+///        [1, 2]], dtype=int32)
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     shape: The target shape, broadcast-compatible with `input`'s.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape`.
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 fn broadcast_to(
@@ -203,6 +372,22 @@ fn broadcast_to(
 /// `tf.slice(input, begin, size)`; a size of -1 takes the rest of the axis.
 #[doc = ""]
 #[doc = op_doc!(slice)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.slice(ft.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy()
+/// array([[2, 3],
+///        [5, 6]], dtype=int32)
+///
+/// Args:
+///     input_: A tensor, or a value convertible to one.
+///     begin: A list of ints, the start on each axis.
+///     size: A list of ints, the length on each axis (-1: to the end).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The slice, of `input_`'s dtype.
 #[pyfunction]
 #[pyo3(signature = (input_, begin, size, name=None))]
 fn slice(
@@ -230,6 +415,23 @@ fn slice(
 }
 
 #[doc = op_doc!(gather)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.gather(ft.constant([10, 20, 30]), [2, 0]).numpy()
+/// array([30, 10], dtype=int32)
+///
+/// Args:
+///     params: The tensor to gather from.
+///     indices: An int tensor of indices into `params`' `axis`.
+///     validate_indices: Ignored (indices are always checked).
+///     axis: The axis to gather along (default 0).
+///     batch_dims: Must be 0 (batched gathers are not supported).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of shape `params.shape[:axis] + indices.shape + params.shape[axis + 1:]`.
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
@@ -255,6 +457,21 @@ fn gather(
 }
 
 #[doc = op_doc!(gather_nd)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.gather_nd(ft.constant([[1, 2], [3, 4]]), [[0, 1], [1, 0]]).numpy()
+/// array([2, 3], dtype=int32)
+///
+/// Args:
+///     params: The tensor to gather from.
+///     indices: An int tensor whose last axis indexes the leading axes of `params`.
+///     batch_dims: Must be 0 (batched gathers are not supported).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of shape `indices.shape[:-1] + params.shape[indices.shape[-1]:]`.
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
@@ -273,6 +490,21 @@ fn gather_nd(
 }
 
 #[doc = op_doc!(scatter_nd)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.scatter_nd([[1], [3]], ft.constant([5.0, 7.0]), [4]).numpy()
+/// array([0., 5., 0., 7.], dtype=float32)
+///
+/// Args:
+///     indices: An int tensor whose last axis indexes the leading axes of the result.
+///     updates: The values to add, of shape `indices.shape[:-1] + shape[indices.shape[-1]:]`.
+///     shape: The shape of the result.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape` and `updates`' dtype: zeros plus `updates` summed at `indices`.
 #[pyfunction]
 #[pyo3(signature = (indices, updates, shape, name=None))]
 fn scatter_nd(
@@ -290,6 +522,25 @@ fn scatter_nd(
 }
 
 #[doc = op_doc!(one_hot)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.one_hot([0, 2], depth=3).numpy()
+/// array([[1., 0., 0.],
+///        [0., 0., 1.]], dtype=float32)
+///
+/// Args:
+///     indices: An int tensor of class indices (out-of-range ones give all off values).
+///     depth: The number of classes.
+///     on_value: The value at the index (default 1).
+///     off_value: The value elsewhere (default 0).
+///     axis: Where the new axis of size `depth` goes (default -1, last).
+///     dtype: The result's dtype; by default `on_value`'s or `off_value`'s, else float32.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `indices`' shape with an axis of size `depth` added.
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 #[allow(clippy::too_many_arguments)]
@@ -343,6 +594,21 @@ fn filled(
 }
 
 /// A tensor of `shape` filled with 0 (float32 unless `dtype`); no gradient.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.zeros([2, 3], dtype=ft.int32).numpy()
+/// array([[0, 0, 0],
+///        [0, 0, 0]], dtype=int32)
+///
+/// Args:
+///     shape: A list of ints, the shape.
+///     dtype: The dtype (default float32).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of zeros.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn zeros(
@@ -355,6 +621,20 @@ fn zeros(
 }
 
 /// A tensor of `shape` filled with 1 (float32 unless `dtype`); no gradient.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.ones([2]).numpy()
+/// array([1., 1.], dtype=float32)
+///
+/// Args:
+///     shape: A list of ints, the shape.
+///     dtype: The dtype (default float32).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of ones.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn ones(
@@ -379,6 +659,20 @@ fn filled_like(
 }
 
 /// Zeros of `input`'s shape (and dtype unless `dtype`); no gradient.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.zeros_like(ft.constant([[1, 2]])).numpy()
+/// array([[0, 0]], dtype=int32)
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     dtype: The dtype (default `input`'s).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of zeros of `input`'s shape.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn zeros_like(
@@ -391,6 +685,20 @@ fn zeros_like(
 }
 
 /// Ones of `input`'s shape (and dtype unless `dtype`); no gradient.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.ones_like(ft.constant([1.5, 2.5])).numpy()
+/// array([1., 1.], dtype=float32)
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     dtype: The dtype (default `input`'s).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of ones of `input`'s shape.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn ones_like(
@@ -403,6 +711,21 @@ fn ones_like(
 }
 
 /// `tf.fill(dims, value)`: the dtype is the value's (float32 for Python floats).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.fill([2, 2], 7).numpy()
+/// array([[7, 7],
+///        [7, 7]], dtype=int32)
+///
+/// Args:
+///     dims: A list of ints, the shape.
+///     value: A scalar, whose dtype the result takes.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `dims` filled with `value`.
 #[pyfunction]
 #[pyo3(signature = (dims, value, name=None))]
 fn fill(
@@ -417,6 +740,23 @@ fn fill(
 
 /// The identity matrix `[num_rows, num_columns]` (square by default), batched over
 /// `batch_shape`; no gradient.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.eye(2, 3).numpy()
+/// array([[1., 0., 0.],
+///        [0., 1., 0.]], dtype=float32)
+///
+/// Args:
+///     num_rows: The number of rows.
+///     num_columns: The number of columns (default `num_rows`).
+///     batch_shape: Leading batch dimensions, a list of ints (default none).
+///     dtype: The dtype (default float32).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of shape `batch_shape + [num_rows, num_columns]`.
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
@@ -454,6 +794,24 @@ fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyRes
 }
 
 /// `tf.range(limit)` or `tf.range(start, limit, delta)`; int32 unless an argument is a float.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.range(5).numpy()
+/// array([0, 1, 2, 3, 4], dtype=int32)
+/// >>> ft.range(1.0, 2.0, 0.25).numpy()
+/// array([1.  , 1.25, 1.5 , 1.75], dtype=float32)
+///
+/// Args:
+///     start: The first value, or the limit when `limit` is None (then the start is 0).
+///     limit: The end, excluded.
+///     delta: The step (default 1; may be negative).
+///     dtype: The dtype (default int32, or float32 if any argument is a float).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A 1-D tensor of the values `start, start + delta, ...` before `limit`.
 #[pyfunction]
 #[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
 fn range(
@@ -484,6 +842,22 @@ fn range(
 }
 
 /// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.linspace(0.0, 1.0, 5).numpy()
+/// array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+///
+/// Args:
+///     start: The first value.
+///     stop: The last value.
+///     num: The number of values.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///     axis: Where the values' axis goes (default 0).
+///
+/// Returns:
+///     A tensor of `num` values, of `start`'s dtype when it is a float tensor, else float32.
 #[pyfunction]
 #[pyo3(signature = (start, stop, num, name=None, axis=Int(0)))]
 fn linspace(
@@ -511,6 +885,25 @@ fn linspace(
 }
 
 /// `tf.constant(value, dtype=None, shape=None)`: a scalar value fills `shape`.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.constant(0.5, shape=[2, 2]).numpy()
+/// array([[0.5, 0.5],
+///        [0.5, 0.5]], dtype=float32)
+/// >>> ft.constant([1, 2], dtype=ft.float64).dtype
+/// tf.float64
+///
+/// Args:
+///     value: A nested list, number, NumPy array or tensor.
+///     dtype: The dtype (default: TensorFlow's rules for `value`).
+///     shape: The result's shape: a scalar `value` fills it, otherwise the values are reshaped
+///         to it.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor.
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None, name=None))]
 fn constant(
@@ -553,6 +946,23 @@ fn constant(
 
 /// `value` as a tensor (a tensor or variable passes through; Python and numpy values are
 /// converted with TensorFlow's dtype rules, or to `dtype`, trying `dtype_hint` first).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.convert_to_tensor([1, 2]).dtype
+/// tf.int32
+/// >>> ft.convert_to_tensor(3, dtype_hint=ft.float32).dtype
+/// tf.float32
+///
+/// Args:
+///     value: A tensor, variable, nested list, number or NumPy array.
+///     dtype: The dtype required (converting to it).
+///     dtype_hint: A dtype tried first when `dtype` is None; ignored if the conversion fails.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor (`value` itself when it is one).
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
 fn convert_to_tensor(
@@ -574,6 +984,20 @@ fn convert_to_tensor(
 }
 
 /// The shape of a tensor as an int32 (or `out_type`) tensor.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.shape(ft.zeros([2, 3])).numpy()
+/// array([2, 3], dtype=int32)
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     out_type: The dtype of the result (default int32).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A 1-D tensor of `rank(input)` sizes.
 #[pyfunction]
 #[pyo3(signature = (input, out_type=None, name=None))]
 fn shape(
@@ -590,6 +1014,20 @@ fn shape(
 }
 
 /// The number of elements of `input`, an int32 (or `out_type`) scalar.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> int(ft.size(ft.zeros([2, 3])))
+/// 6
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     out_type: The dtype of the result (default int32).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A scalar tensor.
 #[pyfunction]
 #[pyo3(signature = (input, out_type=None, name=None))]
 fn size(
@@ -604,6 +1042,19 @@ fn size(
 }
 
 /// The number of dimensions of `input`, an int32 scalar.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> int(ft.rank(ft.zeros([2, 3])))
+/// 2
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     An int32 scalar tensor.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
@@ -613,11 +1064,36 @@ fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<P
 }
 
 /// Is this object a ferrotape tensor or variable?
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.is_tensor(ft.constant(1.0)), ft.is_tensor(1.0)
+/// (True, False)
+///
+/// Args:
+///     x: Any Python object.
+///
+/// Returns:
+///     True for a `Tensor` or `Variable`, else False.
 #[pyfunction]
 fn is_tensor(x: &Bound<'_, PyAny>) -> bool {
     crate::convert::as_tensor(x).is_some()
 }
 
+/// The canonical name of a dtype-like value (for the Python helpers; no TensorFlow name).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft._core.dtype_name(ft.float32), ft._core.dtype_name('int64')
+/// ('float32', 'int64')
+///
+/// Args:
+///     x: A dtype-like value: a `DType`, a name or a NumPy dtype.
+///
+/// Returns:
+///     The canonical name, such as `"float32"`.
 #[pyfunction]
 fn dtype_name(x: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     Ok(dtype_of(x)?.name())

@@ -8,6 +8,19 @@ use pyo3::types::{PyString, PyType};
 
 use crate::errors::type_error;
 
+/// The element type of a tensor (`tf.dtypes.DType`): `ft.float32`, `ft.int64`, `ft.bool`, ...
+/// It compares equal to its name and to the NumPy dtype; `DType(obj)` converts either.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.float32.name, ft.float32.size, ft.float32.is_floating
+/// ('float32', 4, True)
+/// >>> ft.DType("int64") == ft.int64, ft.float32 == "float32"
+/// (True, True)
+///
+/// Args:
+///     obj: A dtype-like value: a `DType`, a name such as `"float32"`, or a NumPy dtype.
 #[pyclass(name = "DType", module = "ferrotape", frozen, from_py_object)]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct PyDType(pub DType);
@@ -19,31 +32,37 @@ impl PyDType {
         Ok(PyDType(dtype_of(obj)?))
     }
 
+    /// The canonical name (`"float32"`).
     #[getter]
     fn name(&self) -> &'static str {
         self.0.name()
     }
 
+    /// Whether it is a floating-point type.
     #[getter]
     fn is_floating(&self) -> bool {
         self.0.is_float()
     }
 
+    /// Whether it is an integer type (signed or unsigned).
     #[getter]
     fn is_integer(&self) -> bool {
         self.0.is_int()
     }
 
+    /// Whether it is bool.
     #[getter]
     fn is_bool(&self) -> bool {
         self.0 == DType::Bool
     }
 
+    /// The size of one element in bytes.
     #[getter]
     fn size(&self) -> usize {
         self.0.size_in_bytes()
     }
 
+    /// The dtype itself (ferrotape has no reference dtypes).
     #[getter]
     fn base_dtype(&self) -> Self {
         *self

@@ -3,6 +3,11 @@
 //! namespaces (`ft`, `ft.math`, `ft.nn`, `ft.linalg`, `ft.random`, and the layer cores of
 //! `ft.keras.layers`).
 
+// The doc comments of the Python-facing functions and classes are Python docstrings (Google
+// style, with `>>>` examples whose output lines continue the prompt), not Markdown: rustdoc's
+// quote-continuation lint does not apply to them.
+#![allow(clippy::doc_lazy_continuation)]
+
 use pyo3::prelude::*;
 
 /// Every op allocates its result (buffer, array, tensor); mimalloc's small-object paths make

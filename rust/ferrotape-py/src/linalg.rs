@@ -13,6 +13,31 @@ use crate::tensor::{compute, wrap, PyTensor};
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=Bool(false), transpose_b=Bool(false), adjoint_a=Bool(false), adjoint_b=Bool(false),
     a_is_sparse=Bool(false), b_is_sparse=Bool(false), output_type=None, grad_a=Flag(false), grad_b=Flag(false), name=None))]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> a = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+/// >>> ft.linalg.matmul(a, a, transpose_b=True).numpy()
+/// array([[ 5., 11.],
+///        [11., 25.]], dtype=float32)
+///
+/// Args:
+///     a: A tensor of rank >= 2.
+///     b: A tensor of rank >= 2 and `a`'s dtype; batch axes broadcast.
+///     transpose_a: If true, `a`'s last two axes are swapped first.
+///     transpose_b: Likewise for `b`.
+///     adjoint_a: The same as `transpose_a` (real dtypes).
+///     adjoint_b: The same as `transpose_b`.
+///     a_is_sparse: Ignored (a hint for TensorFlow's kernels).
+///     b_is_sparse: Ignored.
+///     output_type: Ignored (the result has the inputs' dtype).
+///     grad_a: Ignored (a TensorFlow-internal hint).
+///     grad_b: Ignored (a TensorFlow-internal hint).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The product, `[..., m, n]`.
 #[allow(clippy::too_many_arguments)]
 fn matmul(
     py: Python<'_>,
@@ -46,6 +71,22 @@ fn matmul(
 }
 
 #[doc = op_doc!(solve)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[2.0], [8.0]]).numpy()
+/// array([[1.],
+///        [2.]], dtype=float32)
+///
+/// Args:
+///     matrix: Square matrices, `[..., n, n]`.
+///     rhs: Right-hand sides, `[..., n, k]`.
+///     adjoint: If true, solve with the transpose of `matrix`.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     `x` with `matrix @ x = rhs`, `[..., n, k]`.
 #[pyfunction]
 #[pyo3(signature = (matrix, rhs, adjoint=Bool(false), name=None))]
 fn solve(
@@ -66,6 +107,21 @@ fn solve(
 }
 
 #[doc = op_doc!(inv)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.linalg.inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
+/// array([[0.5 , 0.  ],
+///        [0.  , 0.25]], dtype=float32)
+///
+/// Args:
+///     input: Square invertible matrices, `[..., n, n]`.
+///     adjoint: If true, invert the transpose.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The inverses, of `input`'s shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (input, adjoint=Bool(false), name=None))]
 fn inv(
@@ -85,6 +141,19 @@ fn inv(
 }
 
 #[doc = op_doc!(det)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> round(float(ft.linalg.det([[1.0, 2.0], [3.0, 4.0]])), 4)
+/// -2.0
+///
+/// Args:
+///     input: Square matrices, `[..., n, n]`.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The determinants, `[...]`.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn det(
@@ -104,6 +173,20 @@ fn factorisation_work(a: &Tensor) -> usize {
 }
 
 #[doc = op_doc!(matrix_transpose)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.linalg.matrix_transpose(ft.zeros([5, 2, 3])).shape
+/// TensorShape([5, 3, 2])
+///
+/// Args:
+///     a: A tensor of rank >= 2.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///     conjugate: Ignored (real dtypes only).
+///
+/// Returns:
+///     `a` with its last two axes swapped.
 #[pyfunction]
 #[pyo3(signature = (a, name=None, conjugate=Flag(false)))]
 fn matrix_transpose(

@@ -18,7 +18,7 @@ macro_rules! unary_ops {
         $(
             #[pyfunction]
             #[pyo3(signature = (x, name=None))]
-            #[doc = registry::row_doc!($tf $kind $args)]
+            #[doc = registry::row_doc!(unary $tf $kind $args)]
             fn $name(py: Python<'_>, x: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let t = to_tensor(x, None)?;
@@ -65,15 +65,29 @@ unary_ops! {
     identity ["identity"] => op(identity),
     stop_gradient [] => no_grad(
         |t: &Tensor| Ok(ops::stop_gradient(t)),
-        "The same value with no gradient path back to `x`."
+        "The same value with no gradient path back to `x`.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> x = ft.constant(3.0)\n\
+        >>> with ft.GradientTape() as tape:\n\
+        ...     tape.watch(x)\n\
+        ...     y = x * ft.stop_gradient(x)\n\
+        ...\n\
+        >>> float(tape.gradient(y, x))\n\
+        3.0"
     ),
     logical_not ["logical_not", "math.logical_not"] => no_grad(
         |t: &Tensor| Ok(Tensor::new(kernels::logical_not(t.value())?)),
-        "The logical negation of a bool tensor, element-wise; no gradient."
+        "The logical negation of a bool tensor, element-wise; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.logical_not([True, False]).numpy()\n\
+        array([False,  True])"
     ),
     is_nan ["math.is_nan"] => no_grad(
         |t: &Tensor| ops::compare(CompareOp::NotEqual, t, t),
-        "Whether each element is NaN (bool); no gradient."
+        "Whether each element is NaN (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.math.is_nan([1.0, float('nan')]).numpy()\n\
+        array([False,  True])"
     ),
 }
 
@@ -84,7 +98,7 @@ macro_rules! binary_ops {
         $(
             #[pyfunction]
             #[pyo3(signature = (x, y, name=None))]
-            #[doc = registry::row_doc!($tf $kind $args)]
+            #[doc = registry::row_doc!(binary $tf $kind $args)]
             fn $name(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let (a, b) = binary_operands(x, y)?;
@@ -113,11 +127,17 @@ binary_ops! {
     multiply ["multiply", "math.multiply"] => op(mul),
     divide ["divide", "math.divide"] => grad(
         true_divide,
-        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."
+        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y².\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.divide([1, 3], 2).numpy()\n\
+        array([0.5, 1.5])"
     ),
     truediv ["truediv", "math.truediv"] => grad(
         true_divide,
-        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."
+        "x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y².\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.truediv(ft.constant([1.0, 3.0]), 2.0).numpy()\n\
+        array([0.5, 1.5], dtype=float32)"
     ),
     realdiv ["math.realdiv"] => op(div),
     floordiv ["math.floordiv"] => no_grad_op(floordiv),
@@ -126,28 +146,59 @@ binary_ops! {
     maximum ["maximum", "math.maximum"] => op(maximum),
     minimum ["minimum", "math.minimum"] => op(minimum),
     squared_difference ["math.squared_difference"] => op(squared_difference),
-    equal ["equal", "math.equal"] => no_grad(compare(CompareOp::Equal), "x == y (bool); no gradient."),
+    equal ["equal", "math.equal"] => no_grad(
+        compare(CompareOp::Equal),
+        "x == y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.equal([1, 2], [1, 3]).numpy()\n\
+        array([ True, False])"),
     not_equal ["not_equal", "math.not_equal"] => no_grad(
-        compare(CompareOp::NotEqual), "x != y (bool); no gradient."
+        compare(CompareOp::NotEqual), "x != y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.not_equal([1, 2], [1, 3]).numpy()\n\
+        array([False,  True])"
     ),
-    less ["less", "math.less"] => no_grad(compare(CompareOp::Less), "x < y (bool); no gradient."),
+    less ["less", "math.less"] => no_grad(
+        compare(CompareOp::Less),
+        "x < y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.less([1, 2], 2).numpy()\n\
+        array([ True, False])"),
     less_equal ["less_equal", "math.less_equal"] => no_grad(
-        compare(CompareOp::LessEqual), "x <= y (bool); no gradient."
+        compare(CompareOp::LessEqual), "x <= y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.less_equal([1, 2], 2).numpy()\n\
+        array([ True,  True])"
     ),
     greater ["greater", "math.greater"] => no_grad(
-        compare(CompareOp::Greater), "x > y (bool); no gradient."
+        compare(CompareOp::Greater), "x > y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.greater([1, 2], 1).numpy()\n\
+        array([False,  True])"
     ),
     greater_equal ["greater_equal", "math.greater_equal"] => no_grad(
-        compare(CompareOp::GreaterEqual), "x >= y (bool); no gradient."
+        compare(CompareOp::GreaterEqual), "x >= y (bool); no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.greater_equal([1, 2], 2).numpy()\n\
+        array([False,  True])"
     ),
     logical_and ["logical_and", "math.logical_and"] => no_grad(
-        logical(LogicalOp::And), "x AND y of bool tensors; no gradient."
+        logical(LogicalOp::And), "x AND y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.logical_and([True, True], [True, False]).numpy()\n\
+        array([ True, False])"
     ),
     logical_or ["logical_or", "math.logical_or"] => no_grad(
-        logical(LogicalOp::Or), "x OR y of bool tensors; no gradient."
+        logical(LogicalOp::Or), "x OR y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.logical_or([True, False], [False, False]).numpy()\n\
+        array([ True, False])"
     ),
     logical_xor ["math.logical_xor"] => no_grad(
-        logical(LogicalOp::Xor), "x XOR y of bool tensors; no gradient."
+        logical(LogicalOp::Xor), "x XOR y of bool tensors; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.math.logical_xor([True, True], [True, False]).numpy()\n\
+        array([False,  True])"
     ),
 }
 
@@ -172,7 +223,7 @@ macro_rules! reductions {
         $(
             #[pyfunction]
             #[pyo3(signature = (input_tensor, axis=None, keepdims=Flag(false), name=None))]
-            #[doc = registry::row_doc!($tf $kind $args)]
+            #[doc = registry::row_doc!(reduction $tf $kind $args)]
             fn $name(py: Python<'_>, input_tensor: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: Flag, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 reduce(py, registry::row_forward!($kind $args), input_tensor, axis, keepdims.0)
@@ -195,11 +246,17 @@ reductions! {
     reduce_logsumexp ["reduce_logsumexp", "math.reduce_logsumexp"] => op(reduce_logsumexp),
     reduce_any ["reduce_any", "math.reduce_any"] => no_grad(
         |t, a, k| ops::reduce_bool(true, t, a, k),
-        "Logical or over `axis` of a bool tensor; no gradient."
+        "Logical or over `axis` of a bool tensor; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.reduce_any([[True, False], [False, False]], axis=1).numpy()\n\
+        array([ True, False])"
     ),
     reduce_all ["reduce_all", "math.reduce_all"] => no_grad(
         |t, a, k| ops::reduce_bool(false, t, a, k),
-        "Logical and over `axis` of a bool tensor; no gradient."
+        "Logical and over `axis` of a bool tensor; no gradient.\n\nFor example:\n\n\
+        >>> import ferrotape as ft\n\
+        >>> ft.reduce_all([[True, False], [True, True]], axis=1).numpy()\n\
+        array([False,  True])"
     ),
 }
 
@@ -219,6 +276,21 @@ fn arg_reduce(
 }
 
 /// Index of the largest value along `axis` (default 0), int64 unless `output_type` says.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.argmax([[1, 9], [8, 2]], axis=1).numpy()
+/// array([1, 0])
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     axis: The axis to reduce (default 0).
+///     output_type: The index dtype, int32 or int64 (default int64).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `input`'s shape without `axis`.
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 fn argmax(
@@ -232,6 +304,21 @@ fn argmax(
 }
 
 /// Index of the smallest value along `axis` (default 0).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.argmin([[1, 9], [8, 2]]).numpy()
+/// array([0, 1])
+///
+/// Args:
+///     input: A tensor, or a value convertible to one.
+///     axis: The axis to reduce (default 0).
+///     output_type: The index dtype, int32 or int64 (default int64).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `input`'s shape without `axis`.
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 fn argmin(
@@ -247,6 +334,20 @@ fn argmin(
 /// `x` as `dtype` (float → int truncates toward zero).
 #[doc = ""]
 #[doc = op_doc!(cast)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.cast([1.7, -1.7], ft.int32).numpy()
+/// array([ 1, -1], dtype=int32)
+///
+/// Args:
+///     x: A tensor, or a value convertible to one.
+///     dtype: The target dtype.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `x`'s shape and `dtype`.
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 fn cast(
@@ -264,6 +365,20 @@ fn cast(
 /// `condition ? x : y` with broadcasting (the one-argument form is in Python).
 #[doc = ""]
 #[doc = op_doc!(where_)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft._core.select([True, False], [1, 2], [10, 20]).numpy()
+/// array([ 1, 20], dtype=int32)
+///
+/// Args:
+///     condition: A bool tensor, broadcastable with `x` and `y`.
+///     x: The values where `condition` holds.
+///     y: The values elsewhere, of `x`'s dtype.
+///
+/// Returns:
+///     A tensor of the broadcast shape of the three.
 #[pyfunction]
 fn select(
     condition: &Bound<'_, PyAny>,
@@ -278,6 +393,21 @@ fn select(
 /// min(max(t, lo), hi).
 #[doc = ""]
 #[doc = op_doc!(clip_by_value)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0).numpy()
+/// array([-1. ,  0.5,  1. ], dtype=float32)
+///
+/// Args:
+///     t: A tensor, or a value convertible to one.
+///     clip_value_min: The lower bound, a scalar or a tensor broadcastable to `t`.
+///     clip_value_max: The upper bound, likewise.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `t`'s shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (t, clip_value_min, clip_value_max, name=None))]
 fn clip_by_value(
@@ -296,6 +426,19 @@ fn clip_by_value(
 }
 
 /// The sum of a list of same-shaped tensors.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.add_n([ft.constant([1, 2]), ft.constant([10, 20])]).numpy()
+/// array([11, 22], dtype=int32)
+///
+/// Args:
+///     inputs: A list of tensors of one shape and dtype.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     Their element-wise sum.
 #[pyfunction]
 #[pyo3(signature = (inputs, name=None))]
 fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {

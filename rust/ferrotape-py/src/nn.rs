@@ -17,7 +17,7 @@ macro_rules! activations {
         $(
             #[pyfunction]
             #[pyo3(signature = (features, name=None))]
-            #[doc = registry::row_doc!($tf $kind $args)]
+            #[doc = registry::row_doc!(activation $tf $kind $args)]
             fn $name(py: Python<'_>, features: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
                 let _ = name;
                 let t = to_tensor(features, None)?;
@@ -41,6 +41,20 @@ activations! {
 }
 
 #[doc = op_doc!(leaky_relu)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.nn.leaky_relu([-1.0, 2.0]).numpy()
+/// array([-0.2,  2. ], dtype=float32)
+///
+/// Args:
+///     features: A floating-point tensor.
+///     alpha: The slope for negative inputs (default 0.2).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `features`' shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (features, alpha=Real(0.2), name=None))]
 fn leaky_relu(
@@ -53,6 +67,20 @@ fn leaky_relu(
 }
 
 #[doc = op_doc!(gelu)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.nn.gelu([-1.0, 0.0, 1.0]).numpy().round(4)
+/// array([-0.1587,  0.    ,  0.8413], dtype=float32)
+///
+/// Args:
+///     features: A floating-point tensor.
+///     approximate: If true, use the tanh approximation.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `features`' shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (features, approximate=Flag(false), name=None))]
 fn gelu(
@@ -65,6 +93,20 @@ fn gelu(
 }
 
 /// x·sigmoid(beta·x); d/dx = s + beta·x·s·(1 - s) with s = sigmoid(beta·x).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.nn.silu([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.7311], dtype=float32)
+///
+/// Args:
+///     features: A floating-point tensor.
+///     beta: The sigmoid's scale (default 1).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `features`' shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (features, beta=Real(1.0), name=None))]
 fn silu(
@@ -81,6 +123,21 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
 }
 
 #[doc = op_doc!(softmax)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.nn.softmax([[0.0, 0.0], [0.0, 2.0]]).numpy().round(4)
+/// array([[0.5   , 0.5   ],
+///        [0.1192, 0.8808]], dtype=float32)
+///
+/// Args:
+///     logits: A floating-point tensor.
+///     axis: The axis normalised over (default -1, last).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `logits`' shape and dtype, summing to 1 along `axis`.
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn softmax(
@@ -98,6 +155,20 @@ fn softmax(
 }
 
 #[doc = op_doc!(log_softmax)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.nn.log_softmax([0.0, 0.0]).numpy().round(4)
+/// array([-0.6931, -0.6931], dtype=float32)
+///
+/// Args:
+///     logits: A floating-point tensor.
+///     axis: The axis normalised over (default -1, last).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `logits`' shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn log_softmax(
@@ -123,6 +194,22 @@ fn required<'a, 'py>(
 }
 
 #[doc = op_doc!(softmax_cross_entropy_with_logits)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> loss = ft.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[0.0, 0.0]])
+/// >>> loss.numpy().round(4)
+/// array([0.6931], dtype=float32)
+///
+/// Args:
+///     labels: Class probabilities, of `logits`' shape (required).
+///     logits: Unnormalised log-probabilities (required).
+///     axis: The class axis (default -1).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The loss per example: `logits`' shape without `axis`.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, axis=Int(-1), name=None))]
 fn softmax_cross_entropy_with_logits(
@@ -147,6 +234,21 @@ fn softmax_cross_entropy_with_logits(
 }
 
 #[doc = op_doc!(sparse_softmax_cross_entropy_with_logits)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> loss = ft.nn.sparse_softmax_cross_entropy_with_logits(labels=[1], logits=[[0.0, 0.0]])
+/// >>> loss.numpy().round(4)
+/// array([0.6931], dtype=float32)
+///
+/// Args:
+///     labels: Int class indices, of `logits`' shape without the last axis (required).
+///     logits: Unnormalised log-probabilities, classes on the last axis (required).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The loss per example, of `labels`' shape.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sparse_softmax_cross_entropy_with_logits(
@@ -164,6 +266,21 @@ fn sparse_softmax_cross_entropy_with_logits(
 }
 
 #[doc = op_doc!(sigmoid_cross_entropy_with_logits)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> loss = ft.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.0, 0.0])
+/// >>> loss.numpy().round(4)
+/// array([0.6931, 0.6931], dtype=float32)
+///
+/// Args:
+///     labels: Targets in [0, 1], of `logits`' shape (required).
+///     logits: Unnormalised log-odds (required).
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The element-wise loss, of `logits`' shape and dtype.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sigmoid_cross_entropy_with_logits(
@@ -192,6 +309,25 @@ fn conv_params(stride: [usize; 2], dilation: [usize; 2], padding: &str) -> PyRes
 /// NHWC input, HWIO filter; the Python wrapper normalises TensorFlow's stride forms.
 #[doc = ""]
 #[doc = op_doc!(conv2d)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.reshape(ft.range(9.0), [1, 3, 3, 1])
+/// >>> y = ft._core.nn.conv2d_nhwc(x, ft.ones([2, 2, 1, 1]), [1, 1], [1, 1], "VALID")
+/// >>> y.numpy().reshape(2, 2)
+/// array([[ 8., 12.],
+///        [20., 24.]], dtype=float32)
+///
+/// Args:
+///     input: The images, `[batch, height, width, in_channels]`.
+///     filters: The kernel, `[height, width, in_channels, out_channels]`.
+///     stride: The `[height, width]` strides.
+///     dilation: The `[height, width]` dilations.
+///     padding: `"VALID"` or `"SAME"`.
+///
+/// Returns:
+///     The convolution, `[batch, out_height, out_width, out_channels]`.
 #[pyfunction]
 fn conv2d_nhwc(
     py: Python<'_>,
@@ -210,6 +346,27 @@ fn conv2d_nhwc(
 /// The input gradient of conv2d (also `tf.nn.conv2d_transpose`).
 #[doc = ""]
 #[doc = op_doc!(conv2d_backprop_input)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> w, dy = ft.ones([2, 2, 1, 1]), ft.ones([1, 2, 2, 1])
+/// >>> dx = ft._core.nn.conv2d_backprop_input_nhwc([1, 3, 3, 1], w, dy, [1, 1], [1, 1], "VALID")
+/// >>> dx.numpy().reshape(3, 3)
+/// array([[1., 2., 1.],
+///        [2., 4., 2.],
+///        [1., 2., 1.]], dtype=float32)
+///
+/// Args:
+///     input_sizes: The shape of conv2d's input, `[batch, height, width, in_channels]`.
+///     filters: The kernel, `[height, width, in_channels, out_channels]`.
+///     out_backprop: The gradient of conv2d's output.
+///     stride: The `[height, width]` strides.
+///     dilation: The `[height, width]` dilations.
+///     padding: `"VALID"` or `"SAME"`.
+///
+/// Returns:
+///     The gradient with respect to conv2d's input, of shape `input_sizes`.
 #[pyfunction]
 fn conv2d_backprop_input_nhwc(
     py: Python<'_>,
@@ -229,6 +386,27 @@ fn conv2d_backprop_input_nhwc(
 }
 
 #[doc = op_doc!(conv2d_backprop_filter)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.reshape(ft.range(9.0), [1, 3, 3, 1])
+/// >>> dy = ft.ones([1, 2, 2, 1])
+/// >>> df = ft._core.nn.conv2d_backprop_filter_nhwc(x, [2, 2, 1, 1], dy, [1, 1], [1, 1], "VALID")
+/// >>> df.numpy().reshape(2, 2)
+/// array([[ 8., 12.],
+///        [20., 24.]], dtype=float32)
+///
+/// Args:
+///     input: conv2d's input, `[batch, height, width, in_channels]`.
+///     filter_sizes: The shape of the kernel, `[height, width, in_channels, out_channels]`.
+///     out_backprop: The gradient of conv2d's output.
+///     stride: The `[height, width]` strides.
+///     dilation: The `[height, width]` dilations.
+///     padding: `"VALID"` or `"SAME"`.
+///
+/// Returns:
+///     The gradient with respect to the kernel, of shape `filter_sizes`.
 #[pyfunction]
 fn conv2d_backprop_filter_nhwc(
     py: Python<'_>,
@@ -259,6 +437,23 @@ fn pool_window(
 }
 
 #[doc = op_doc!(max_pool2d)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
+/// >>> ft._core.nn.max_pool_nhwc(x, [2, 2], [2, 2], "VALID").numpy().reshape(2, 2)
+/// array([[ 5.,  7.],
+///        [13., 15.]], dtype=float32)
+///
+/// Args:
+///     input: The images, `[batch, height, width, channels]`.
+///     window: The `[height, width]` window.
+///     stride: The `[height, width]` strides.
+///     padding: `"VALID"` or `"SAME"`.
+///
+/// Returns:
+///     The pooled images, `[batch, out_height, out_width, channels]`.
 #[pyfunction]
 fn max_pool_nhwc(
     py: Python<'_>,
@@ -273,6 +468,23 @@ fn max_pool_nhwc(
 }
 
 #[doc = op_doc!(avg_pool2d)]
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.reshape(ft.range(16.0), [1, 4, 4, 1])
+/// >>> ft._core.nn.avg_pool_nhwc(x, [2, 2], [2, 2], "VALID").numpy().reshape(2, 2)
+/// array([[ 2.5,  4.5],
+///        [10.5, 12.5]], dtype=float32)
+///
+/// Args:
+///     input: The images, `[batch, height, width, channels]`.
+///     window: The `[height, width]` window.
+///     stride: The `[height, width]` strides.
+///     padding: `"VALID"` or `"SAME"`.
+///
+/// Returns:
+///     The pooled images, `[batch, out_height, out_width, channels]`.
 #[pyfunction]
 fn avg_pool_nhwc(
     py: Python<'_>,

@@ -55,6 +55,21 @@ fn rand_seed() -> u64 {
 }
 
 /// `tf.random.set_seed`: fixes the global seed and restarts the op counter.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> ft.random.set_seed(1)
+/// >>> a = ft.random.uniform([3])
+/// >>> ft.random.set_seed(1)
+/// >>> bool(ft.reduce_all(ft.random.uniform([3]) == a))
+/// True
+///
+/// Args:
+///     seed: An int, or None to return to fresh random numbers.
+///
+/// Returns:
+///     None.
 #[pyfunction]
 fn set_seed(seed: Option<u64>) {
     *SEEDS.lock() = Some(Seeds {
@@ -68,6 +83,24 @@ fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
 }
 
 /// Samples of a normal distribution N(`mean`, `stddev`²) of `shape` (float32 unless `dtype`).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.random.normal([2, 3], seed=1)
+/// >>> x.shape, x.dtype
+/// (TensorShape([2, 3]), tf.float32)
+///
+/// Args:
+///     shape: A list of ints.
+///     mean: The mean (default 0).
+///     stddev: The standard deviation (default 1).
+///     dtype: A float dtype (default float32).
+///     seed: An int op seed; with the global seed it fixes the sequence drawn.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape` and `dtype`.
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn normal(
@@ -93,6 +126,24 @@ fn normal(
 }
 
 /// Normal samples of `shape` redrawn until within two `stddev` of `mean`.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.random.truncated_normal([1000], stddev=2.0, seed=1)
+/// >>> bool(ft.reduce_max(ft.abs(x)) <= 4.0)
+/// True
+///
+/// Args:
+///     shape: A list of ints.
+///     mean: The mean (default 0).
+///     stddev: The standard deviation before truncation (default 1).
+///     dtype: A float dtype (default float32).
+///     seed: An int op seed; with the global seed it fixes the sequence drawn.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape` and `dtype`.
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn truncated_normal(
@@ -119,6 +170,24 @@ fn truncated_normal(
 
 /// Uniform samples of `shape` in [`minval`, `maxval`) (`maxval` 1 for floats, required for
 /// integers).
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.random.uniform([4], maxval=10, dtype=ft.int32, seed=1)
+/// >>> x.dtype, bool(ft.reduce_all((x >= 0) & (x < 10)))
+/// (tf.int32, True)
+///
+/// Args:
+///     shape: A list of ints.
+///     minval: The lower bound, included (default 0).
+///     maxval: The upper bound, excluded (default 1 for floats; required for integer dtypes).
+///     dtype: The dtype (default float32).
+///     seed: An int op seed; with the global seed it fixes the sequence drawn.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of `shape` and `dtype`.
 #[pyfunction]
 #[pyo3(signature = (shape, minval=Real(0.0), maxval=None, dtype=None, seed=None, name=None))]
 fn uniform(
@@ -146,6 +215,21 @@ fn uniform(
 }
 
 /// Shuffles the first axis.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.random.shuffle(ft.range(5), seed=1)
+/// >>> sorted(x.numpy().tolist())
+/// [0, 1, 2, 3, 4]
+///
+/// Args:
+///     value: A tensor, or a value convertible to one.
+///     seed: An int op seed; with the global seed it fixes the permutation.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     `value` with its rows along the first axis permuted.
 #[pyfunction]
 #[pyo3(signature = (value, seed=None, name=None))]
 fn shuffle(

@@ -42,9 +42,28 @@ fn targets_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-/// `ft.GradientTape`, in Rust so that the hot path (create, enter, exit, one gradient) costs
-/// no Python-level calls. Nested `sources` other than a single tensor or a flat list/tuple go
+/// Records the operations run inside its `with` block so that `gradient` can differentiate
+/// them (`tf.GradientTape`): watched tensors and the trainable variables read are the sources.
+///
+/// Written in Rust so that the hot path (create, enter, exit, one gradient) costs no
+/// Python-level calls. Nested `sources` other than a single tensor or a flat list/tuple go
 /// through `ferrotape.nest`.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> x = ft.constant(3.0)
+/// >>> with ft.GradientTape() as tape:
+/// ...     tape.watch(x)
+/// ...     y = x * x
+/// ...
+/// >>> float(tape.gradient(y, x))
+/// 6.0
+///
+/// Args:
+///     persistent: If true, `gradient` may be called more than once.
+///     watch_accessed_variables: If true (the default), trainable variables read inside the
+///         tape are watched.
 #[pyclass(name = "GradientTape", module = "ferrotape", frozen, subclass, weakref)]
 pub struct PyGradientTape {
     contract: GradientTape,
@@ -246,6 +265,12 @@ impl PyGradientTape {
     }
 
     /// Ensures `tensor` (a tensor, a variable, or a nest of them) is traced by this tape.
+    ///
+    /// Args:
+    ///     tensor: A tensor or variable, or a nest of them.
+    ///
+    /// Returns:
+    ///     None.
     fn watch(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
         for t in flatten(tensor)?.0 {
             if let Ok(v) = t.cast::<PyVariable>() {
@@ -311,6 +336,18 @@ impl PyGradientTape {
 
     /// The gradient of `target` (summed over its elements, and over a list of targets) with
     /// respect to `sources`, in the structure of `sources`.
+    ///
+    /// Args:
+    ///     target: A tensor, or a nest of tensors whose gradients are summed.
+    ///     sources: A tensor or variable, or a nest of them.
+    ///     output_gradients: The upstream gradient of each target (default ones), a tensor
+    ///         or a nest matching `target`.
+    ///     unconnected_gradients: `"none"` (the default: None for a source the target does not
+    ///         depend on) or `"zero"` (zeros of the source's shape); a string or an
+    ///         `UnconnectedGradients` member.
+    ///
+    /// Returns:
+    ///     The gradients, in the structure of `sources`.
     #[pyo3(signature = (target, sources, output_gradients=None, unconnected_gradients=None))]
     fn gradient<'py>(
         &self,
@@ -348,6 +385,18 @@ impl PyGradientTape {
     }
 
     /// The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
+    ///
+    /// Args:
+    ///     target: A tensor.
+    ///     sources: A tensor or variable, or a nest of them.
+    ///     unconnected_gradients: `"none"` (the default: None for a source the target does not
+    ///         depend on) or `"zero"` (zeros of the source's shape); a string or an
+    ///         `UnconnectedGradients` member.
+    ///     parallel_iterations: Ignored (TensorFlow's loop setting).
+    ///     experimental_use_pfor: If false, one sweep per target element (persistent tapes only).
+    ///
+    /// Returns:
+    ///     The Jacobians, in the structure of `sources`.
     #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn jacobian<'py>(
         &self,
@@ -377,6 +426,16 @@ impl PyGradientTape {
 
     /// Per-example Jacobians, shape `(batch,) + target.shape[1:] + source.shape[1:]`; zeros
     /// where the target does not depend on the source.
+    ///
+    /// Args:
+    ///     target: A tensor of shape `(batch, ...)`.
+    ///     source: A tensor of shape `(batch, ...)`.
+    ///     unconnected_gradients: Ignored: an unconnected source always gives zeros.
+    ///     parallel_iterations: Ignored (TensorFlow's loop setting).
+    ///     experimental_use_pfor: If false, one sweep per target element (persistent tapes only).
+    ///
+    /// Returns:
+    ///     A tensor of shape `(batch,) + target.shape[1:] + source.shape[1:]`.
     #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
     fn batch_jacobian(
         &self,

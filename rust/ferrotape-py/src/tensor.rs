@@ -35,6 +35,19 @@ pub fn compute<T: Send>(
 /// @`, comparisons, `-t`, `abs(t)`) and indexing (`t[0]`, `t[:, 1:]`, `t[..., None]`) are
 /// recorded on active gradient tapes like the functions they stand for; `numpy()` gives the
 /// values, `shape` and `dtype` describe them.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> t = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+/// >>> t.shape, t.dtype
+/// (TensorShape([2, 2]), tf.float32)
+/// >>> (t[:, 1] * 2).numpy()
+/// array([4., 8.], dtype=float32)
+///
+/// Args:
+///     value: The values: a nested list, number, NumPy array or tensor.
+///     dtype: The dtype (a `DType`, name or NumPy dtype); by default TensorFlow's rules.
 #[pyclass(name = "Tensor", module = "ferrotape", frozen)]
 pub struct PyTensor {
     pub tensor: Tensor,
@@ -324,25 +337,30 @@ macro_rules! tensor_methods {
                 numpy_value(slf.py(), $cls::operand(slf).value())
             }
 
+            /// The shape, a `TensorShape` (`t.shape[0]`, `t.shape.as_list()`).
             #[getter(shape)]
             fn shape_getter<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 tensor_shape(slf.py(), $cls::operand(slf).shape())
             }
 
+            /// The shape, a `TensorShape` (the same as `shape`).
             fn get_shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 Self::shape_getter(slf)
             }
 
-#[getter]
+            /// The element type, a `DType`.
+            #[getter]
             fn dtype(slf: &Bound<'_, Self>) -> PyDType {
                 PyDType($cls::operand(slf).dtype())
             }
 
+            /// The number of axes (the rank).
             #[getter]
             fn ndim(slf: &Bound<'_, Self>) -> usize {
                 $cls::operand(slf).rank()
             }
 
+            /// The device holding the value: always the CPU, named as TensorFlow names it.
             #[getter]
             fn device(&self) -> &'static str {
                 "/job:localhost/replica:0/task:0/device:CPU:0"

@@ -17,6 +17,29 @@ use crate::tensor::{
 /// A mutable tensor (`tf.Variable(initial_value, trainable=True, name=None, dtype=None)`):
 /// `assign`, `assign_add` and `assign_sub` change it in place; reading it in an op is recorded,
 /// and a gradient tape watches a trainable variable when it is read.
+///
+/// For example:
+///
+/// >>> import ferrotape as ft
+/// >>> v = ft.Variable([1.0, 2.0])
+/// >>> _ = v.assign_add([1.0, 1.0])
+/// >>> v.numpy()
+/// array([2., 3.], dtype=float32)
+///
+/// Args:
+///     initial_value: The initial value (required), or a callable returning it.
+///     trainable: Whether gradient tapes watch it (default True).
+///     validate_shape: Ignored (the shape is always the initial value's).
+///     caching_device: Ignored (TensorFlow's device placement).
+///     name: The variable's name (default `"Variable"`).
+///     variable_def: Ignored (graph-mode only).
+///     dtype: The dtype the initial value is converted to.
+///     import_scope: Ignored (graph-mode only).
+///     constraint: Must be None (not supported yet: apply a constraint after each update).
+///     synchronization: Ignored (distribution strategies).
+///     aggregation: Ignored (distribution strategies).
+///     shape: Ignored (the shape is the initial value's).
+///     experimental_enable_variable_lifting: Ignored (graph-mode only).
 #[pyclass(name = "Variable", module = "ferrotape", frozen, weakref)]
 pub struct PyVariable {
     pub var: Variable,
@@ -119,17 +142,28 @@ impl PyVariable {
         })
     }
 
+    /// The variable's name with TensorFlow's output suffix (`"Variable:0"`).
     #[getter]
     fn name(&self) -> String {
         format!("{}:0", self.var.name())
     }
 
+    /// Whether gradient tapes watch the variable when it is read.
     #[getter]
     fn trainable(&self) -> bool {
         self.var.trainable()
     }
 
     /// Assigns `value` (same shape and dtype) in place and returns the variable.
+    ///
+    /// Args:
+    ///     value: The new value, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (value, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign<'py>(
         slf: &Bound<'py, Self>,
@@ -144,6 +178,15 @@ impl PyVariable {
     }
 
     /// `self += delta` in place; returns the variable.
+    ///
+    /// Args:
+    ///     delta: The amount to add, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_add<'py>(
         slf: &Bound<'py, Self>,
@@ -158,6 +201,15 @@ impl PyVariable {
     }
 
     /// `self -= delta` in place; returns the variable.
+    ///
+    /// Args:
+    ///     delta: The amount to subtract, of the variable's shape; converted to its dtype.
+    ///     use_locking: Ignored (TensorFlow's locking hint).
+    ///     name: Ignored (TensorFlow's op name).
+    ///     read_value: Ignored: the variable is always returned.
+    ///
+    /// Returns:
+    ///     The variable itself.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=Flag(true)))]
     fn assign_sub<'py>(
         slf: &Bound<'py, Self>,
@@ -176,6 +228,7 @@ impl PyVariable {
         PyTensor::new(PyVariable::operand(slf))
     }
 
+    /// The current value as a tensor (the same as `read_value`).
     fn value(slf: &Bound<'_, Self>) -> PyTensor {
         PyTensor::new(PyVariable::operand(slf))
     }

@@ -73,6 +73,14 @@ pub fn add_n(xs: &[Tensor]) -> Result<Tensor> {
 }
 
 /// a + b; d/da = 1, d/db = 1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.add([1, 2], 10).numpy()
+/// array([11, 12], dtype=int32)
+/// ```
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Add, a, b)?;
     record("AddV2", &[a, b], &[&y], || {
@@ -83,6 +91,15 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// a - b; d/da = 1, d/db = -1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.subtract([[1.0], [2.0]], [1.0, 2.0]).numpy()
+/// array([[ 0., -1.],
+///        [ 1.,  0.]], dtype=float32)
+/// ```
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Sub, a, b)?;
     record("Sub", &[a, b], &[&y], || {
@@ -93,6 +110,14 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// a * b; d/da = b, d/db = a.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.multiply([1.0, 2.0], 3.0).numpy()
+/// array([3., 6.], dtype=float32)
+/// ```
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Mul, a, b)?;
     record("Mul", &[a, b], &[&y], || {
@@ -104,6 +129,14 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// a / b (true division); d/da = 1/b, d/db = -a/b².
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.realdiv([1.0, 3.0], 2.0).numpy()
+/// array([0.5, 1.5], dtype=float32)
+/// ```
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Div, a, b)?;
     record("RealDiv", &[a, b], &[&y], || {
@@ -120,11 +153,27 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// floor(a / b); not differentiable (TensorFlow returns no gradient).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.floordiv([7, -7], 2).numpy()
+/// array([ 3, -4], dtype=int32)
+/// ```
 pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     binary_kernel(BinaryOp::FloorDiv, a, b)
 }
 
 /// a mod b with the sign of b; d/da = 1, d/db = -floor(a / b).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.floormod([7, -7], 3).numpy()
+/// array([1, 2], dtype=int32)
+/// ```
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Mod, a, b)?;
     record("FloorMod", &[a, b], &[&y], || {
@@ -141,6 +190,14 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// a ** b; d/da = b·a^(b-1), d/db = log(a)·a^b (taken as 0 where a <= 0, as TensorFlow does).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.pow([2.0, 3.0], 2.0).numpy()
+/// array([4., 9.], dtype=float32)
+/// ```
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Pow, a, b)?;
     record("Pow", &[a, b], &[&y], || {
@@ -194,16 +251,40 @@ fn max_min(
 }
 
 /// max(a, b); the gradient goes to `a` where a >= b (ties to the first argument), else to `b`.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.maximum([1, 5], [3, 2]).numpy()
+/// array([3, 5], dtype=int32)
+/// ```
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     max_min(BinaryOp::Maximum, CompareOp::GreaterEqual, "Maximum", a, b)
 }
 
 /// min(a, b); the gradient goes to `a` where a <= b (ties to the first argument), else to `b`.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.minimum([1, 5], [3, 2]).numpy()
+/// array([1, 2], dtype=int32)
+/// ```
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     max_min(BinaryOp::Minimum, CompareOp::LessEqual, "Minimum", a, b)
 }
 
 /// (a - b)²; d/da = 2(a - b), d/db = -2(a - b).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.squared_difference([1.0, 5.0], 2.0).numpy()
+/// array([1., 9.], dtype=float32)
+/// ```
 pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::SquaredDifference, a, b)?;
     record("SquaredDifference", &[a, b], &[&y], || {
@@ -220,6 +301,14 @@ pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// -x; d/dx = -1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.negative([1, -2]).numpy()
+/// array([-1,  2], dtype=int32)
+/// ```
 pub fn neg(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Neg, x)?;
     record("Neg", &[x], &[&y], grad!(|g| neg(g)?));
@@ -227,6 +316,14 @@ pub fn neg(x: &Tensor) -> Result<Tensor> {
 }
 
 /// |x|; d/dx = sign(x) (0 at 0).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.abs([-1.5, 2.0]).numpy()
+/// array([1.5, 2. ], dtype=float32)
+/// ```
 pub fn abs(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Abs, x)?;
     record("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
@@ -234,6 +331,14 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 }
 
 /// sign(x); its derivative is 0 everywhere (TensorFlow returns zeros).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.sign([-3.0, 0.0, 2.0]).numpy()
+/// array([-1.,  0.,  1.], dtype=float32)
+/// ```
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sign, x)?;
     record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
@@ -241,6 +346,14 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
 }
 
 /// x²; d/dx = 2x.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.square([2, -3]).numpy()
+/// array([4, 9], dtype=int32)
+/// ```
 pub fn square(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Square, x)?;
     record(
@@ -253,6 +366,14 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 }
 
 /// 1/x; d/dx = -1/x² = -y² (0 where the upstream gradient is 0, as TensorFlow).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.reciprocal([2.0, 4.0]).numpy()
+/// array([0.5 , 0.25], dtype=float32)
+/// ```
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Reciprocal, x)?;
     record(

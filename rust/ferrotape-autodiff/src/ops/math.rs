@@ -13,6 +13,14 @@ use crate::tape::record;
 use crate::tensor::Tensor;
 
 /// exp(x); d/dx = exp(x), saved as the output.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.exp([0.0, 1.0]).numpy().round(4)
+/// array([1.    , 2.7183], dtype=float32)
+/// ```
 pub fn exp(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Exp, x)?;
     record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
@@ -20,6 +28,14 @@ pub fn exp(x: &Tensor) -> Result<Tensor> {
 }
 
 /// exp(x) - 1; d/dx = exp(x) = y + 1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.expm1([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 1.7183], dtype=float32)
+/// ```
 pub fn expm1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Expm1, x)?;
     record(
@@ -32,6 +48,14 @@ pub fn expm1(x: &Tensor) -> Result<Tensor> {
 }
 
 /// log(x); d/dx = 1/x.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.log([1.0, 100.0]).numpy().round(4)
+/// array([0.    , 4.6052], dtype=float32)
+/// ```
 pub fn log(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Log, x)?;
     record("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
@@ -39,6 +63,14 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
 }
 
 /// log(1 + x); d/dx = 1/(1 + x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.log1p([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.6931], dtype=float32)
+/// ```
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Log1p, x)?;
     record(
@@ -58,6 +90,14 @@ pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tenso
 }
 
 /// sqrt(x); d/dx = 0.5/sqrt(x) = 0.5/y (0 where the upstream gradient is 0).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.sqrt([4.0, 9.0]).numpy()
+/// array([2., 3.], dtype=float32)
+/// ```
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sqrt, x)?;
     record(
@@ -72,6 +112,14 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 }
 
 /// 1/sqrt(x); d/dx = -0.5·y³ (0 where the upstream gradient is 0).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.rsqrt([4.0, 16.0]).numpy()
+/// array([0.5 , 0.25], dtype=float32)
+/// ```
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Rsqrt, x)?;
     record(
@@ -87,6 +135,14 @@ pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
 }
 
 /// sin(x); d/dx = cos(x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.sin([0.0, 1.5707964]).numpy().round(4)
+/// array([0., 1.], dtype=float32)
+/// ```
 pub fn sin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sin, x)?;
     record("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
@@ -94,6 +150,14 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 }
 
 /// cos(x); d/dx = -sin(x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.cos([0.0, 3.1415927]).numpy().round(4)
+/// array([ 1., -1.], dtype=float32)
+/// ```
 pub fn cos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Cos, x)?;
     record("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
@@ -101,6 +165,14 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
 }
 
 /// tan(x); d/dx = 1 + tan²(x) = 1 + y².
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.tan([0.0, 0.7853982]).numpy().round(4)
+/// array([0., 1.], dtype=float32)
+/// ```
 pub fn tan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tan, x)?;
     record(
@@ -113,6 +185,14 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 }
 
 /// asin(x); d/dx = 1/sqrt(1 - x²).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.asin([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 1.5708], dtype=float32)
+/// ```
 pub fn asin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asin, x)?;
     record(
@@ -125,6 +205,14 @@ pub fn asin(x: &Tensor) -> Result<Tensor> {
 }
 
 /// acos(x); d/dx = -1/sqrt(1 - x²).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.acos([1.0, 0.0]).numpy().round(4)
+/// array([0.    , 1.5708], dtype=float32)
+/// ```
 pub fn acos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acos, x)?;
     record(
@@ -137,6 +225,14 @@ pub fn acos(x: &Tensor) -> Result<Tensor> {
 }
 
 /// atan(x); d/dx = 1/(1 + x²).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.atan([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.7854], dtype=float32)
+/// ```
 pub fn atan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atan, x)?;
     record(
@@ -149,6 +245,14 @@ pub fn atan(x: &Tensor) -> Result<Tensor> {
 }
 
 /// sinh(x); d/dx = cosh(x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.sinh([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 1.1752], dtype=float32)
+/// ```
 pub fn sinh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sinh, x)?;
     record("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
@@ -156,6 +260,14 @@ pub fn sinh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// cosh(x); d/dx = sinh(x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.cosh([0.0, 1.0]).numpy().round(4)
+/// array([1.    , 1.5431], dtype=float32)
+/// ```
 pub fn cosh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Cosh, x)?;
     record("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
@@ -163,6 +275,14 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// asinh(x), the inverse hyperbolic sine; d/dx = 1/sqrt(x² + 1) = 1/cosh(y).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.asinh([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.8814], dtype=float32)
+/// ```
 pub fn asinh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asinh, x)?;
     record("Asinh", &[x], &[&y], grad!(|g; y| div(g, &cosh(y)?)?));
@@ -170,6 +290,14 @@ pub fn asinh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// acosh(x), the inverse hyperbolic cosine (x ≥ 1); d/dx = 1/sqrt(x² - 1) = 1/sinh(y).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.acosh([1.0, 2.0]).numpy().round(4)
+/// array([0.   , 1.317], dtype=float32)
+/// ```
 pub fn acosh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acosh, x)?;
     record("Acosh", &[x], &[&y], grad!(|g; y| div(g, &sinh(y)?)?));
@@ -177,6 +305,14 @@ pub fn acosh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// atanh(x), the inverse hyperbolic tangent (|x| < 1); d/dx = 1/(1 - x²).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.atanh([0.0, 0.5]).numpy().round(4)
+/// array([0.    , 0.5493], dtype=float32)
+/// ```
 pub fn atanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atanh, x)?;
     record(
@@ -189,6 +325,14 @@ pub fn atanh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// tanh(x); d/dx = 1 - y².
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.tanh([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.7616], dtype=float32)
+/// ```
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tanh, x)?;
     record(
@@ -201,6 +345,14 @@ pub fn tanh(x: &Tensor) -> Result<Tensor> {
 }
 
 /// 1/(1 + exp(-x)); d/dx = y(1 - y).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.sigmoid([0.0, 2.0]).numpy().round(4)
+/// array([0.5   , 0.8808], dtype=float32)
+/// ```
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sigmoid, x)?;
     record(
@@ -213,6 +365,14 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 }
 
 /// erf(x); d/dx = 2/sqrt(pi)·exp(-x²).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.math.erf([0.0, 1.0]).numpy().round(4)
+/// array([0.    , 0.8427], dtype=float32)
+/// ```
 pub fn erf(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erf, x)?;
     record(
@@ -227,16 +387,40 @@ pub fn erf(x: &Tensor) -> Result<Tensor> {
 }
 
 /// floor(x); no gradient (TensorFlow returns None).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.floor([-1.5, 1.5]).numpy()
+/// array([-2.,  1.], dtype=float32)
+/// ```
 pub fn floor(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Floor, x)
 }
 
 /// ceil(x); no gradient.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.ceil([-1.5, 1.5]).numpy()
+/// array([-1.,  2.], dtype=float32)
+/// ```
 pub fn ceil(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Ceil, x)
 }
 
 /// Rounds half to even, like `tf.round`; no gradient.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.round([0.5, 1.5, 2.5, -0.5]).numpy()
+/// array([ 0.,  2.,  2., -0.], dtype=float32)
+/// ```
 pub fn round(x: &Tensor) -> Result<Tensor> {
     unary_kernel(UnaryOp::Round, x)
 }
@@ -267,6 +451,14 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 }
 
 /// A new tensor with the same value; d/dx = 1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.identity([1, 2]).numpy()
+/// array([1, 2], dtype=int32)
+/// ```
 pub fn identity(x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(x.value().clone());
     record("Identity", &[x], &[&y], grad!(|g| g.clone()));

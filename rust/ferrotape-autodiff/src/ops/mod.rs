@@ -1,9 +1,18 @@
 //! Every differentiable op: one function each, its forward kernel call and its derivative side
 //! by side. Derivatives are written with these same ops, so an outer tape records them.
 //!
-//! The pattern:
+//! The pattern (the doc comment becomes the Python docstring of the op's binding row, so its
+//! example is Python, fenced as `python` and run by `tests/test_native_docstrings.py`):
 //! ```ignore
 //! /// exp(x); d/dx = exp(x), saved as the output.
+//! ///
+//! /// For example:
+//! ///
+//! /// ```python
+//! /// >>> import ferrotape as ft
+//! /// >>> ft.exp([0.0, 1.0]).numpy().round(4)
+//! /// array([1.    , 2.7183], dtype=float32)
+//! /// ```
 //! pub fn exp(x: &Tensor) -> Result<Tensor> {
 //!     let y = unary(UnaryOp::Exp, x)?;
 //!     record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));

@@ -14,6 +14,14 @@ use crate::tape::record;
 use crate::tensor::Tensor;
 
 /// max(x, 0); d/dx = 1 where x > 0, else 0 (0 at the kink, as TensorFlow).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.nn.relu([-1.0, 2.0]).numpy()
+/// array([0., 2.], dtype=float32)
+/// ```
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Relu, x)?;
     record("Relu", &[x], &[&y], grad!(|g; y| relu_grad(g, y)?));
@@ -29,6 +37,14 @@ fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
 }
 
 /// min(max(x, 0), 6); d/dx = 1 on (0, 6), else 0.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.nn.relu6([-1.0, 3.0, 8.0]).numpy()
+/// array([0., 3., 6.], dtype=float32)
+/// ```
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
     let relu = kernels::unary(UnaryOp::Relu, x.value())?;
     let y = Tensor::new(kernels::binary(
@@ -66,6 +82,14 @@ fn negative_side(x: &Tensor, linear: &Tensor) -> Result<Tensor> {
 }
 
 /// x if x > 0 else exp(x) - 1; d/dx = 1 or y + 1.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.nn.elu([-1.0, 2.0]).numpy().round(4)
+/// array([-0.6321,  2.    ], dtype=float32)
+/// ```
 pub fn elu(x: &Tensor) -> Result<Tensor> {
     let pos = positive(x)?;
     where_(&pos, x, &super::expm1(&negative_side(x, &pos)?)?)
@@ -73,6 +97,14 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
 
 /// scale·(x if x > 0 else alpha·(exp(x) - 1)) with TensorFlow's constants; d/dx = scale for
 /// x ≥ 0, else scale·alpha·exp(x) (composed of differentiable ops).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.nn.selu([-1.0, 1.0]).numpy().round(4)
+/// array([-1.1113,  1.0507], dtype=float32)
+/// ```
 pub fn selu(x: &Tensor) -> Result<Tensor> {
     const ALPHA: f64 = 1.673_263_242_354_377_3;
     const SCALE: f64 = 1.050_700_987_355_480_5;
@@ -101,6 +133,14 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
 }
 
 /// log(1 + exp(x)), computed stably; d/dx = sigmoid(x).
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.nn.softplus([0.0, 1.0]).numpy().round(4)
+/// array([0.6931, 1.3133], dtype=float32)
+/// ```
 pub fn softplus(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Softplus, x)?;
     record("Softplus", &[x], &[&y], grad!(|g; x| mul(g, &sigmoid(x)?)?));

@@ -43,6 +43,17 @@ fn reduce_kernel(
 }
 
 /// Σ x over `axes` (all when `None`); d/dx = 1 broadcast over the reduced axes.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> x = ft.constant([[1, 2], [3, 4]])
+/// >>> int(ft.reduce_sum(x))
+/// 10
+/// >>> ft.reduce_sum(x, axis=0).numpy()
+/// array([4, 6], dtype=int32)
+/// ```
 pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
     record("Sum", &[x], &[&y], || {
@@ -55,6 +66,14 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 }
 
 /// The mean over `axes` (integer division for integer dtypes, as TensorFlow); d/dx = 1/n.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.reduce_mean([[1.0, 2.0], [3.0, 5.0]], axis=1).numpy()
+/// array([1.5, 4. ], dtype=float32)
+/// ```
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let mask = axes_mask("Mean", x.rank(), axes)?;
     let count: usize = x
@@ -88,17 +107,41 @@ fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R
 }
 
 /// The maximum over `axes`; the gradient is split equally among tied maxima.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.reduce_max([[1, 7], [3, 4]], axis=0, keepdims=True).numpy()
+/// array([[3, 7]], dtype=int32)
+/// ```
 pub fn reduce_max(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     extremum(ReduceOp::Max, x, axes, keepdims)
 }
 
 /// The minimum over `axes`; the gradient is split equally among tied minima.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.reduce_min([[1, 7], [3, 4]], axis=-1).numpy()
+/// array([1, 3], dtype=int32)
+/// ```
 pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     extremum(ReduceOp::Min, x, axes, keepdims)
 }
 
 /// Π x over `axes`; d/dx_i = Π_{j≠i} x_j. That is y/x_i when no factor is zero; with one
 /// zero, only the zero factor gets the product of the others; with two or more, all get 0.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> ft.reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+/// array([ 2., 12.], dtype=float32)
+/// ```
 pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
@@ -129,6 +172,14 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 }
 
 /// log Σ exp(x), computed as m + log Σ exp(x - m) with m the (finite) maximum held constant.
+///
+/// For example:
+///
+/// ```python
+/// >>> import ferrotape as ft
+/// >>> round(float(ft.reduce_logsumexp([0.0, 0.0])), 4)
+/// 0.6931
+/// ```
 pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let raw_max = reduce_max(x, axes, true)?;
     let finite = compare(
