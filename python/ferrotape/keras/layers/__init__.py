@@ -11,9 +11,15 @@ TensorShape([2, 3])
 from .activations.activation import Activation
 from .activations.relu import ELU, LeakyReLU, PReLU, ReLU
 from .activations.softmax import Softmax
-from .convolutional.conv2d import Conv2D
-from .convolutional.conv2d_transpose import Conv2DTranspose
+from .convolutional.conv1d import Conv1D, Convolution1D
+from .convolutional.conv1d_transpose import Conv1DTranspose, Convolution1DTranspose
+from .convolutional.conv2d import Conv2D, Convolution2D
+from .convolutional.conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
+from .convolutional.conv3d import Conv3D, Convolution3D
+from .convolutional.depthwise_conv1d import DepthwiseConv1D
 from .convolutional.depthwise_conv2d import DepthwiseConv2D
+from .convolutional.separable_conv1d import SeparableConv1D, SeparableConvolution1D
+from .convolutional.separable_conv2d import SeparableConv2D, SeparableConvolution2D
 from .core.dense import Dense
 from .core.embedding import Embedding
 from .core.input_layer import Input, InputLayer
@@ -22,6 +28,16 @@ from .layer import Layer
 from .merging.merge import Add, Average, Concatenate, Multiply, Subtract
 from .normalization.batch_normalization import BatchNormalization
 from .normalization.layer_normalization import LayerNormalization
+from .pooling.pooling1d import (
+    AveragePooling1D,
+    AvgPool1D,
+    GlobalAveragePooling1D,
+    GlobalAvgPool1D,
+    GlobalMaxPool1D,
+    GlobalMaxPooling1D,
+    MaxPool1D,
+    MaxPooling1D,
+)
 from .pooling.pooling2d import (
     AveragePooling2D,
     AvgPool2D,
@@ -32,6 +48,16 @@ from .pooling.pooling2d import (
     MaxPool2D,
     MaxPooling2D,
 )
+from .pooling.pooling3d import (
+    AveragePooling3D,
+    AvgPool3D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool3D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling3D,
+    MaxPool3D,
+    MaxPooling3D,
+)
 from .regularization.dropout import Dropout
 from .reshaping.flatten import Flatten
 from .reshaping.reshape import Reshape
@@ -41,35 +67,64 @@ __all__ = [
     "Activation",
     "Add",
     "Average",
+    "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
+    "AvgPool1D",
     "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Concatenate",
+    "Conv1D",
+    "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Convolution1D",
+    "Convolution1DTranspose",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Convolution3D",
     "Cropping2D",
     "Dense",
+    "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Dropout",
     "ELU",
     "Embedding",
     "Flatten",
+    "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
+    "GlobalAvgPool1D",
     "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool1D",
     "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
+    "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "Input",
     "InputLayer",
     "Lambda",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "MaxPool1D",
     "MaxPool2D",
+    "MaxPool3D",
+    "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
     "Multiply",
     "PReLU",
     "ReLU",
     "Reshape",
+    "SeparableConv1D",
+    "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "Softmax",
     "Subtract",
     "UpSampling2D",
