@@ -1,7 +1,7 @@
 """``ft.keras.layers``, laid out as Keras 3's ``keras.src.layers``: the base ``Layer`` in
 ``layer.py``, then one sub-package per family (``core``, ``convolutional``, ``pooling``,
-``normalization``, ``regularization``, ``reshaping``, ``activations``, ``merging``). Layers import
-nothing from ``models`` or ``trainers``.
+``normalization``, ``regularization``, ``reshaping``, ``activations``, ``merging``,
+``preprocessing``). Layers import nothing from ``models`` or ``trainers``.
 
 >>> import ferrotape as ft
 >>> ft.keras.layers.Dense(3)(ft.ones([2, 4])).shape
@@ -22,12 +22,33 @@ from .convolutional.separable_conv1d import SeparableConv1D, SeparableConvolutio
 from .convolutional.separable_conv2d import SeparableConv2D, SeparableConvolution2D
 from .core.dense import Dense
 from .core.embedding import Embedding
+from .core.identity import Identity
 from .core.input_layer import Input, InputLayer
 from .core.lambda_layer import Lambda
+from .core.masking import Masking
 from .layer import Layer
-from .merging.merge import Add, Average, Concatenate, Multiply, Subtract
+from .merging.dot import Dot, dot
+from .merging.merge import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .normalization.batch_normalization import BatchNormalization
+from .normalization.group_normalization import GroupNormalization
 from .normalization.layer_normalization import LayerNormalization
+from .normalization.rms_normalization import RMSNormalization
+from .normalization.unit_normalization import UnitNormalization
 from .pooling.pooling1d import (
     AveragePooling1D,
     AvgPool1D,
@@ -58,15 +79,31 @@ from .pooling.pooling3d import (
     MaxPool3D,
     MaxPooling3D,
 )
+from .preprocessing.center_crop import CenterCrop
+from .preprocessing.normalization import Normalization
+from .preprocessing.rescaling import Rescaling
+from .regularization.activity_regularization import ActivityRegularization
+from .regularization.alpha_dropout import AlphaDropout
 from .regularization.dropout import Dropout
+from .regularization.gaussian_dropout import GaussianDropout
+from .regularization.gaussian_noise import GaussianNoise
+from .regularization.spatial_dropout import SpatialDropout1D, SpatialDropout2D, SpatialDropout3D
 from .reshaping.flatten import Flatten
+from .reshaping.permute import Permute
+from .reshaping.repeat_vector import RepeatVector
 from .reshaping.reshape import Reshape
+from .reshaping.spatial1d import Cropping1D, UpSampling1D, ZeroPadding1D
 from .reshaping.spatial2d import Cropping2D, UpSampling2D, ZeroPadding2D
+from .reshaping.spatial3d import Cropping3D, UpSampling3D, ZeroPadding3D
 
 __all__ = [
     "Activation",
+    "ActivityRegularization",
     "Add",
+    "add",
+    "AlphaDropout",
     "Average",
+    "average",
     "AveragePooling1D",
     "AveragePooling2D",
     "AveragePooling3D",
@@ -74,7 +111,9 @@ __all__ = [
     "AvgPool2D",
     "AvgPool3D",
     "BatchNormalization",
+    "CenterCrop",
     "Concatenate",
+    "concatenate",
     "Conv1D",
     "Conv1DTranspose",
     "Conv2D",
@@ -85,14 +124,20 @@ __all__ = [
     "Convolution2D",
     "Convolution2DTranspose",
     "Convolution3D",
+    "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "Dot",
+    "dot",
     "Dropout",
     "ELU",
     "Embedding",
     "Flatten",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAveragePooling3D",
@@ -105,28 +150,50 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "GroupNormalization",
+    "Identity",
     "Input",
     "InputLayer",
     "Lambda",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
+    "Maximum",
+    "maximum",
     "MaxPool1D",
     "MaxPool2D",
     "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
     "MaxPooling3D",
+    "Minimum",
+    "minimum",
     "Multiply",
+    "multiply",
+    "Normalization",
+    "Permute",
     "PReLU",
     "ReLU",
+    "RepeatVector",
+    "Rescaling",
     "Reshape",
+    "RMSNormalization",
     "SeparableConv1D",
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
     "Subtract",
+    "subtract",
+    "UnitNormalization",
+    "UpSampling1D",
     "UpSampling2D",
+    "UpSampling3D",
+    "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
 ]

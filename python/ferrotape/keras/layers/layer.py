@@ -514,7 +514,7 @@ class Layer(LayerLosses, Module):
         if self.activity_regularizer is not None:
             for output in nest.flatten(outputs):
                 if isinstance(output, _core.Tensor):
-                    self.add_loss(self.activity_regularizer(output))
+                    self.add_loss(self._activity_loss(output))
         if self._output_shape is None:
             shape = _shape_of(outputs)
             object.__setattr__(
