@@ -27,9 +27,9 @@ class _SpatialDropout(Dropout):
         return self._native(inputs, training=bool(training), rate=self.rate, noise_shape=shape)
 
     def get_config(self):
-        config = super().get_config()
-        del config["noise_shape"]
-        return config
+        # Keras's: the constructor's arguments only (no noise_shape, no trainable).
+        base = super().get_config()
+        return {key: base[key] for key in ("rate", "seed", "name", "dtype")}
 
 
 class SpatialDropout1D(_SpatialDropout):
@@ -49,6 +49,9 @@ class SpatialDropout2D(_SpatialDropout):
         super().__init__(rate, seed=seed, name=name, dtype=dtype)
         _channels_last(self, data_format)
         self.data_format = "channels_last"
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format}
 
 
 class SpatialDropout3D(SpatialDropout2D):
