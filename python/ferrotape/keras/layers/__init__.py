@@ -1,7 +1,7 @@
 """``ft.keras.layers``, laid out as Keras 3's ``keras.src.layers``: the base ``Layer`` in
 ``layer.py``, then one sub-package per family (``core``, ``convolutional``, ``pooling``,
 ``normalization``, ``regularization``, ``reshaping``, ``activations``, ``merging``,
-``preprocessing``). Layers import nothing from ``models`` or ``trainers``.
+``preprocessing``, ``attention``). Layers import nothing from ``models`` or ``trainers``.
 
 >>> import ferrotape as ft
 >>> ft.keras.layers.Dense(3)(ft.ones([2, 4])).shape
@@ -11,6 +11,8 @@ TensorShape([2, 3])
 from .activations.activation import Activation
 from .activations.relu import ELU, LeakyReLU, PReLU, ReLU
 from .activations.softmax import Softmax
+from .attention.additive_attention import AdditiveAttention
+from .attention.attention import Attention
 from .convolutional.conv1d import Conv1D, Convolution1D
 from .convolutional.conv1d_transpose import Conv1DTranspose, Convolution1DTranspose
 from .convolutional.conv2d import Conv2D, Convolution2D
@@ -101,7 +103,9 @@ __all__ = [
     "ActivityRegularization",
     "Add",
     "add",
+    "AdditiveAttention",
     "AlphaDropout",
+    "Attention",
     "Average",
     "average",
     "AveragePooling1D",
