@@ -13,6 +13,7 @@ from .activations.relu import ELU, LeakyReLU, PReLU, ReLU
 from .activations.softmax import Softmax
 from .attention.additive_attention import AdditiveAttention
 from .attention.attention import Attention
+from .attention.multi_head_attention import MultiHeadAttention
 from .convolutional.conv1d import Conv1D, Convolution1D
 from .convolutional.conv1d_transpose import Conv1DTranspose, Convolution1DTranspose
 from .convolutional.conv2d import Conv2D, Convolution2D
@@ -23,6 +24,7 @@ from .convolutional.depthwise_conv2d import DepthwiseConv2D
 from .convolutional.separable_conv1d import SeparableConv1D, SeparableConvolution1D
 from .convolutional.separable_conv2d import SeparableConv2D, SeparableConvolution2D
 from .core.dense import Dense
+from .core.einsum_dense import EinsumDense
 from .core.embedding import Embedding
 from .core.identity import Identity
 from .core.input_layer import Input, InputLayer
@@ -137,6 +139,7 @@ __all__ = [
     "Dot",
     "dot",
     "Dropout",
+    "EinsumDense",
     "ELU",
     "Embedding",
     "Flatten",
@@ -173,6 +176,7 @@ __all__ = [
     "MaxPooling3D",
     "Minimum",
     "minimum",
+    "MultiHeadAttention",
     "Multiply",
     "multiply",
     "Normalization",
