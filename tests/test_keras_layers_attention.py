@@ -4,7 +4,7 @@ finite differences, dropout in training only, get_config round trips and bad arg
 
 import numpy as np
 import pytest
-from test_keras_layers import fd_grad, rand
+from test_keras_layers import check_input_gradient, check_weight_gradients, fd_grad, rand
 
 import ferrotape as ft
 from ferrotape.keras import layers
@@ -150,3 +150,149 @@ def test_bad_arguments_and_inputs_raise_value_error():
         layers.Attention()([Q])
     with pytest.raises(ValueError, match="mask"):
         layers.Attention()([Q, V], mask=[QMASK])
+
+
+# ------------------------------------------------------------------ EinsumDense
+
+
+@pytest.mark.parametrize(
+    "equation, output_shape, bias_axes, shape, kernel, bias",
+    [
+        ("ab,bc->ac", 4, None, (2, 5), [5, 4], None),
+        ("abc,cd->abd", (None, 7), "d", (2, 3, 5), [5, 7], [7]),
+        ("abc,cde->abde", (None, 2, 4), "de", (2, 3, 5), [5, 2, 4], [2, 4]),
+        ("...b,bc->...c", 6, "c", (2, 3, 4, 5), [5, 6], [6]),
+        ("bc...,cd->bd...", (6,), "d", (2, 5, 3), [5, 6], [6, 1]),
+    ],
+)
+def test_einsum_dense_shapes_and_values(equation, output_shape, bias_axes, shape, kernel, bias):
+    layer = layers.EinsumDense(
+        equation, output_shape, bias_axes=bias_axes, bias_initializer="ones", dtype="float64"
+    )
+    x = rand(*shape)
+    y = layer(x).numpy()
+    assert layer.kernel.shape.as_list() == kernel
+    assert (layer.bias is None and bias is None) or layer.bias.shape.as_list() == bias
+    expected = np.einsum(equation, x, layer.kernel.numpy()) + (0.0 if bias is None else 1.0)
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+
+
+def test_einsum_dense_gradients_config_and_errors():
+    layer = layers.EinsumDense(
+        "abc,cde->abde", (None, 2, 3), bias_axes="e", activation="tanh", dtype="float64"
+    )
+    x = rand(2, 3, 4)
+    check_input_gradient(layer, x)
+    check_weight_gradients(layer, x)
+    config = layer.get_config()
+    assert layers.EinsumDense.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="Invalid einsum equation"):
+        layers.EinsumDense("ab,bc", 3)(ft.ones([2, 4]))
+    with pytest.raises(ValueError, match="Bias dimension 'x'"):
+        layers.EinsumDense("ab,bc->ac", 3, bias_axes="x")(ft.ones([2, 4]))
+    with pytest.raises(ValueError, match="did not have a match"):
+        layers.EinsumDense("ab,bcz->ac", 3)(ft.ones([2, 4]))
+
+
+# ------------------------------------------------------------------ MultiHeadAttention
+
+
+def mha_ref(layer, q, v, k, mask=None):
+    """The heads computed in numpy from the layer's weights."""
+    w = {x.name.split(":")[0]: x.numpy() for x in layer.weights}
+    qp = np.einsum("abc,cde->abde", q, w["query/kernel"]) + w["query/bias"]
+    kp = np.einsum("abc,cde->abde", k, w["key/kernel"]) + w["key/bias"]
+    vp = np.einsum("abc,cde->abde", v, w["value/kernel"]) + w["value/bias"]
+    scores = np.einsum("aecd,abcd->acbe", kp, qp / np.sqrt(layer.key_dim))
+    if mask is not None:
+        scores = np.where(mask[:, None], scores, -1e9)
+    weights = softmax(scores)
+    if mask is not None:
+        weights = np.where(mask[:, None], weights, 0.0)
+    heads = np.einsum("acbe,aecd->abcd", weights, vp)
+    out = np.einsum("abcd,cde->abe", heads, w["attention_output/kernel"])
+    return out + w["attention_output/bias"], weights
+
+
+def test_multi_head_attention_weights_and_values():
+    layer = layers.MultiHeadAttention(num_heads=3, key_dim=4, value_dim=5, dtype="float64")
+    q, v, k = rand(2, 3, 8), rand(2, 5, 6), rand(2, 5, 6)
+    out, scores = layer(q, v, k, return_attention_scores=True)
+    names = [x.name.split(":")[0] for x in layer.weights]
+    assert names == [
+        f"{p}/{n}"
+        for p in ("query", "key", "value", "attention_output")
+        for n in ("kernel", "bias")
+    ]
+    assert [x.shape.as_list() for x in layer.weights] == [
+        [8, 3, 4],
+        [3, 4],
+        [6, 3, 4],
+        [3, 4],
+        [6, 3, 5],
+        [3, 5],
+        [3, 5, 8],
+        [8],
+    ]
+    for x in layer.weights:
+        x.assign(rand(*x.shape.as_list()) * 0.5)
+    out, scores = layer(q, v, k, return_attention_scores=True)
+    expected, expected_scores = mha_ref(layer, q, v, k)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10)
+    np.testing.assert_allclose(scores.numpy(), expected_scores, rtol=1e-10)
+
+
+def test_multi_head_attention_masks():
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=3, dtype="float64")
+    q, v = rand(2, 3, 4), rand(2, 5, 4)
+    layer(q, v)
+    for x in layer.weights:
+        x.assign(rand(*x.shape.as_list()))
+    causal = np.tril(np.ones((3, 5), bool))[None]
+    out = layer(q, v, value_mask=VMASK, use_causal_mask=True).numpy()
+    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, VMASK[:, None] & causal)[0], rtol=1e-10)
+    attention_mask = np.random.default_rng(1).random((2, 3, 5)) > 0.4
+    out = layer(q, v, attention_mask=attention_mask, query_mask=QMASK).numpy()
+    combined = attention_mask & QMASK[:, :, None]
+    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, combined)[0], rtol=1e-10)
+
+
+def test_multi_head_attention_gradients_and_dropout():
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=2, dropout=0.5, seed=1, dtype="float64")
+    q, v = rand(1, 2, 3), rand(1, 3, 3)
+    w = rand(1, 2, 3)
+
+    def loss(query):
+        return ft.reduce_sum(layer(query, v) * w)
+
+    qt = ft.constant(q)
+    with ft.GradientTape() as tape:
+        tape.watch(qt)
+        total = loss(qt)
+    numeric = fd_grad(lambda x: float(loss(ft.constant(x))), q)
+    np.testing.assert_allclose(tape.gradient(total, qt).numpy(), numeric, rtol=1e-5, atol=1e-8)
+    with ft.GradientTape() as tape:
+        total = loss(qt)
+    grads = tape.gradient(total, layer.trainable_weights)
+    assert len(grads) == 8 and all(g is not None for g in grads)
+    _, scores = layer(q, v, training=True, return_attention_scores=True)
+    inference = layer(q, v).numpy()
+    trained = layer(q, v, training=True).numpy()
+    assert not np.allclose(inference, trained)  # dropout on the attention weights
+    np.testing.assert_allclose(scores.numpy().sum(-1), 1.0)  # the scores are before dropout
+
+
+def test_multi_head_attention_config_and_errors():
+    layer = layers.MultiHeadAttention(
+        4, 8, value_dim=6, dropout=0.1, output_shape=5, use_bias=False
+    )
+    config = layer.get_config()
+    assert layers.MultiHeadAttention.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="num_heads"):
+        layers.MultiHeadAttention(0, 4)
+    with pytest.raises(ValueError, match="key_dim"):
+        layers.MultiHeadAttention(2, None)
+    with pytest.raises(ValueError, match="attention_axes"):
+        layers.MultiHeadAttention(2, 4, attention_axes=(1, 2))
+    with pytest.raises(ValueError, match="rank 3"):
+        layers.MultiHeadAttention(2, 4)(ft.ones([2, 3, 4, 5]), ft.ones([2, 3, 4, 5]))

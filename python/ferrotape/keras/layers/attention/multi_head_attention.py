@@ -92,7 +92,7 @@ class MultiHeadAttention(Layer):
         self.bias_constraint = bias_constraint
         self.seed = seed
         self.seed_generator = keras_random.SeedGenerator(seed)
-        self._softmax = Softmax(axis=-1)
+        self._softmax = Softmax(axis=-1, dtype=self.dtype_policy.name)
         self._projections_built = False
 
     def build(self, query_shape):
