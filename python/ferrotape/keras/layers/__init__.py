@@ -1,7 +1,7 @@
 """``ft.keras.layers``, laid out as Keras 3's ``keras.src.layers``: the base ``Layer`` in
 ``layer.py``, then one sub-package per family (``core``, ``convolutional``, ``pooling``,
 ``normalization``, ``regularization``, ``reshaping``, ``activations``, ``merging``,
-``preprocessing``, ``attention``). Layers import nothing from ``models`` or ``trainers``.
+``preprocessing``, ``attention``, ``rnn``). Layers import nothing from ``models`` or ``trainers``.
 
 >>> import ferrotape as ft
 >>> ft.keras.layers.Dense(3)(ft.ones([2, 4])).shape
@@ -11,6 +11,7 @@ TensorShape([2, 3])
 from .activations.activation import Activation
 from .activations.relu import ELU, LeakyReLU, PReLU, ReLU
 from .activations.softmax import Softmax
+from .activations.thresholded_relu import ThresholdedReLU
 from .attention.additive_attention import AdditiveAttention
 from .attention.attention import Attention
 from .attention.multi_head_attention import MultiHeadAttention
@@ -30,6 +31,7 @@ from .core.identity import Identity
 from .core.input_layer import Input, InputLayer
 from .core.lambda_layer import Lambda
 from .core.masking import Masking
+from .core.wrapper import Wrapper
 from .layer import Layer
 from .merging.dot import Dot, dot
 from .merging.merge import (
@@ -83,7 +85,9 @@ from .pooling.pooling3d import (
     MaxPool3D,
     MaxPooling3D,
 )
+from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.center_crop import CenterCrop
+from .preprocessing.discretization import Discretization
 from .preprocessing.normalization import Normalization
 from .preprocessing.rescaling import Rescaling
 from .regularization.activity_regularization import ActivityRegularization
@@ -99,6 +103,8 @@ from .reshaping.reshape import Reshape
 from .reshaping.spatial1d import Cropping1D, UpSampling1D, ZeroPadding1D
 from .reshaping.spatial2d import Cropping2D, UpSampling2D, ZeroPadding2D
 from .reshaping.spatial3d import Cropping3D, UpSampling3D, ZeroPadding3D
+from .rnn.time_distributed import TimeDistributed
+from .serialization import deserialize, serialize
 
 __all__ = [
     "Activation",
@@ -117,6 +123,7 @@ __all__ = [
     "AvgPool2D",
     "AvgPool3D",
     "BatchNormalization",
+    "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
     "concatenate",
@@ -136,6 +143,8 @@ __all__ = [
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "deserialize",
+    "Discretization",
     "Dot",
     "dot",
     "Dropout",
@@ -191,16 +200,20 @@ __all__ = [
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
+    "serialize",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
     "Subtract",
     "subtract",
+    "ThresholdedReLU",
+    "TimeDistributed",
     "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
+    "Wrapper",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",
