@@ -1,0 +1,148 @@
+"""CategoryEncoding, Discretization, ThresholdedReLU, TimeDistributed (and Wrapper's config)
+and ``layers.serialize``/``deserialize``: values against numpy and hand-computed cases,
+gradients against float64 finite differences where there are any, get_config round trips and
+bad arguments."""
+
+import numpy as np
+import pytest
+from test_keras_layers import check_input_gradient, check_weight_gradients, rand
+
+import ferrotape as ft
+from ferrotape.keras import layers
+
+
+@pytest.mark.parametrize(
+    "mode, x, expected",
+    [
+        ("one_hot", [1, 3], [[0, 1, 0, 0], [0, 0, 0, 1]]),
+        ("one_hot", [[1], [3]], [[0, 1, 0, 0], [0, 0, 0, 1]]),
+        ("one_hot", 2, [[0, 0, 1, 0]]),
+        ("multi_hot", [[1, 1, 3], [0, 2, 2]], [[0, 1, 0, 1], [1, 0, 1, 0]]),
+        ("multi_hot", [1, 3], [0, 1, 0, 1]),
+        ("count", [[1, 1, 3], [0, 2, 2]], [[0, 2, 0, 1], [1, 0, 2, 0]]),
+        ("count", [[1, 9]], [[0, 1, 0, 0]]),  # out-of-range tokens count for nothing
+    ],
+)
+def test_category_encoding(mode, x, expected):
+    out = layers.CategoryEncoding(4, output_mode=mode)(ft.constant(x))
+    assert out.dtype == ft.float32
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_category_encoding_count_weights_and_errors():
+    layer = layers.CategoryEncoding(4, output_mode="count")
+    out = layer(ft.constant([[1, 1, 3]]), count_weights=np.array([[0.5, 1.0, 2.0]]))
+    np.testing.assert_allclose(out.numpy(), [[0.0, 1.5, 0.0, 2.0]])
+    with pytest.raises(ValueError, match="count_weights"):
+        layers.CategoryEncoding(4)(ft.constant([[1]]), count_weights=[[1.0]])
+    with pytest.raises(ValueError, match="maximum supported output rank is 2"):
+        layers.CategoryEncoding(4)(ft.zeros([2, 2, 2], dtype="int32"))
+    with pytest.raises(ValueError, match="num_tokens"):
+        layers.CategoryEncoding()
+    with pytest.raises(ValueError, match="output_mode"):
+        layers.CategoryEncoding(3, output_mode="tf_idf")
+
+
+def test_discretization_buckets_and_encodings():
+    x = ft.constant([[-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]])
+    layer = layers.Discretization(bin_boundaries=[0.0, 1.0, 2.0])
+    out = layer(x)
+    assert out.dtype == ft.int32
+    assert out.numpy().tolist() == [[0, 1, 1, 2, 3, 3]]
+    one_hot = layers.Discretization(bin_boundaries=[0.0, 1.0, 2.0], output_mode="one_hot")
+    np.testing.assert_array_equal(
+        one_hot(ft.constant([0.5, 2.5])).numpy(), [[0, 1, 0, 0], [0, 0, 0, 1]]
+    )
+    count = layers.Discretization(bin_boundaries=[0.0], output_mode="count")
+    np.testing.assert_array_equal(count(ft.constant([[-1.0, 2.0, 3.0]])).numpy(), [[1, 2]])
+
+
+def test_discretization_adapt_places_boundaries_at_quantiles():
+    layer = layers.Discretization(num_bins=4)
+    layer.adapt(np.arange(100.0).reshape(-1, 1))
+    # The i-th smallest of n values sits at i / n: the 1/4 quantile of 0..99 is 24.
+    np.testing.assert_allclose(layer.bin_boundaries, [24.0, 49.0, 74.0])
+    counts = np.bincount(layer(ft.constant(np.arange(100.0))).numpy(), minlength=4)
+    assert counts.tolist() == [24, 25, 25, 26]
+    batched = layers.Discretization(num_bins=4)
+    batched.adapt(ft.data.Dataset.from_tensor_slices(np.arange(100.0)).batch(7))
+    assert batched.bin_boundaries == layer.bin_boundaries
+    with pytest.raises(ValueError, match="num_bins"):
+        layers.Discretization(bin_boundaries=[1.0]).adapt(np.ones(3))
+    with pytest.raises(ValueError, match="adapt"):
+        layers.Discretization(num_bins=3)(ft.ones([2]))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({}, "exactly one"),
+        ({"bin_boundaries": [1.0], "num_bins": 2}, "exactly one"),
+        ({"bin_boundaries": [2.0, 1.0]}, "sorted"),
+        ({"num_bins": 0}, "num_bins"),
+        ({"bin_boundaries": [1.0], "output_mode": "tf_idf"}, "output_mode"),
+    ],
+)
+def test_discretization_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        layers.Discretization(**kwargs)
+
+
+def test_thresholded_relu_values_and_gradient():
+    layer = layers.ThresholdedReLU(theta=0.5, dtype="float64")
+    x = np.array([[-1.0, 0.2, 0.7, 2.0]])
+    np.testing.assert_array_equal(layer(x).numpy(), [[0.0, 0.0, 0.7, 2.0]])
+    check_input_gradient(layer, rand(3, 4) + 0.05)  # away from the kink at theta
+    with pytest.raises(ValueError, match="theta"):
+        layers.ThresholdedReLU(theta=-1.0)
+
+
+def test_time_distributed_applies_the_layer_to_every_step():
+    inner = layers.Dense(3, dtype="float64")
+    layer = layers.TimeDistributed(inner, dtype="float64")
+    x = rand(2, 5, 4)
+    y = layer(x).numpy()
+    assert y.shape == (2, 5, 3)
+    assert layer.weights == inner.weights and inner.kernel.shape.as_list() == [4, 3]
+    expected = x @ inner.kernel.numpy() + inner.bias.numpy()
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+    check_input_gradient(layer, x)
+    check_weight_gradients(layer, x)
+    conv = layers.TimeDistributed(layers.Conv2D(2, 3, padding="same"))
+    assert conv(ft.ones([2, 4, 6, 6, 1])).shape.as_list() == [2, 4, 6, 6, 2]
+    with pytest.raises(ValueError, match="at least 3"):
+        layers.TimeDistributed(layers.Dense(2))(ft.ones([2, 3]))
+    with pytest.raises(ValueError, match="Wrapper"):
+        layers.TimeDistributed("dense")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: layers.CategoryEncoding(5, output_mode="count"),
+        lambda: layers.Discretization(bin_boundaries=[0.0, 1.5], output_mode="one_hot"),
+        lambda: layers.ThresholdedReLU(theta=0.3),
+        lambda: layers.TimeDistributed(layers.Dense(4, activation="relu")),
+    ],
+)
+def test_get_config_round_trips(make):
+    layer = make()
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
+
+
+def test_serialize_and_deserialize():
+    layer = layers.Conv1D(4, 3, padding="causal", name="c")
+    config = layers.serialize(layer)
+    assert config["class_name"] == "Conv1D" and config["module"] == "keras.layers"
+    clone = layers.deserialize(config)
+    assert isinstance(clone, layers.Conv1D) and clone.get_config() == layer.get_config()
+
+    class Scale(layers.Layer):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    restored = layers.deserialize(
+        layers.serialize(Scale(name="s")), custom_objects={"Scale": Scale}
+    )
+    assert isinstance(restored, Scale) and restored.name == "s"
