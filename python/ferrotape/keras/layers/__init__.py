@@ -103,6 +103,12 @@ from .reshaping.reshape import Reshape
 from .reshaping.spatial1d import Cropping1D, UpSampling1D, ZeroPadding1D
 from .reshaping.spatial2d import Cropping2D, UpSampling2D, ZeroPadding2D
 from .reshaping.spatial3d import Cropping3D, UpSampling3D, ZeroPadding3D
+from .rnn.bidirectional import Bidirectional
+from .rnn.gru import GRU, GRUCell
+from .rnn.lstm import LSTM, LSTMCell
+from .rnn.rnn import RNN
+from .rnn.simple_rnn import SimpleRNN, SimpleRNNCell
+from .rnn.stacked_rnn_cells import StackedRNNCells
 from .rnn.time_distributed import TimeDistributed
 from .serialization import deserialize, serialize
 
@@ -123,6 +129,7 @@ __all__ = [
     "AvgPool2D",
     "AvgPool3D",
     "BatchNormalization",
+    "Bidirectional",
     "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
@@ -167,6 +174,8 @@ __all__ = [
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
+    "GRU",
+    "GRUCell",
     "Identity",
     "Input",
     "InputLayer",
@@ -174,6 +183,8 @@ __all__ = [
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "LSTM",
+    "LSTMCell",
     "Masking",
     "Maximum",
     "maximum",
@@ -196,15 +207,19 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "RMSNormalization",
+    "RNN",
     "SeparableConv1D",
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
     "serialize",
+    "SimpleRNN",
+    "SimpleRNNCell",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "StackedRNNCells",
     "Subtract",
     "subtract",
     "ThresholdedReLU",
