@@ -59,7 +59,7 @@ class RNN(Layer):
         **kwargs,
     ):
         if isinstance(cell, (list, tuple)):
-            cell = StackedRNNCells(cell)
+            cell = StackedRNNCells(cell, dtype=kwargs.get("dtype"))
         if not callable(getattr(cell, "call", None)):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: cell={cell}")
         state_size = getattr(cell, "state_size", None)
