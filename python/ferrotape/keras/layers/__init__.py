@@ -31,6 +31,7 @@ from .core.identity import Identity
 from .core.input_layer import Input, InputLayer
 from .core.lambda_layer import Lambda
 from .core.masking import Masking
+from .core.reversible_embedding import ReversibleEmbedding
 from .core.wrapper import Wrapper
 from .layer import Layer
 from .merging.dot import Dot, dot
@@ -55,6 +56,14 @@ from .normalization.group_normalization import GroupNormalization
 from .normalization.layer_normalization import LayerNormalization
 from .normalization.rms_normalization import RMSNormalization
 from .normalization.unit_normalization import UnitNormalization
+from .pooling.adaptive_pooling import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from .pooling.pooling1d import (
     AveragePooling1D,
     AvgPool1D,
@@ -89,6 +98,7 @@ from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.center_crop import CenterCrop
 from .preprocessing.discretization import Discretization
 from .preprocessing.normalization import Normalization
+from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
 from .regularization.activity_regularization import ActivityRegularization
 from .regularization.alpha_dropout import AlphaDropout
@@ -115,6 +125,12 @@ from .serialization import deserialize, serialize
 __all__ = [
     "Activation",
     "ActivityRegularization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
     "Add",
     "add",
     "AdditiveAttention",
@@ -201,11 +217,13 @@ __all__ = [
     "multiply",
     "Normalization",
     "Permute",
+    "Pipeline",
     "PReLU",
     "ReLU",
     "RepeatVector",
     "Rescaling",
     "Reshape",
+    "ReversibleEmbedding",
     "RMSNormalization",
     "RNN",
     "SeparableConv1D",
