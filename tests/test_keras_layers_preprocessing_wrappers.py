@@ -146,3 +146,91 @@ def test_serialize_and_deserialize():
         layers.serialize(Scale(name="s")), custom_objects={"Scale": Scale}
     )
     assert isinstance(restored, Scale) and restored.name == "s"
+
+
+# ------------------------------------------------------- adaptive pooling, Pipeline, ...
+
+
+def adaptive_ref(x, sizes, reduce):
+    """Adaptive pooling by its definition: a box per output element."""
+    out = np.zeros((x.shape[0], *sizes, x.shape[-1]))
+    spatial = x.shape[1:-1]
+    for pos in np.ndindex(*sizes):
+        box = tuple(
+            slice(i * n // s, -(-(i + 1) * n // s))
+            for i, n, s in zip(pos, spatial, sizes, strict=True)
+        )
+        cells = x[(slice(None), *box)].reshape(x.shape[0], -1, x.shape[-1])
+        out[(slice(None), *pos)] = reduce(cells, axis=1)
+    return out
+
+
+@pytest.mark.parametrize(
+    "name, size, shape",
+    [
+        ("AdaptiveAveragePooling1D", 4, (2, 10, 3)),
+        ("AdaptiveMaxPooling1D", 7, (2, 5, 3)),
+        ("AdaptiveAveragePooling2D", (3, 4), (2, 7, 9, 2)),
+        ("AdaptiveMaxPooling2D", 2, (2, 5, 5, 2)),
+        ("AdaptiveAveragePooling3D", (2, 3, 2), (1, 5, 7, 4, 2)),
+        ("AdaptiveMaxPooling3D", 2, (1, 5, 7, 4, 2)),
+    ],
+)
+def test_adaptive_pooling_matches_its_definition(name, size, shape):
+    layer = getattr(layers, name)(size, dtype="float64")
+    x = rand(*shape)
+    reduce = np.max if "Max" in name else np.mean
+    expected = adaptive_ref(x, layer.output_size, reduce)
+    np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-12)
+    check_input_gradient(layer, x)
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
+
+
+def test_adaptive_pooling_bad_arguments():
+    with pytest.raises(TypeError, match="output_size"):
+        layers.AdaptiveAveragePooling2D((2, 2, 2))
+    with pytest.raises(TypeError, match="output_size"):
+        layers.AdaptiveMaxPooling1D(0)
+    with pytest.raises(ValueError, match="data_format"):
+        layers.AdaptiveMaxPooling1D(2, data_format="channels_first")
+    with pytest.raises(ValueError, match="expected ndim=4"):
+        layers.AdaptiveAveragePooling2D(2)(ft.ones([2, 3, 4]))
+
+
+@pytest.mark.parametrize("tie_weights", [True, False])
+def test_reversible_embedding(tie_weights):
+    layer = layers.ReversibleEmbedding(10, 4, tie_weights=tie_weights, logit_soft_cap=3.0)
+    ids = ft.constant([[1, 2, 7]])
+    hidden = layer(ids)
+    table = layer.embeddings.numpy()
+    np.testing.assert_allclose(hidden.numpy()[0], table[[1, 2, 7]])
+    h = rand(1, 3, 4).astype(np.float32)
+    kernel = table.T if tie_weights else layer.reverse_embeddings.numpy()
+    assert [w.name.split("/")[-1].split(":")[0] for w in layer.weights] == (
+        ["embeddings"] if tie_weights else ["embeddings", "reverse_embeddings"]
+    )
+    expected = 3.0 * np.tanh(h @ kernel / 3.0)
+    np.testing.assert_allclose(layer(h, reverse=True).numpy(), expected, rtol=1e-5, atol=1e-6)
+    config = layer.get_config()
+    assert layers.ReversibleEmbedding.from_config(config).get_config() == config
+
+
+def test_pipeline_runs_its_layers_in_order():
+    pipeline = layers.Pipeline(
+        [layers.Rescaling(2.0), layers.CenterCrop(2, 2), layers.GaussianNoise(1.0, seed=1)]
+    )
+    x = rand(1, 4, 4, 1).astype(np.float32)
+    out = pipeline(x, training=False).numpy()
+    np.testing.assert_allclose(out, 2.0 * x[:, 1:3, 1:3], rtol=1e-6)
+    noisy = pipeline(x).numpy()  # Keras's Pipeline trains (adds the noise) by default
+    assert not np.allclose(noisy, out)
+    assert [type(x).__name__ for x in pipeline.layers] == [
+        "Rescaling",
+        "CenterCrop",
+        "GaussianNoise",
+    ]
+    clone = layers.Pipeline.from_config(pipeline.get_config())
+    assert [type(x).__name__ for x in clone.layers] == ["Rescaling", "CenterCrop", "GaussianNoise"]
+    with pytest.raises(ValueError, match="list of layers"):
+        layers.Pipeline(["rescaling"])
