@@ -95,8 +95,11 @@ from .pooling.pooling3d import (
     MaxPooling3D,
 )
 from .preprocessing.category_encoding import CategoryEncoding
-from .preprocessing.center_crop import CenterCrop
 from .preprocessing.discretization import Discretization
+from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.random_crop import RandomCrop
+from .preprocessing.image_preprocessing.random_flip import RandomFlip
+from .preprocessing.image_preprocessing.resizing import Resizing
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
@@ -219,10 +222,13 @@ __all__ = [
     "Permute",
     "Pipeline",
     "PReLU",
+    "RandomCrop",
+    "RandomFlip",
     "ReLU",
     "RepeatVector",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "ReversibleEmbedding",
     "RMSNormalization",
     "RNN",

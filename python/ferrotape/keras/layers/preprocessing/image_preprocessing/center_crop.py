@@ -1,12 +1,13 @@
-"""``CenterCrop`` (Keras 3's ``keras.src.layers.preprocessing.center_crop``).
+"""``CenterCrop`` (Keras 3's
+``keras.src.layers.preprocessing.image_preprocessing.center_crop``).
 
 >>> import ferrotape as ft
 >>> ft.keras.layers.CenterCrop(2, 3)(ft.ones([4, 6, 8, 3])).shape
 TensorShape([4, 2, 3, 3])
 """
 
-from ..layer import Layer
-from ..layer_helpers import _channels_last, _is_int
+from ...layer import Layer
+from ...layer_helpers import _channels_last, _is_int
 
 
 class CenterCrop(Layer):
