@@ -3,7 +3,7 @@
 
 >>> import ferrotape as ft
 >>> x = ft.reshape(ft.range(4.0), [1, 1, 4, 1])
->>> ft.keras.layers.RandomFlip("horizontal")(x)[0, 0, :, 0].numpy().tolist()  # inference
+>>> ft.keras.layers.RandomFlip("horizontal")(x, training=False)[0, 0, :, 0].numpy().tolist()
 [0.0, 1.0, 2.0, 3.0]
 """
 
@@ -19,7 +19,8 @@ _MODES = ("horizontal", "vertical", "horizontal_and_vertical")
 class RandomFlip(Layer):
     """In training, flips each image with probability 1/2: left-right (``horizontal``),
     upside down (``vertical``), or both at once (``horizontal_and_vertical``, Keras's
-    default: one draw per image decides both). The identity otherwise."""
+    default: one draw per image decides both). Like Keras's, the call trains unless told
+    ``training=False`` (then it is the identity); ``fit`` and ``predict`` say which."""
 
     def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
         super().__init__(**kwargs)
