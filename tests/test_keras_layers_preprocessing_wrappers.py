@@ -234,3 +234,111 @@ def test_pipeline_runs_its_layers_in_order():
     assert [type(x).__name__ for x in clone.layers] == ["Rescaling", "CenterCrop", "GaussianNoise"]
     with pytest.raises(ValueError, match="list of layers"):
         layers.Pipeline(["rescaling"])
+
+
+# ------------------------------------------------------------ Resizing, RandomFlip/Crop
+
+
+def bilinear_ref(x, height, width):
+    """TF's half-pixel bilinear resize with np.interp, one axis at a time."""
+
+    def axis(a, size, ax):
+        n = a.shape[ax]
+        src = (np.arange(size) + 0.5) * n / size - 0.5
+        return np.apply_along_axis(lambda v: np.interp(src, np.arange(n), v), ax, a)
+
+    return axis(axis(x, height, 1), width, 2)
+
+
+def test_resizing_hand_computed_rows():
+    row = ft.reshape(ft.range(4.0), [1, 1, 4, 1])
+    up = layers.Resizing(1, 8)(row)[0, 0, :, 0].numpy()
+    np.testing.assert_allclose(up, [0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3])
+    down = layers.Resizing(1, 2)(row)[0, 0, :, 0].numpy()
+    np.testing.assert_allclose(down, [0.5, 2.5])
+    nearest = layers.Resizing(1, 2, interpolation="nearest")(row)[0, 0, :, 0].numpy()
+    np.testing.assert_allclose(nearest, [1.0, 3.0])
+
+
+@pytest.mark.parametrize("size", [(3, 4), (10, 5), (7, 9)])
+def test_resizing_matches_numpy_interp_with_gradients(size):
+    layer = layers.Resizing(*size, dtype="float64")
+    x = rand(2, 7, 9, 2)
+    np.testing.assert_allclose(layer(x).numpy(), bilinear_ref(x, *size), rtol=1e-12)
+    single = layer(x[0]).numpy()
+    np.testing.assert_allclose(single, bilinear_ref(x, *size)[0], rtol=1e-12)
+    check_input_gradient(layer, x)
+
+
+def test_resizing_aspect_ratio_options_and_integers():
+    x = rand(1, 6, 9, 1)
+    cropped = layers.Resizing(3, 3, crop_to_aspect_ratio=True, dtype="float64")(x).numpy()
+    np.testing.assert_allclose(cropped, bilinear_ref(x[:, :, 1:7], 3, 3), rtol=1e-12)
+    padded = layers.Resizing(4, 2, pad_to_aspect_ratio=True, fill_value=7.0, dtype="float64")
+    # 6 x 9 padded to the ratio 2:1 (height 18): 6 rows of 7.0 above and below.
+    full = np.concatenate([np.full((1, 6, 9, 1), 7.0), x, np.full((1, 6, 9, 1), 7.0)], 1)
+    np.testing.assert_allclose(padded(x).numpy(), bilinear_ref(full, 4, 2), rtol=1e-12)
+    ints = layers.Resizing(1, 2)(ft.constant([[[[0], [1], [2], [4]]]]))
+    assert ints.dtype == ft.int32 and ints.numpy().ravel().tolist() == [0, 3]  # 0.5, 3 rounded
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"height": 0, "width": 2}, "height"),
+        ({"height": 2, "width": 2, "interpolation": "bicubic"}, "interpolation"),
+        (
+            {"height": 2, "width": 2, "crop_to_aspect_ratio": True, "pad_to_aspect_ratio": True},
+            "Only one",
+        ),
+        ({"height": 2, "width": 2, "antialias": True}, "antialias"),
+    ],
+)
+def test_resizing_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        layers.Resizing(**kwargs)
+
+
+@pytest.mark.parametrize("mode", ["horizontal", "vertical", "horizontal_and_vertical"])
+def test_random_flip(mode):
+    x = rand(64, 2, 3, 1)
+    layer = layers.RandomFlip(mode, seed=4, dtype="float64")
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    y = layer(x).numpy()  # Keras's RandomFlip trains by default
+    flipped = x
+    if mode != "vertical":
+        flipped = flipped[:, :, ::-1]
+    if mode != "horizontal":
+        flipped = flipped[:, ::-1]
+    same = np.all(y == x, axis=(1, 2, 3))
+    turned = np.all(y == flipped, axis=(1, 2, 3))
+    assert np.all(same | turned) and 10 < turned.sum() < 54
+    with pytest.raises(ValueError, match="unknown mode"):
+        layers.RandomFlip("diagonal")
+
+
+def test_random_crop():
+    x = rand(2, 6, 8, 1)
+    layer = layers.RandomCrop(4, 5, seed=2, dtype="float64")
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    y = layer(x).numpy()
+    windows = [x[:, i : i + 4, j : j + 5] for i in range(3) for j in range(4)]
+    assert any(np.array_equal(y, w) for w in windows)  # one offset for the whole batch
+    small = rand(1, 3, 8, 1)
+    out = layers.RandomCrop(4, 4, dtype="float64")(small).numpy()
+    # Too small: from the centred 3 x 3 window's corner, 3 x 4 cut, resized to 4 x 4.
+    np.testing.assert_allclose(out, bilinear_ref(small[:, :, 2:6], 4, 4), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: layers.Resizing(3, 4, interpolation="nearest", pad_to_aspect_ratio=True),
+        lambda: layers.RandomFlip("vertical", seed=3),
+        lambda: layers.RandomCrop(2, 3, seed=1),
+    ],
+)
+def test_image_layer_configs_round_trip(make):
+    layer = make()
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
