@@ -55,6 +55,7 @@ from .normalization.batch_normalization import BatchNormalization
 from .normalization.group_normalization import GroupNormalization
 from .normalization.layer_normalization import LayerNormalization
 from .normalization.rms_normalization import RMSNormalization
+from .normalization.spectral_normalization import SpectralNormalization
 from .normalization.unit_normalization import UnitNormalization
 from .pooling.adaptive_pooling import (
     AdaptiveAveragePooling1D,
@@ -243,6 +244,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "SpectralNormalization",
     "StackedRNNCells",
     "Subtract",
     "subtract",
