@@ -20,6 +20,7 @@ from .convolutional.conv1d_transpose import Conv1DTranspose, Convolution1DTransp
 from .convolutional.conv2d import Conv2D, Convolution2D
 from .convolutional.conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
 from .convolutional.conv3d import Conv3D, Convolution3D
+from .convolutional.conv3d_transpose import Conv3DTranspose, Convolution3DTranspose
 from .convolutional.depthwise_conv1d import DepthwiseConv1D
 from .convolutional.depthwise_conv2d import DepthwiseConv2D
 from .convolutional.separable_conv1d import SeparableConv1D, SeparableConvolution1D
@@ -159,11 +160,13 @@ __all__ = [
     "Conv2D",
     "Conv2DTranspose",
     "Conv3D",
+    "Conv3DTranspose",
     "Convolution1D",
     "Convolution1DTranspose",
     "Convolution2D",
     "Convolution2DTranspose",
     "Convolution3D",
+    "Convolution3DTranspose",
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
