@@ -356,3 +356,63 @@ def test_inputs_of_the_wrong_rank_or_size_raise_value_error():
         layers.Conv3D(2, 3)(ft.ones([1, 2, 5, 5, 1]))
     with pytest.raises(TypeError):
         layers.AveragePooling1D()  # Keras has no default window for average pooling
+
+
+# ------------------------------------------------------------------- Conv3DTranspose
+
+
+def conv_transpose_nd_ref(x, k, strides, padding):
+    """Each input element scatters ``x[n, pos] @ k[tap].T`` to ``pos * stride + tap``; the
+    full result is cut as TF pads the matching convolution (Keras's output sizes)."""
+    spatial_in, taps = x.shape[1:-1], k.shape[:3]
+    full_sizes = [(n - 1) * s + t for n, s, t in zip(spatial_in, strides, taps, strict=True)]
+    full = np.zeros((x.shape[0], *full_sizes, k.shape[3]))
+    for pos in itertools.product(*map(range, spatial_in)):
+        for tap in itertools.product(*map(range, taps)):
+            at = tuple(p * s + t for p, s, t in zip(pos, strides, tap, strict=True))
+            full[(slice(None), *at)] += x[(slice(None), *pos)] @ k[tap].T
+    outs = [
+        n * s if padding == "same" else n * s + max(t - s, 0)
+        for n, s, t in zip(spatial_in, strides, taps, strict=True)
+    ]
+    out = np.zeros((x.shape[0], *outs, k.shape[3]))
+    starts = [max(f - o, 0) // 2 for f, o in zip(full_sizes, outs, strict=True)]
+    box = tuple(
+        slice(s, s + min(o, f - s)) for s, o, f in zip(starts, outs, full_sizes, strict=True)
+    )
+    sizes = tuple(slice(0, b.stop - b.start) for b in box)
+    out[(slice(None), *sizes)] = full[(slice(None), *box)]
+    return out
+
+
+@pytest.mark.parametrize(
+    "kernel_size, strides, padding",
+    [
+        (3, 1, "valid"),
+        (3, 2, "same"),
+        ((2, 3, 1), (3, 2, 1), "valid"),
+        ((4, 3, 3), (3, 1, 2), "same"),
+        (1, 3, "valid"),
+    ],
+)
+def test_conv3d_transpose_matches_numpy(kernel_size, strides, padding):
+    layer = layers.Conv3DTranspose(
+        2, kernel_size, strides=strides, padding=padding, bias_initializer="ones", dtype="float64"
+    )
+    x = rand(1, 3, 4, 2, 2)
+    y = layer(x).numpy()
+    assert layer.kernel.shape.as_list() == [*layer.kernel_size, 2, 2]
+    expected = conv_transpose_nd_ref(x, layer.kernel.numpy(), layer.strides, padding) + 1.0
+    np.testing.assert_allclose(y, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_conv3d_transpose_gradients_and_config(float64):
+    layer = layers.Conv3DTranspose(2, 2, strides=(2, 1, 1), padding="same", activation="tanh")
+    x = rand(1, 2, 2, 2, 1)
+    check_input_gradient(layer, x)
+    check_weight_gradients(layer, x)
+    config = layer.get_config()
+    assert layers.Conv3DTranspose.from_config(config).get_config() == config
+    assert layers.Convolution3DTranspose is layers.Conv3DTranspose
+    with pytest.raises(ValueError, match="kernel_size"):
+        layers.Conv3DTranspose(2, (2, 2))

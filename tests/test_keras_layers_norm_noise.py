@@ -239,3 +239,32 @@ def test_bad_inputs_raise_value_error():
         layers.SpatialDropout2D(0.5)(ft.ones([2, 3, 4]), training=True)
     with pytest.raises(ValueError, match="range"):
         layers.Normalization(axis=3, mean=0.0, variance=1.0)(ft.ones([2, 3]))
+
+
+def test_spectral_normalization_divides_the_kernel_by_its_power_iteration_norm():
+    layer = layers.SpectralNormalization(layers.Dense(4, dtype="float64"), dtype="float64")
+    x = rand(2, 3)
+    layer(x)
+    names = [w.name.split("/")[-1].split(":")[0] for w in layer.weights]
+    assert names == ["kernel", "vector_u", "bias"]  # Keras's order
+    assert layer.trainable_weights == [layer.layer.kernel, layer.layer.bias]
+    w, u = layer.layer.kernel.numpy(), layer.vector_u.numpy()
+    np.testing.assert_array_equal(layer(x).numpy(), x @ w)  # inference: the kernel as it is
+    layer(x, training=True)
+    v = u @ w.T
+    v /= np.linalg.norm(v)
+    u_new = v @ w
+    u_new /= np.linalg.norm(u_new)
+    sigma = (v @ w @ u_new.T).item()
+    np.testing.assert_allclose(layer.vector_u.numpy(), u_new, rtol=1e-10)
+    np.testing.assert_allclose(layer.layer.kernel.numpy(), w / sigma, rtol=1e-10)
+    for _ in range(30):
+        layer(x, training=True)
+    top = np.linalg.svd(layer.layer.kernel.numpy(), compute_uv=False)[0]
+    np.testing.assert_allclose(top, 1.0, rtol=1e-6)
+    config = layer.get_config()
+    assert layers.SpectralNormalization.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="power_iterations"):
+        layers.SpectralNormalization(layers.Dense(2), power_iterations=0)
+    with pytest.raises(ValueError, match="kernel"):
+        layers.SpectralNormalization(layers.Flatten())(ft.ones([2, 3]))
