@@ -296,3 +296,54 @@ def test_multi_head_attention_config_and_errors():
         layers.MultiHeadAttention(2, 4, attention_axes=(1, 2))
     with pytest.raises(ValueError, match="rank 3"):
         layers.MultiHeadAttention(2, 4)(ft.ones([2, 3, 4, 5]), ft.ones([2, 3, 4, 5]))
+
+
+def gqa_ref(layer, q, v, mask=None):
+    """Grouped-query attention in numpy: each key/value head serves consecutive query heads."""
+    w = {x.name.split(":")[0]: x.numpy() for x in layer.weights}
+    qp = np.einsum("bqm,muh->bquh", q, w["query/kernel"]) + w["query/bias"]
+    kp = np.einsum("bkm,mvh->bkvh", v, w["key/kernel"]) + w["key/bias"]
+    vp = np.einsum("bkm,mvh->bkvh", v, w["value/kernel"]) + w["value/bias"]
+    kp, vp = (np.repeat(t, layer.num_repeats, axis=2) for t in (kp, vp))
+    scores = np.einsum("bquh,bkuh->buqk", qp / np.sqrt(layer.head_dim), kp)
+    if mask is not None:
+        scores = np.where(mask[:, None], scores, -1e9)
+    weights = softmax(scores)
+    if mask is not None:
+        weights = np.where(mask[:, None], weights, 0.0)
+    out = np.einsum("buqk,bkuh->bquh", weights, vp)
+    return (
+        np.einsum("bquh,uhm->bqm", out, w["attention_output/kernel"]) + w["attention_output/bias"]
+    )
+
+
+def test_grouped_query_attention_matches_numpy():
+    layer = layers.GroupQueryAttention(
+        head_dim=3, num_query_heads=4, num_key_value_heads=2, dtype="float64"
+    )
+    assert layers.GroupedQueryAttention is layers.GroupQueryAttention
+    q, v = rand(2, 3, 5), rand(2, 4, 6)
+    layer(q, v)
+    assert [x.shape.as_list() for x in layer.weights] == [
+        [5, 4, 3],
+        [4, 3],
+        [6, 2, 3],
+        [2, 3],
+        [6, 2, 3],
+        [2, 3],
+        [4, 3, 5],
+        [5],
+    ]
+    for x in layer.weights:
+        x.assign(rand(*x.shape.as_list()))
+    np.testing.assert_allclose(layer(q, v).numpy(), gqa_ref(layer, q, v), rtol=1e-10)
+    vmask = np.array([[1, 1, 0, 1], [1, 1, 1, 0]], bool)
+    causal = np.tril(np.ones((3, 4), bool))[None]
+    out = layer(q, v, value_mask=vmask, use_causal_mask=True).numpy()
+    np.testing.assert_allclose(out, gqa_ref(layer, q, v, vmask[:, None] & causal), rtol=1e-10)
+    config = layer.get_config()
+    assert layers.GroupQueryAttention.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="divisible"):
+        layers.GroupQueryAttention(4, num_query_heads=3, num_key_value_heads=2)
+    with pytest.raises(ValueError, match="sliding_window"):
+        layers.GroupQueryAttention(4, 2, 1, sliding_window=8)

@@ -14,6 +14,7 @@ from .activations.softmax import Softmax
 from .activations.thresholded_relu import ThresholdedReLU
 from .attention.additive_attention import AdditiveAttention
 from .attention.attention import Attention
+from .attention.grouped_query_attention import GroupedQueryAttention, GroupQueryAttention
 from .attention.multi_head_attention import MultiHeadAttention
 from .convolutional.conv1d import Conv1D, Convolution1D
 from .convolutional.conv1d_transpose import Conv1DTranspose, Convolution1DTranspose
@@ -196,7 +197,9 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "GroupedQueryAttention",
     "GroupNormalization",
+    "GroupQueryAttention",
     "GRU",
     "GRUCell",
     "Identity",

@@ -21,6 +21,27 @@ from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int
 
 
+def _keep_mask(tq, tv, query_mask, value_mask, key_mask, attention_mask, causal):
+    """Keras's combined ``[batch, Tq, Tv]`` keep mask of the attention layers, or None."""
+    masks = []
+    if query_mask is not None:
+        masks.append(_core.expand_dims(_core.cast(query_mask, "bool"), -1))
+    for m in (value_mask, key_mask):
+        if m is not None:
+            masks.append(_core.expand_dims(_core.cast(m, "bool"), -2))
+    if causal:
+        rows = _core.reshape(_core.range(tq), [1, tq, 1])
+        masks.append(_core.greater_equal(rows, _core.reshape(_core.range(tv), [1, 1, tv])))
+    if attention_mask is not None:
+        masks.append(_core.cast(attention_mask, "bool"))
+    if not masks:
+        return None
+    combined = masks[0]
+    for m in masks[1:]:
+        combined = _core.logical_and(combined, m)
+    return combined
+
+
 class MultiHeadAttention(Layer):
     """Attention in ``num_heads`` heads (Vaswani et al. 2017): ``query``, ``key`` (default:
     ``value``) and ``value`` are projected to ``[batch, steps, num_heads, key_dim]`` (values to
@@ -142,26 +163,6 @@ class MultiHeadAttention(Layer):
         self.output_dense.build((query.shape[0], query.shape[1], heads, self.value_dim))
         self._projections_built = True
 
-    def _attention_mask(self, tq, tv, query_mask, value_mask, key_mask, attention_mask, causal):
-        """Keras's combined ``[batch, Tq, Tv]`` keep mask, or None."""
-        masks = []
-        if query_mask is not None:
-            masks.append(_core.expand_dims(_core.cast(query_mask, "bool"), -1))
-        for m in (value_mask, key_mask):
-            if m is not None:
-                masks.append(_core.expand_dims(_core.cast(m, "bool"), -2))
-        if causal:
-            rows = _core.reshape(_core.range(tq), [1, tq, 1])
-            masks.append(_core.greater_equal(rows, _core.reshape(_core.range(tv), [1, 1, tv])))
-        if attention_mask is not None:
-            masks.append(_core.cast(attention_mask, "bool"))
-        if not masks:
-            return None
-        combined = masks[0]
-        for m in masks[1:]:
-            combined = _core.logical_and(combined, m)
-        return combined
-
     def call(
         self,
         query,
@@ -185,7 +186,7 @@ class MultiHeadAttention(Layer):
         k = self.key_dense(key)
         v = self.value_dense(value)
         scores = einsum("aecd,abcd->acbe", k, q)  # [batch, heads, Tq, Tv]
-        mask = self._attention_mask(
+        mask = _keep_mask(
             query.shape[1],
             value.shape[1],
             query_mask,
