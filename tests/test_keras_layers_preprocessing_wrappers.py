@@ -342,3 +342,49 @@ def test_image_layer_configs_round_trip(make):
     layer = make()
     config = layer.get_config()
     assert type(layer).from_config(config).get_config() == config
+
+
+# -------------------------------------------------------------------------- InputSpec
+
+
+class _Checked(layers.Layer):
+    def __init__(self, spec, **kwargs):
+        super().__init__(**kwargs)
+        self.input_spec = spec
+
+    def call(self, inputs):
+        return inputs
+
+
+@pytest.mark.parametrize(
+    "spec, shape, match",
+    [
+        (layers.InputSpec(ndim=4), (2, 3, 4), "expected ndim=4, found ndim=3"),
+        (layers.InputSpec(min_ndim=3), (2, 3), "expected min_ndim=3"),
+        (layers.InputSpec(max_ndim=2), (2, 3, 4), "expected max_ndim=2"),
+        (layers.InputSpec(axes={-1: 3}), (2, 4), "expected axis -1 of input shape to have value 3"),
+        (layers.InputSpec(shape=(None, 5)), (2, 4), r"expected shape=\(None, 5\)"),
+        (layers.InputSpec(dtype="int32"), (2, 4), "expected dtype=int32"),
+    ],
+)
+def test_input_spec_is_checked_on_every_call(spec, shape, match):
+    layer = _Checked(spec, name="checked")
+    with pytest.raises(ValueError, match=match) as info:
+        layer(ft.ones(list(shape)))
+    assert "'checked'" in str(info.value)
+
+
+def test_input_spec_accepts_matching_inputs_and_round_trips():
+    spec = layers.InputSpec(ndim=3, axes={-1: 4}, dtype="float32")
+    out = _Checked(spec)(ft.ones([2, 5, 4]))
+    assert out.shape.as_list() == [2, 5, 4]
+    assert repr(spec) == "InputSpec(dtype=float32, ndim=3, axes={-1: 4})"
+    assert layers.InputSpec.from_config(spec.get_config()).get_config() == spec.get_config()
+    two = _Checked([layers.InputSpec(ndim=2), None])
+    assert len(two([ft.ones([1, 2]), ft.ones([3])])) == 2
+    with pytest.raises(ValueError, match="expects 2 input"):
+        two([ft.ones([1, 2])] * 3)
+    with pytest.raises(TypeError, match="axes"):
+        layers.InputSpec(axes=[1])
+    with pytest.raises(ValueError, match="greater than the maximum"):
+        layers.InputSpec(ndim=2, axes={2: 3})

@@ -35,6 +35,7 @@ from .core.lambda_layer import Lambda
 from .core.masking import Masking
 from .core.reversible_embedding import ReversibleEmbedding
 from .core.wrapper import Wrapper
+from .input_spec import InputSpec
 from .layer import Layer
 from .merging.dot import Dot, dot
 from .merging.merge import (
@@ -205,6 +206,7 @@ __all__ = [
     "Identity",
     "Input",
     "InputLayer",
+    "InputSpec",
     "Lambda",
     "Layer",
     "LayerNormalization",

@@ -28,6 +28,7 @@ from ... import dtypes as ft_dtypes
 from ... import train as _checkpoints
 from ...module import Module
 from .. import backend, initializers, regularizers
+from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
 from .layer_losses import LayerLosses
 from .layer_utils import (
@@ -58,11 +59,8 @@ def _find_layers(value, found, seen):
         if id(value) not in seen:
             seen.add(id(value))
             found.append(value)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _find_layers(item, found, seen)
-    elif isinstance(value, dict):
-        for item in value.values():
+    elif isinstance(value, (list, tuple, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
             _find_layers(item, found, seen)
 
 
@@ -486,6 +484,8 @@ class Layer(LayerLosses, Module):
         if _holds_keras_tensor(inputs, f"{type(self).__name__} {self.name!r}"):
             return self._symbolic_call(inputs, rest, kwargs)
         inputs = self._converted_inputs(inputs)
+        if self.__dict__.get("input_spec") is not None:
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         context = _CONTEXT
         outer_training = context.training
         # Keras 3's order: the explicit argument, then the enclosing call's mode, then the
