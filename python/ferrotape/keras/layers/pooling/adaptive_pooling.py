@@ -10,7 +10,7 @@ gradients are theirs.
 >>> import ferrotape as ft
 >>> x = ft.reshape(ft.range(10.0), [1, 10, 1])
 >>> ft.keras.layers.AdaptiveAveragePooling1D(4)(x)[0, :, 0].numpy().tolist()
-[1.0, 3.0, 5.5, 8.0]
+[1.0, 3.0, 6.0, 8.0]
 """
 
 from .... import _core
