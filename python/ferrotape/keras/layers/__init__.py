@@ -121,6 +121,7 @@ from .reshaping.spatial1d import Cropping1D, UpSampling1D, ZeroPadding1D
 from .reshaping.spatial2d import Cropping2D, UpSampling2D, ZeroPadding2D
 from .reshaping.spatial3d import Cropping3D, UpSampling3D, ZeroPadding3D
 from .rnn.bidirectional import Bidirectional
+from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .rnn.gru import GRU, GRUCell
 from .rnn.lstm import LSTM, LSTMCell
 from .rnn.rnn import RNN
@@ -163,6 +164,9 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "ConvLSTM1D",
+    "ConvLSTM2D",
+    "ConvLSTM3D",
     "Convolution1D",
     "Convolution1DTranspose",
     "Convolution2D",

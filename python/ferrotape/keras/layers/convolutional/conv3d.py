@@ -18,6 +18,45 @@ from .... import _core, nn
 from .base_conv import _BaseConv, _check_filters_and_groups
 
 
+def _padded_depth(inputs, taps, stride, dilation, padding):
+    """The input with TF's ``same`` zeros added along depth, and the output depth."""
+    depth = inputs.shape[1]
+    span = dilation * (taps - 1) + 1
+    if padding == "valid":
+        out_depth = (depth - span) // stride + 1
+        if out_depth < 1:
+            raise ValueError(
+                f"Conv3D: the input depth {depth} is smaller than the dilated kernel depth "
+                f"{span} (padding='valid'). Received input shape {tuple(inputs.shape)}"
+            )
+        return inputs, out_depth
+    out_depth = -(-depth // stride)
+    total = max((out_depth - 1) * stride + span - depth, 0)
+    pads = [[0, 0], [total // 2, total - total // 2], [0, 0], [0, 0], [0, 0]]
+    return _core.pad(inputs, pads), out_depth
+
+
+def _conv3d(inputs, kernel, strides, padding, dilation_rate):
+    """``[n, d, h, w, c] * [kd, kh, kw, c, f]``: one batched conv2d per depth tap, summed."""
+    taps = kernel.shape[0]
+    x, out_depth = _padded_depth(inputs, taps, strides[0], dilation_rate[0], padding)
+    n, _, height, width, channels = x.shape
+    stride, dilation = strides[0], dilation_rate[0]
+    terms = []
+    for tap in range(taps):
+        start = tap * dilation
+        planes = x[:, start : start + (out_depth - 1) * stride + 1 : stride]
+        planes = _core.reshape(planes, [n * out_depth, height, width, channels])
+        terms.append(
+            nn.conv2d(
+                planes, kernel[tap], strides[1:], padding.upper(), dilations=dilation_rate[1:]
+            )
+        )
+    outputs = _core.add_n(terms) if len(terms) > 1 else terms[0]
+    _, out_h, out_w, filters = outputs.shape
+    return _core.reshape(outputs, [n, out_depth, out_h, out_w, filters])
+
+
 class Conv3D(_BaseConv):
     """3-D convolution over ``[batch, depth, height, width, channels]`` volumes:
     ``activation(conv3d(inputs, kernel) + bias)`` with a kernel
@@ -71,44 +110,9 @@ class Conv3D(_BaseConv):
     def _output_channels(self, channels):
         return self.filters
 
-    def _padded_depth(self, inputs):
-        """The input with TF's ``same`` zeros added along depth, and the output depth."""
-        depth = inputs.shape[1]
-        stride, span = self.strides[0], self.dilation_rate[0] * (self.kernel_size[0] - 1) + 1
-        if self.padding == "valid":
-            out_depth = (depth - span) // stride + 1
-            if out_depth < 1:
-                raise ValueError(
-                    f"Conv3D: the input depth {depth} is smaller than the dilated kernel depth "
-                    f"{span} (padding='valid'). Received input shape {tuple(inputs.shape)}"
-                )
-            return inputs, out_depth
-        out_depth = -(-depth // stride)
-        total = max((out_depth - 1) * stride + span - depth, 0)
-        pads = [[0, 0], [total // 2, total - total // 2], [0, 0], [0, 0], [0, 0]]
-        return _core.pad(inputs, pads), out_depth
-
     def call(self, inputs):
-        x, out_depth = self._padded_depth(inputs)
-        n, _, height, width, channels = x.shape
-        stride, dilation = self.strides[0], self.dilation_rate[0]
-        terms = []
-        for tap in range(self.kernel_size[0]):
-            start = tap * dilation
-            planes = x[:, start : start + (out_depth - 1) * stride + 1 : stride]
-            planes = _core.reshape(planes, [n * out_depth, height, width, channels])
-            terms.append(
-                nn.conv2d(
-                    planes,
-                    self.kernel[tap],
-                    self.strides[1:],
-                    self.padding.upper(),
-                    dilations=self.dilation_rate[1:],
-                )
-            )
-        outputs = _core.add_n(terms) if len(terms) > 1 else terms[0]
-        _, out_h, out_w, filters = outputs.shape
-        return self._finish(_core.reshape(outputs, [n, out_depth, out_h, out_w, filters]))
+        outputs = _conv3d(inputs, self.kernel, self.strides, self.padding, self.dilation_rate)
+        return self._finish(outputs)
 
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, "groups": self.groups}
