@@ -297,3 +297,68 @@ def test_bad_arguments_raise_value_error():
         layers.Bidirectional(layers.LSTM(2), backward_layer=layers.LSTM(2))
     with pytest.raises(ValueError, match="rank >= 3"):
         layers.LSTM(2)(ft.ones([2, 3]))
+
+
+# ------------------------------------------------------------------------- ConvLSTM
+
+
+def test_conv_lstm2d_matches_numpy_convolutions():
+    from test_keras_layers_conv_pooling import conv_ref
+
+    layer = layers.ConvLSTM2D(
+        3,
+        3,
+        padding="same",
+        return_sequences=True,
+        bias_initializer="random_normal",
+        dtype="float64",
+    )
+    x = rand(2, 3, 4, 5, 2)
+    out = layer(x).numpy()
+    kernel, recurrent, bias = weights(layer)
+    assert kernel.shape == (3, 3, 2, 12) and recurrent.shape == (3, 3, 3, 12)
+    h = c = np.zeros((2, 4, 5, 3))
+    expected = []
+    for t in range(3):
+        z = conv_ref(x[:, t], kernel, (1, 1), "same", (1, 1))
+        z = z + conv_ref(h, recurrent, (1, 1), "same", (1, 1)) + bias
+        i, f, g, o = np.split(z, 4, axis=-1)
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        h = sigmoid(o) * np.tanh(c)
+        expected.append(h)
+    np.testing.assert_allclose(out, np.stack(expected, 1), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "make, shape, out_shape",
+    [
+        (lambda: layers.ConvLSTM1D(2, 3, strides=2, padding="same"), (2, 3, 8, 2), [2, 4, 2]),
+        (lambda: layers.ConvLSTM2D(2, 3), (1, 2, 5, 6, 1), [1, 3, 4, 2]),
+        (
+            lambda: layers.ConvLSTM3D(2, 2, return_sequences=True),
+            (1, 2, 3, 3, 3, 1),
+            [1, 2, 2, 2, 2, 2],
+        ),
+    ],
+)
+def test_conv_lstm_shapes_gradients_and_configs(make, shape, out_shape):
+    ft.keras.backend.set_floatx("float64")
+    try:
+        layer = make()
+    finally:
+        ft.keras.backend.set_floatx("float32")
+    x = rand(*shape)
+    assert layer(x).shape.as_list() == out_shape
+    check_input_gradient(layer, x)
+    check_weight_gradients(layer, x)
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
+
+
+def test_conv_lstm_bad_arguments():
+    with pytest.raises(ValueError, match="filters"):
+        layers.ConvLSTM2D(0, 3)
+    with pytest.raises(ValueError, match="kernel_size"):
+        layers.ConvLSTM2D(2, (3, 3, 3))
+    with pytest.raises(ValueError, match="expected ndim=5"):
+        layers.ConvLSTM2D(2, 3)(ft.ones([1, 2, 5, 1]))
