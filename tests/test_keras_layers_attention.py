@@ -347,3 +347,22 @@ def test_grouped_query_attention_matches_numpy():
         layers.GroupQueryAttention(4, num_query_heads=3, num_key_value_heads=2)
     with pytest.raises(ValueError, match="sliding_window"):
         layers.GroupQueryAttention(4, 2, 1, sliding_window=8)
+
+
+def test_attention_layers_in_a_functional_model_take_symbolic_second_inputs():
+    query, context = ft.keras.Input((4, 6)), ft.keras.Input((5, 3))
+    attended = layers.MultiHeadAttention(2, 4, name="mha")(query, context)
+    mixed = layers.Attention()([attended, query])
+    outputs = layers.Dense(1)(layers.GlobalAveragePooling1D()(mixed))
+    model = ft.keras.Model([query, context], outputs)
+    assert len(model.trainable_weights) == 10  # the MHA's 8 and the Dense's 2
+    q, c = rand(2, 4, 6).astype(np.float32), rand(2, 5, 3).astype(np.float32)
+    mha = model.get_layer("mha")
+    assert mha.key_dense.kernel.shape.as_list() == [3, 2, 4]  # built on the second Input
+    dense = model.layers[-1]
+    manual = dense(layers.GlobalAveragePooling1D()(layers.Attention()([mha(q, c), q])))
+    np.testing.assert_allclose(model([q, c]).numpy(), manual.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(model([q, c]).numpy(), model.predict([q, c], verbose=0), rtol=1e-5)
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit([q, c], np.zeros((2, 1), np.float32), epochs=2, verbose=0)
+    assert history.history["loss"][1] < history.history["loss"][0]

@@ -28,6 +28,7 @@ from ... import dtypes as ft_dtypes
 from ... import train as _checkpoints
 from ...module import Module
 from .. import backend, initializers, regularizers
+from . import keras_tensor
 from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
 from .layer_losses import LayerLosses
@@ -574,13 +575,12 @@ class Layer(LayerLosses, Module):
     def _symbolic_call(self, inputs, rest, kwargs):
         """Calling a layer on KerasTensors (functional API): runs it once on zeros to build it
         and learn the output shapes, and returns KerasTensors that remember this call."""
-        dummy = nest.map_structure(
-            lambda v: _zeros_for(v.shape, v.dtype) if isinstance(v, KerasTensor) else v, inputs
-        )
+        structure = (inputs, tuple(rest), dict(kwargs))
+        dummy, dummy_rest, dummy_kwargs = keras_tensor._zeros_standing_in(structure)
         previous = _CONTEXT.symbolic_batch
         _CONTEXT.symbolic_batch = True
         try:
-            outputs = self(dummy, *rest, **{"training": False, **kwargs})
+            outputs = self(dummy, *dummy_rest, **{"training": False, **dummy_kwargs})
         finally:
             _CONTEXT.symbolic_batch = previous
         node = _Node(self, inputs, rest, kwargs)
