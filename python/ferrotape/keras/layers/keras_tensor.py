@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import _core, nest
 from ... import dtypes as ft_dtypes
-from .layer_utils import _plain_shape
+from .layer_utils import _plain_shape, _zeros_for
 
 
 def _holds_keras_tensor(value, who="Layer"):
@@ -53,7 +53,8 @@ class _Node:
         self.outputs = []
 
     def input_tensors(self):
-        return [v for v in nest.flatten(self.inputs) if isinstance(v, KerasTensor)]
+        every = nest.flatten((self.inputs, list(self.rest), self.kwargs))
+        return [v for v in every if isinstance(v, KerasTensor)]
 
 
 def _is_tensor_like(value):
@@ -83,3 +84,11 @@ def get_source_inputs(tensor):
             continue
         pending.extend(reversed(parents))
     return sources
+
+
+def _zeros_standing_in(structure):
+    """``structure`` with each KerasTensor replaced by zeros of its shape (a first call on
+    symbolic inputs, in any argument: attention layers take the value as the second)."""
+    return nest.map_structure(
+        lambda v: _zeros_for(v.shape, v.dtype) if isinstance(v, KerasTensor) else v, structure
+    )

@@ -27,6 +27,8 @@ from ... import dtypes as ft_dtypes
 from ... import train as _checkpoints
 from ...module import Module
 from .. import backend, initializers, regularizers
+from . import keras_tensor
+from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
 from .layer_losses import LayerLosses
 from .layer_utils import (
@@ -58,11 +60,8 @@ def _find_layers(value, found, seen):
         if id(value) not in seen:
             seen.add(id(value))
             found.append(value)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _find_layers(item, found, seen)
-    elif isinstance(value, dict):
-        for item in value.values():
+    elif isinstance(value, (list, tuple, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
             _find_layers(item, found, seen)
 
 
@@ -486,6 +485,8 @@ class Layer(LayerLosses, NativeFormCopying, Module):
         if _holds_keras_tensor(inputs, f"{type(self).__name__} {self.name!r}"):
             return self._symbolic_call(inputs, rest, kwargs)
         inputs = self._converted_inputs(inputs)
+        if self.__dict__.get("input_spec") is not None:
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         context = _CONTEXT
         outer_training = context.training
         # Keras 3's order: the explicit argument, then the enclosing call's mode, then the
@@ -514,7 +515,7 @@ class Layer(LayerLosses, NativeFormCopying, Module):
         if self.activity_regularizer is not None:
             for output in nest.flatten(outputs):
                 if isinstance(output, _core.Tensor):
-                    self.add_loss(self.activity_regularizer(output))
+                    self.add_loss(self._activity_loss(output))
         if self._output_shape is None:
             shape = _shape_of(outputs)
             object.__setattr__(
@@ -574,13 +575,12 @@ class Layer(LayerLosses, NativeFormCopying, Module):
     def _symbolic_call(self, inputs, rest, kwargs):
         """Calling a layer on KerasTensors (functional API): runs it once on zeros to build it
         and learn the output shapes, and returns KerasTensors that remember this call."""
-        dummy = nest.map_structure(
-            lambda v: _zeros_for(v.shape, v.dtype) if isinstance(v, KerasTensor) else v, inputs
-        )
+        structure = (inputs, tuple(rest), dict(kwargs))
+        dummy, dummy_rest, dummy_kwargs = keras_tensor._zeros_standing_in(structure)
         previous = _CONTEXT.symbolic_batch
         _CONTEXT.symbolic_batch = True
         try:
-            outputs = self(dummy, *rest, **{"training": False, **kwargs})
+            outputs = self(dummy, *dummy_rest, **{"training": False, **dummy_kwargs})
         finally:
             _CONTEXT.symbolic_batch = previous
         node = _Node(self, inputs, rest, kwargs)

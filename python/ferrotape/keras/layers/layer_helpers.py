@@ -41,19 +41,24 @@ def _current_activation(layer):
     return remembered[1], remembered[2]
 
 
-def _pair(layer, what, value):
-    """Keras's int-or-tuple spatial arguments as a pair of positive ints."""
-    pair = (value, value) if _is_int(value) else value
+def _ntuple(layer, what, value, n):
+    """Keras's int-or-tuple spatial arguments as a tuple of ``n`` positive ints."""
+    values = (value,) * n if _is_int(value) else value
     if (
-        not isinstance(pair, (tuple, list))
-        or len(pair) != 2
-        or not all(_is_int(v) and v >= 1 for v in pair)
+        not isinstance(values, (tuple, list))
+        or len(values) != n
+        or not all(_is_int(v) and v >= 1 for v in values)
     ):
         raise ValueError(
-            f"{type(layer).__name__}: {what} must be a positive int or a pair of them. "
+            f"{type(layer).__name__}: {what} must be a positive int or a tuple of {n} of them. "
             f"Received: {what}={reprlib.repr(value)}"
         )
-    return (int(pair[0]), int(pair[1]))
+    return tuple(int(v) for v in values)
+
+
+def _pair(layer, what, value):
+    """Keras's int-or-tuple spatial arguments as a pair of positive ints."""
+    return _ntuple(layer, what, value, 2)
 
 
 def _float_arg(who, name, value):

@@ -45,6 +45,15 @@ class LayerLosses:
 
         return self._cached_walk("regularized", collect)
 
+    def _activity_loss(self, output):
+        """The activity regulariser's penalty of ``output``, divided by the batch size (Keras
+        3 keeps the strength independent of the batch size so; an empty batch adds 0)."""
+        loss = self.activity_regularizer(output)
+        if len(output.shape) > 0:
+            batch = output.shape[0]
+            loss = loss / float(batch) if batch else loss * 0.0
+        return loss
+
     def _clear_losses(self):
         if not _PENDING_LOSSES:
             return

@@ -77,10 +77,11 @@ class Functional(Model):
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
                 continue
-            args = nest.map_structure(
-                lambda v: values[id(v)] if isinstance(v, KerasTensor) else v, node.inputs
+            args, rest, kwargs = nest.map_structure(
+                lambda v: values[id(v)] if isinstance(v, KerasTensor) else v,
+                (node.inputs, tuple(node.rest), node.kwargs),
             )
-            out = node.layer(args, *node.rest, **node.kwargs)
+            out = node.layer(args, *rest, **kwargs)
             for tensor, value in zip(node.outputs, nest.flatten(out), strict=True):
                 values[id(tensor)] = value
         flat = [values[id(t)] for t in nest.flatten(self._outputs_struct)]

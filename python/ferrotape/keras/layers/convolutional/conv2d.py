@@ -1,12 +1,9 @@
 """``Conv2D`` (Keras 3's ``keras.src.layers.convolutional.conv2d``)."""
 
-import reprlib
-
-from ..layer_helpers import _is_int
-from .base_conv import _Conv2DBase
+from .base_conv import _BaseConv, _check_filters_and_groups
 
 
-class Conv2D(_Conv2DBase):
+class Conv2D(_BaseConv):
     """2-D convolution over NHWC images: ``activation(conv2d(inputs, kernel) + bias)`` with an
     HWIO kernel ``kernel_size + (input channels, filters)``."""
 
@@ -32,14 +29,7 @@ class Conv2D(_Conv2DBase):
         bias_constraint=None,
         **kwargs,
     ):
-        if not _is_int(filters) or filters < 1:
-            raise ValueError(
-                f"{type(self).__name__}: received an invalid value for `filters`, expected a "
-                f"positive integer. Received: filters={reprlib.repr(filters)}"
-            )
-        if groups != 1:
-            raise ValueError(f"Conv2D: only groups=1 is supported. Received: groups={groups!r}")
-        self.filters = int(filters)
+        self.filters = _check_filters_and_groups(self, filters, groups)
         self.groups = 1
         super().__init__(
             kernel_size,
@@ -66,4 +56,7 @@ class Conv2D(_Conv2DBase):
         return self.filters
 
     def get_config(self):
-        return {**super().get_config(), "filters": self.filters}
+        return {**super().get_config(), "filters": self.filters, "groups": self.groups}
+
+
+Convolution2D = Conv2D

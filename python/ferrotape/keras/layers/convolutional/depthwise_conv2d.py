@@ -2,64 +2,12 @@
 ``keras.src.layers.convolutional.depthwise_conv2d``).
 """
 
-from ..layer_helpers import _is_int
-from .base_conv import _Conv2DBase
+from .base_depthwise_conv import _BaseDepthwiseConv
 
 
-class DepthwiseConv2D(_Conv2DBase):
-    """Each input channel convolved with its own ``depth_multiplier`` filters; output channel
+class DepthwiseConv2D(_BaseDepthwiseConv):
+    """Each channel of an NHWC image convolved with its own ``depth_multiplier`` filters
+    (kernel ``kernel_size + (channels, depth_multiplier)``); output channel
     ``c * depth_multiplier + q``."""
 
     _native_class = "DepthwiseConv2D"
-
-    def __init__(
-        self,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        depth_multiplier=1,
-        data_format=None,
-        dilation_rate=(1, 1),
-        activation=None,
-        use_bias=True,
-        depthwise_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        depthwise_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        depthwise_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ):
-        if not _is_int(depth_multiplier) or depth_multiplier < 1:
-            raise ValueError(
-                f"DepthwiseConv2D: depth_multiplier must be a positive integer. "
-                f"Received: depth_multiplier={depth_multiplier!r}"
-            )
-        self.depth_multiplier = int(depth_multiplier)
-        super().__init__(
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            depthwise_initializer,
-            bias_initializer,
-            depthwise_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            depthwise_constraint,
-            bias_constraint,
-            **kwargs,
-        )
-
-    def _kernel_shape(self, channels):
-        return self.kernel_size + (channels, self.depth_multiplier)
-
-    def _output_channels(self, channels):
-        return channels * self.depth_multiplier
-
-    def get_config(self):
-        return {**super().get_config(), "depth_multiplier": self.depth_multiplier}

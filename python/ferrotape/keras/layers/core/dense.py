@@ -5,8 +5,9 @@ Each built-in layer follows Keras's protocol through :class:`~ferrotape.keras.la
 hands its variables to its native form, ``ferrotape._core.keras.NativeLayer`` (the
 ``ferrotape-keras`` crate), which computes the whole call in one Rust call. The layer passes
 its settings (``activation``, ``rate``, ``momentum``...) on every call, so that changing one
-after the build takes effect, as in Keras. Layers with no weights and no state (``Flatten``,
-``Reshape``, pooling, merging) call a single ferrotape op.
+after the build takes effect, as in Keras. The other layers (``Flatten``, pooling, merging,
+the 1-D and 3-D convolutions, the recurrent and attention layers, ...) are written in
+ferrotape ops, whose gradients they inherit.
 
 >>> import ferrotape as ft
 >>> layer = ft.keras.layers.Dense(3, activation="relu")

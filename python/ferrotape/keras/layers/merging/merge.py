@@ -1,5 +1,12 @@
-"""``Add``, ``Subtract``, ``Multiply``, ``Average``, ``Concatenate`` (Keras 3's
-``keras.src.layers.merging``).
+"""``Add``, ``Subtract``, ``Multiply``, ``Average``, ``Maximum``, ``Minimum``, ``Concatenate``
+and their functional forms ``add``, ``subtract``... (Keras 3's ``keras.src.layers.merging``).
+
+>>> import ferrotape as ft
+>>> a, b = ft.constant([[1.0, 5.0]]), ft.constant([[3.0, 2.0]])
+>>> ft.keras.layers.Maximum()([a, b]).numpy().tolist()
+[[3.0, 5.0]]
+>>> ft.keras.layers.subtract([a, b]).numpy().tolist()
+[[-2.0, 3.0]]
 """
 
 from .... import _core
@@ -48,6 +55,26 @@ class Average(_Merge):
         return _core.add_n(inputs) / float(len(inputs))
 
 
+class Maximum(_Merge):
+    """The elementwise maximum of a list of inputs."""
+
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = _core.maximum(out, x)
+        return out
+
+
+class Minimum(_Merge):
+    """The elementwise minimum of a list of inputs."""
+
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = _core.minimum(out, x)
+        return out
+
+
 class Concatenate(_Merge):
     """Joins a list of inputs along ``axis``."""
 
@@ -60,3 +87,38 @@ class Concatenate(_Merge):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
+
+
+def add(inputs, **kwargs):
+    """``Add(**kwargs)(inputs)``: the elementwise sum of a list of tensors."""
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    """``Subtract(**kwargs)(inputs)``: ``inputs[0] - inputs[1]``."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    """``Multiply(**kwargs)(inputs)``: the elementwise product of a list of tensors."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    """``Average(**kwargs)(inputs)``: the elementwise mean of a list of tensors."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    """``Maximum(**kwargs)(inputs)``: the elementwise maximum of a list of tensors."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    """``Minimum(**kwargs)(inputs)``: the elementwise minimum of a list of tensors."""
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis, **kwargs)(inputs)``: a list of tensors joined along ``axis``."""
+    return Concatenate(axis=axis, **kwargs)(inputs)

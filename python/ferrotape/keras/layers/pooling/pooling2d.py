@@ -42,6 +42,10 @@ class AveragePooling2D(_Pooling2D):
 
     _op = staticmethod(nn.avg_pool2d)
 
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        # Keras has no default window for average pooling.
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
 
 class _GlobalPooling2D(Layer):
     _reduce = None

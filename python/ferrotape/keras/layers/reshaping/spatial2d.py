@@ -33,23 +33,32 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _edges(layer, what, value):
-    """Keras's padding/cropping argument (an int, a pair of symmetric amounts, or a pair of
-    ``(before, after)`` pairs) as ``((top, bottom), (left, right))`` of non-negative ints."""
+def _edges(layer, what, value, dims=2):
+    """Keras's padding/cropping argument as ``dims`` ``(before, after)`` pairs of non-negative
+    ints. For 2 and 3 spatial axes it is an int, a tuple of ``dims`` symmetric amounts, or a
+    tuple of ``dims`` pairs; for 1 axis, an int or one ``(before, after)`` pair."""
+    given = value
+    if dims == 1 and isinstance(value, (tuple, list)) and len(value) == 2:
+        value = (value,)
     if _is_int(value):
-        value = ((value, value), (value, value))
-    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(map(_is_int, value)):
-        value = ((value[0], value[0]), (value[1], value[1]))
+        value = ((value, value),) * dims
+    elif isinstance(value, (tuple, list)) and len(value) == dims and all(map(_is_int, value)):
+        value = tuple((v, v) for v in value)
     ok = (
         isinstance(value, (tuple, list))
-        and len(value) == 2
+        and len(value) == dims
         and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in value)
         and all(_is_int(v) and v >= 0 for p in value for v in p)
     )
     if not ok:
+        shapes = (
+            "an int or a tuple of 2 of them"
+            if dims == 1
+            else f"a tuple of {dims} of them, or a tuple of {dims} tuples of 2 of them"
+        )
         raise ValueError(
-            f"{type(layer).__name__}: {what} must be a non-negative int, a tuple of 2 of them, "
-            f"or a tuple of 2 tuples of 2 of them. Received: {what}={value!r}"
+            f"{type(layer).__name__}: {what} must be a non-negative int, {shapes}. "
+            f"Received: {what}={given!r}"
         )
     return tuple(tuple(int(v) for v in p) for p in value)
 
