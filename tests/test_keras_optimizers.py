@@ -972,3 +972,35 @@ def test_nadam_resumes_from_iterations_alone():
         second.apply_gradients(zip([ft.constant(g) for g in step_grads], variables, strict=True))
     for v, expected in zip(variables, full[-1], strict=True):
         np.testing.assert_allclose(v.numpy(), expected, rtol=1e-12)
+
+
+def _lamb_reference(w, grads, lr=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    """Keras 3's Lamb in float64 numpy, step by step."""
+    w = np.array(w, dtype=np.float64)
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(grads, start=1):
+        m += (g - m) * (1 - beta_1)
+        v += (g * g - v) * (1 - beta_2)
+        update = (m / (1 - beta_1**t)) / (np.sqrt(v / (1 - beta_2**t)) + epsilon)
+        w_norm, u_norm = np.linalg.norm(w), np.linalg.norm(update)
+        ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
+        w = w - ratio * lr * update
+    return w
+
+
+@pytest.mark.parametrize("start", ["random", "zeros"])
+def test_lamb_follows_keras_rule_step_by_step(start):
+    rng = np.random.default_rng(7)
+    w0 = rng.normal(size=(3, 4)) if start == "random" else np.zeros((3, 4))
+    grads = [rng.normal(size=(3, 4)) for _ in range(5)]
+    w = ft.Variable(w0, dtype=ft.float64)
+    opt = ft.keras.optimizers.get("lamb")
+    opt.learning_rate = 0.01
+    for g in grads:
+        opt.apply_gradients([(ft.constant(g), w)])
+    # The learning rate is held in a float32 variable, as in Keras.
+    expected = _lamb_reference(w0, grads, lr=float(np.float32(0.01)))
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert len(opt.variables) == 4  # iterations, learning rate, momentum, velocity
+    again = ft.keras.optimizers.Lamb.from_config(opt.get_config())
+    assert (again.beta_1, again.beta_2, again.epsilon) == (0.9, 0.999, 1e-7)

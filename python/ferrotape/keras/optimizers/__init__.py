@@ -15,6 +15,7 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .lamb import Lamb
 from .lion import Lion
 from .nadam import Nadam
 from .optimizer import Optimizer
@@ -23,7 +24,7 @@ from .sgd import SGD
 
 _OPTIMIZERS = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Lamb)
 }
 
 
@@ -56,7 +57,7 @@ def deserialize(config, custom_objects=None):
 
 def get(identifier):
     """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
-    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``;
+    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``, ``"lamb"``;
     any case, default arguments), a ``serialize`` dict, or an Optimizer
     (returned as is)."""
     if isinstance(identifier, Optimizer):
@@ -84,6 +85,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Lamb",
     "Lion",
     "Nadam",
     "Optimizer",
