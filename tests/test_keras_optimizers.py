@@ -627,7 +627,7 @@ def test_get_instance_dict_and_bad_identifier():
     adam = optimizers.get({"class_name": "Adam", "config": {"learning_rate": 0.5}})
     assert float(adam.learning_rate) == 0.5
     with pytest.raises(ValueError, match="could not interpret optimizer identifier"):
-        optimizers.get("ftrl")
+        optimizers.get("no_such_optimizer")
     with pytest.raises(ValueError, match="could not interpret"):
         optimizers.get(3)
 
@@ -1004,3 +1004,60 @@ def test_lamb_follows_keras_rule_step_by_step(start):
     assert len(opt.variables) == 4  # iterations, learning rate, momentum, velocity
     again = ft.keras.optimizers.Lamb.from_config(opt.get_config())
     assert (again.beta_1, again.beta_2, again.epsilon) == (0.9, 0.999, 1e-7)
+
+
+def _ftrl_reference(w, grads, lr, power=-0.5, n0=0.1, l1=0.0, l2=0.0, shrink=0.0, beta=0.0):
+    """Keras 3's Ftrl in float64 numpy, step by step."""
+    w = np.array(w, dtype=np.float64)
+    n, z = np.full_like(w, n0), np.zeros_like(w)
+    l2 = l2 + beta / (2.0 * lr)
+    for g in grads:
+        g_shrunk = g + 2 * shrink * w
+        n_new = n + g * g
+        z += g_shrunk - (n_new**-power - n**-power) / lr * w
+        quadratic = n_new**-power / lr + 2 * l2
+        w = (np.clip(z, -l1, l1) - z) / quadratic
+        n = n_new
+    return w
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"l1": 0.05, "l2": 0.1, "shrink": 0.02, "beta": 0.3, "power": -0.7, "n0": 0.5},
+        {"l1": 100.0},  # every weight clipped to exactly 0
+    ],
+)
+def test_ftrl_follows_keras_rule_step_by_step(options):
+    rng = np.random.default_rng(11)
+    w0 = rng.normal(size=(2, 5))
+    grads = [rng.normal(size=(2, 5)) for _ in range(4)]
+    names = {
+        "power": "learning_rate_power",
+        "n0": "initial_accumulator_value",
+        "l1": "l1_regularization_strength",
+        "l2": "l2_regularization_strength",
+        "shrink": "l2_shrinkage_regularization_strength",
+        "beta": "beta",
+    }
+    opt = ft.keras.optimizers.Ftrl(learning_rate=0.25, **{names[k]: v for k, v in options.items()})
+    w = ft.Variable(w0, dtype=ft.float64)
+    for g in grads:
+        opt.apply_gradients([(ft.constant(g), w)])
+    expected = _ftrl_reference(w0, grads, lr=0.25, **options)
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-10, atol=1e-12)
+    if options.get("l1") == 100.0:
+        assert not w.numpy().any()
+    again = ft.keras.optimizers.get(ft.keras.optimizers.serialize(opt))
+    assert again.get_config() == opt.get_config()
+
+
+def test_ftrl_refuses_bad_arguments():
+    for argument, value in (
+        ("learning_rate_power", 0.5),
+        ("initial_accumulator_value", -1.0),
+        ("l1_regularization_strength", -0.1),
+    ):
+        with pytest.raises(ValueError, match=f"Ftrl: `{argument}` needs to be"):
+            ft.keras.optimizers.Ftrl(**{argument: value})

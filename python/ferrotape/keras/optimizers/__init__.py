@@ -15,6 +15,7 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .nadam import Nadam
@@ -24,7 +25,7 @@ from .sgd import SGD
 
 _OPTIMIZERS = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Lamb)
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Lamb, Ftrl)
 }
 
 
@@ -57,7 +58,7 @@ def deserialize(config, custom_objects=None):
 
 def get(identifier):
     """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
-    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``, ``"lamb"``;
+    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``, ``"lamb"``, ``"ftrl"``;
     any case, default arguments), a ``serialize`` dict, or an Optimizer
     (returned as is)."""
     if isinstance(identifier, Optimizer):
@@ -85,6 +86,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Ftrl",
     "Lamb",
     "Lion",
     "Nadam",
