@@ -1061,3 +1061,45 @@ def test_ftrl_refuses_bad_arguments():
     ):
         with pytest.raises(ValueError, match=f"Ftrl: `{argument}` needs to be"):
             ft.keras.optimizers.Ftrl(**{argument: value})
+
+
+def _adafactor_reference(w, grads, lr, relative_step=True, clip_threshold=1.0):
+    """Keras 3's Adafactor in float64 numpy (beta_2_decay -0.8, epsilons 1e-30 and 1e-3)."""
+    w = np.array(w, dtype=np.float64)
+    rms = lambda x: np.sqrt(np.mean(np.square(x)))  # noqa: E731
+    r, c, v = np.zeros(w.shape[:-1]), np.zeros(w.shape[:-2] + w.shape[-1:]), np.zeros_like(w)
+    for t, g in enumerate(grads, start=1):
+        step_lr = min(lr, t**-0.5) if relative_step else lr
+        alpha = max(1e-3, rms(w)) * min(step_lr, t**-0.5)
+        squared = g * g + 1e-30
+        beta = 1.0 - t**-0.8
+        if w.ndim >= 2:
+            r = beta * r + (1 - beta) * squared.mean(axis=-1)
+            c = beta * c + (1 - beta) * squared.mean(axis=-2)
+            v = (r / r.mean(axis=-1, keepdims=True))[..., None] * c[..., None, :]
+        else:
+            v = beta * v + (1 - beta) * squared
+        u = g / np.sqrt(v)
+        w = w - alpha * u / max(1.0, rms(u) / clip_threshold)
+    return w
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (5,), (2, 3, 4)])
+@pytest.mark.parametrize(
+    "options", [{"lr": 0.1}, {"lr": 0.01, "relative_step": False, "clip_threshold": 0.5}]
+)
+def test_adafactor_follows_keras_rule_step_by_step(shape, options):
+    rng = np.random.default_rng(5)
+    w0 = rng.normal(size=shape)
+    grads = [rng.normal(size=shape) for _ in range(4)]
+    arguments = {("learning_rate" if k == "lr" else k): val for k, val in options.items()}
+    opt = ft.keras.optimizers.Adafactor(**arguments)
+    w = ft.Variable(w0, dtype=ft.float64)
+    for g in grads:
+        opt.apply_gradients([(ft.constant(g), w)])
+    # The learning rate is held in a float32 variable, as in Keras.
+    lr = float(np.float32(options["lr"]))
+    expected = _adafactor_reference(w0, grads, **{**options, "lr": lr})
+    np.testing.assert_allclose(w.numpy(), expected, rtol=1e-9, atol=1e-12)
+    # Keras's layout: two factors (scalars below rank 2) and a velocity per variable.
+    assert len(opt.variables) == 2 + 3

@@ -12,6 +12,7 @@
 
 from . import schedules
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
@@ -25,7 +26,20 @@ from .sgd import SGD
 
 _OPTIMIZERS = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Lamb, Ftrl)
+    for cls in (
+        SGD,
+        Adam,
+        AdamW,
+        RMSprop,
+        Adagrad,
+        Adadelta,
+        Adamax,
+        Nadam,
+        Lion,
+        Lamb,
+        Ftrl,
+        Adafactor,
+    )
 }
 
 
@@ -58,8 +72,8 @@ def deserialize(config, custom_objects=None):
 
 def get(identifier):
     """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
-    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``, ``"lamb"``, ``"ftrl"``;
-    any case, default arguments), a ``serialize`` dict, or an Optimizer
+    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"lion"``, ``"lamb"``,
+    ``"ftrl"``, ``"adafactor"``; any case, default arguments), a ``serialize`` dict, or an Optimizer
     (returned as is)."""
     if isinstance(identifier, Optimizer):
         return identifier
@@ -82,6 +96,7 @@ def get(identifier):
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
