@@ -491,3 +491,55 @@ def test_reduce_lr_on_plateau_in_fit_lowers_the_real_optimizer():
     history = model.fit(x, y, epochs=5, verbose=0, callbacks=[callback])
     assert history.history["learning_rate"] == pytest.approx([0.01, 0.01, 0.005, 0.0025, 0.002])
     assert float(model.optimizer.learning_rate) == pytest.approx(0.002)
+
+
+def _ema_model():
+    ft.random.set_seed(2)
+    model = ft.keras.Sequential([ft.keras.Input((3,)), ft.keras.layers.Dense(2)])
+    optimizer = ft.keras.optimizers.SGD(0.1, use_ema=True, ema_momentum=0.5)
+    model.compile(optimizer=optimizer, loss="mse")
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 3)).astype("float32"), rng.normal(size=(16, 2)).astype("float32")
+    return model, x, y
+
+
+def test_swap_ema_weights_evaluates_and_predicts_with_the_averages_then_swaps_back():
+    model, x, y = _ema_model()
+    model.fit(x, y, epochs=2, batch_size=4, verbose=0)
+    weights = [w.numpy() for w in model.trainable_weights]
+    averages = [a.numpy() for a in model.optimizer._model_variables_moving_average]
+    assert not all(np.allclose(w, a) for w, a in zip(weights, averages, strict=True))
+    kernel, bias = averages
+    expected = x @ kernel + bias
+    swap = ft.keras.callbacks.SwapEMAWeights()
+    np.testing.assert_allclose(
+        model.predict(x, verbose=0, callbacks=[swap]), expected, rtol=1e-5, atol=1e-6
+    )
+    for w, kept in zip(model.trainable_weights, weights, strict=True):
+        np.testing.assert_array_equal(w.numpy(), kept)  # swapped back after predict
+    loss = model.evaluate(x, y, verbose=0, callbacks=[swap])
+    assert loss == pytest.approx(float(np.mean((expected - y) ** 2)), rel=1e-5)
+    for w, kept in zip(model.trainable_weights, weights, strict=True):
+        np.testing.assert_array_equal(w.numpy(), kept)  # swapped back after each
+
+
+def test_swap_ema_weights_on_epoch_leaves_the_averages_in_the_model():
+    model, x, y = _ema_model()
+    swap = ft.keras.callbacks.SwapEMAWeights(swap_on_epoch=True)
+    model.fit(x, y, epochs=2, batch_size=4, verbose=0, callbacks=[swap])
+    for w, a in zip(
+        model.trainable_weights, model.optimizer._model_variables_moving_average, strict=True
+    ):
+        np.testing.assert_array_equal(w.numpy(), a.numpy())
+
+
+def test_swap_ema_weights_needs_an_optimizer_with_ema():
+    model = ft.keras.Sequential([ft.keras.Input((3,)), ft.keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="use_ema=True"):
+        model.evaluate(
+            np.ones((2, 3)),
+            np.ones((2, 2)),
+            verbose=0,
+            callbacks=[ft.keras.callbacks.SwapEMAWeights()],
+        )

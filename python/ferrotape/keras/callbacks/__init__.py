@@ -15,6 +15,7 @@ from .learning_rate_scheduler import LearningRateScheduler
 from .model_checkpoint import ModelCheckpoint
 from .progbar_logger import ProgbarLogger
 from .reduce_lr_on_plateau import ReduceLROnPlateau
+from .swap_ema_weights import SwapEMAWeights
 from .terminate_on_nan import TerminateOnNaN
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "ModelCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "SwapEMAWeights",
     "TerminateOnNaN",
 ]
