@@ -1,8 +1,446 @@
-"""``ft.linalg``: matrix products and dense linear algebra."""
+"""``ft.linalg``: matrix products and dense linear algebra.
 
+The names defined here are compositions of native ops (masks, slices, ``matmul``, ``det``), so
+their gradients come from the ops they are built from.
+"""
+
+import numpy as _np
+
+from . import _core
 from ._exports.linalg import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.linalg import __all__ as _native
+from ._exports.linalg import det as _det
+from ._exports.linalg import matmul as _matmul
+from ._nn_impl import l2_normalize
+from .clip import global_norm
 from .einsum import einsum, tensordot
+from .errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
 from .norms import norm
 
-__all__ = [*_native, "einsum", "norm", "tensordot"]
+
+def _matrix(who, x):
+    """``x`` as a tensor of rank >= 2 (TF's matrix ops refuse vectors with InvalidArgumentError)."""
+    x = _core.convert_to_tensor(x)
+    if len(x.shape) < 2:
+        raise InvalidArgumentError(f"{who}: input must be at least 2-D, received shape {x.shape}")
+    return x
+
+
+def _scalar_k(who, k):
+    if not isinstance(k, (int, _np.integer)):
+        raise UnimplementedError(
+            f"{who}: only a single diagonal offset k (an int) is supported, received {k!r}"
+        )
+    return int(k)
+
+
+def _mask_where(mask, x):
+    """``x`` where the constant boolean ``mask`` (broadcast over the batch axes) holds, else 0."""
+    return _core.select(_core.broadcast_to(_core.constant(mask), x.shape), x, _core.zeros_like(x))
+
+
+def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    """The ``k``-th diagonal of each innermost matrix of ``input``.
+
+    Args:
+        input: A tensor of rank ``r >= 2`` and shape ``[..., M, N]``.
+        name: Ignored (TensorFlow's op name).
+        k: The diagonal offset: 0 is the main diagonal, positive above it, negative below.
+            Only a single int is supported (TensorFlow also takes a band ``(k0, k1)``).
+        padding_value: Unused for a single diagonal (TensorFlow pads only bands).
+        align: Unused for a single diagonal.
+
+    Returns:
+        A tensor of shape ``[..., L]`` with ``L = min(M + min(k, 0), N - max(k, 0))``.
+
+    Gradient: the upstream gradient placed back on the diagonal, zeros elsewhere.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.diag_part(ft.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
+    array([1., 4.], dtype=float32)
+    >>> ft.linalg.diag_part(ft.constant([[1.0, 2.0], [3.0, 4.0]]), k=1).numpy()
+    array([2.], dtype=float32)
+    """
+    del name, padding_value, align
+    x = _matrix("diag_part", input)
+    k = _scalar_k("diag_part", k)
+    m, n = x.shape[-2], x.shape[-1]
+    if not -m < k < n:
+        raise InvalidArgumentError(
+            f"diag_part: k must be in ({-m}, {n}) for a {m}x{n} matrix, received {k}"
+        )
+    x = x[..., max(-k, 0) :, max(k, 0) :]
+    size = min(x.shape[-2], x.shape[-1])
+    x = x[..., :size, :size]
+    return _core.reduce_sum(_mask_where(_np.eye(size, dtype=bool), x), -1)
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of each innermost matrix of ``x``.
+
+    Args:
+        x: A tensor of shape ``[..., M, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[...]`` and ``x``'s dtype.
+
+    Gradient: the identity matrix times the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.trace(ft.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
+    np.float32(5.0)
+    """
+    del name
+    return _core.reduce_sum(diag_part(x), -1)
+
+
+def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """A (batch of) square matrices with ``diagonal`` on the ``k``-th diagonal.
+
+    Args:
+        diagonal: A tensor of shape ``[..., L]``.
+        name: Ignored (TensorFlow's op name).
+        k: The diagonal offset (a single int): the result is ``(L + |k|) x (L + |k|)``.
+        num_rows: Only -1 (derived from ``L`` and ``k``) is supported.
+        num_cols: Only -1 is supported.
+        padding_value: The value off the diagonal.
+        align: Unused for a single diagonal.
+
+    Returns:
+        A tensor of shape ``[..., L + |k|, L + |k|]`` and ``diagonal``'s dtype.
+
+    Gradient: the diagonal of the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.diag(ft.constant([1.0, 2.0])).numpy()
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)
+    """
+    del name, align
+    d = _core.convert_to_tensor(diagonal)
+    if len(d.shape) < 1:
+        raise InvalidArgumentError(f"diag: diagonal must be at least 1-D, received shape {d.shape}")
+    k = _scalar_k("diag", k)
+    if num_rows != -1 or num_cols != -1:
+        raise UnimplementedError("diag: num_rows and num_cols other than -1 are not supported")
+    size = d.shape[-1]
+    rows = _core.broadcast_to(_core.expand_dims(d, -2), [*d.shape, size])
+    square = _mask_where(_np.eye(size, dtype=bool), rows)
+    batch = [[0, 0]] * (len(d.shape) - 1)
+    if k >= 0:
+        square = _core.pad(square, [*batch, [0, k], [k, 0]])
+    else:
+        square = _core.pad(square, [*batch, [-k, 0], [0, -k]])
+    if padding_value != 0:
+        off = _np.logical_not(_np.eye(size + abs(k), k=k, dtype=bool))
+        fill = _core.cast(_core.constant(padding_value), d.dtype)
+        square = _core.select(
+            _core.broadcast_to(_core.constant(off), square.shape),
+            _core.broadcast_to(fill, square.shape),
+            square,
+        )
+    return square
+
+
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
+    """``input`` with its main (or ``k``-th) diagonal replaced by ``diagonal``.
+
+    Args:
+        input: A tensor of shape ``[..., M, N]``.
+        diagonal: A tensor of shape ``[..., L]``, ``L`` the length of the ``k``-th diagonal.
+        name: Ignored (TensorFlow's op name).
+        k: The diagonal offset (a single int).
+        align: Unused for a single diagonal.
+
+    Returns:
+        A tensor of ``input``'s shape and dtype.
+
+    Gradient: ``input`` gets the upstream gradient off the diagonal, ``diagonal`` its diagonal.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.set_diag(ft.ones([2, 2]), ft.constant([5.0, 6.0])).numpy()
+    array([[5., 1.],
+           [1., 6.]], dtype=float32)
+    """
+    del name, align
+    x = _matrix("set_diag", input)
+    d = _core.convert_to_tensor(diagonal)
+    k = _scalar_k("set_diag", k)
+    m, n = x.shape[-2], x.shape[-1]
+    if not -m < k < n:
+        raise InvalidArgumentError(
+            f"set_diag: k must be in ({-m}, {n}) for a {m}x{n} matrix, received {k}"
+        )
+    length = min(m + min(k, 0), n - max(k, 0))
+    if len(d.shape) < 1 or d.shape[-1] != length:
+        raise InvalidArgumentError(
+            f"set_diag: diagonal must have shape [..., {length}] for input shape {x.shape}, "
+            f"received {d.shape}"
+        )
+    placed = diag(d, k=k)  # square, (length + |k|) on each side
+    rows, cols = placed.shape[-2], placed.shape[-1]
+    batch = [[0, 0]] * (len(placed.shape) - 2)
+    if rows < m or cols < n:
+        placed = _core.pad(placed, [*batch, [0, max(m - rows, 0)], [0, max(n - cols, 0)]])
+    placed = placed[..., :m, :n]
+    on = _np.eye(m, n, k=k, dtype=bool)
+    shape = _np.broadcast_shapes(tuple(x.shape), tuple(placed.shape))
+    return _core.select(
+        _core.broadcast_to(_core.constant(on), list(shape)),
+        _core.broadcast_to(placed, list(shape)),
+        _core.broadcast_to(x, list(shape)),
+    )
+
+
+def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """``input`` with everything outside a central band of each innermost matrix set to 0.
+
+    Entry ``(i, j)`` is kept when ``(num_lower < 0 or i - j <= num_lower)`` and
+    ``(num_upper < 0 or j - i <= num_upper)``.
+
+    Args:
+        input: A tensor of shape ``[..., M, N]``.
+        num_lower: The number of subdiagonals to keep; negative keeps the whole lower triangle.
+        num_upper: The number of superdiagonals to keep; negative keeps the whole upper triangle.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype.
+
+    Gradient: the upstream gradient inside the band, zeros outside.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.band_part(ft.ones([3, 3]), 0, -1).numpy()
+    array([[1., 1., 1.],
+           [0., 1., 1.],
+           [0., 0., 1.]], dtype=float32)
+    """
+    del name
+    x = _matrix("band_part", input)
+    m, n = x.shape[-2], x.shape[-1]
+    lower, upper = int(num_lower), int(num_upper)
+    if lower > m or upper > n:
+        raise InvalidArgumentError(
+            f"band_part: num_lower must be <= {m} and num_upper <= {n}, "
+            f"received {lower} and {upper}"
+        )
+    i, j = _np.ogrid[:m, :n]
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return _mask_where(keep, x)
+
+
+def tensor_diag(diagonal, name=None):
+    """The tensor with ``diagonal`` on its diagonal: shape ``D`` becomes ``D + D``.
+
+    ``output[i1, ..., ik, i1, ..., ik] = diagonal[i1, ..., ik]``, zeros elsewhere.
+
+    Args:
+        diagonal: A tensor of rank ``k >= 1``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of rank ``2k`` and ``diagonal``'s dtype.
+
+    Gradient: the diagonal of the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.tensor_diag(ft.constant([1, 2])).numpy()
+    array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
+    del name
+    d = _core.convert_to_tensor(diagonal)
+    shape = list(d.shape)
+    if not shape:
+        raise InvalidArgumentError("tensor_diag: diagonal must be at least 1-D, received a scalar")
+    return _core.reshape(diag(_core.reshape(d, [-1])), shape + shape)
+
+
+def tensor_diag_part(input, name=None):  # noqa: A002
+    """The diagonal of a tensor of shape ``D + D``: the inverse of ``tensor_diag``.
+
+    Args:
+        input: A tensor of even rank ``2k`` whose first ``k`` axes equal its last ``k``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``D`` (the first ``k`` axes) and ``input``'s dtype.
+
+    Gradient: the upstream gradient placed on the diagonal.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.tensor_diag_part(ft.constant([[1, 2], [3, 4]])).numpy()
+    array([1, 4], dtype=int32)
+    """
+    del name
+    x = _core.convert_to_tensor(input)
+    shape = list(x.shape)
+    half = len(shape) // 2
+    if not shape or len(shape) % 2 or shape[:half] != shape[half:]:
+        raise InvalidArgumentError(
+            "tensor_diag_part: input must have even rank 2k with shape D + D, "
+            f"received shape {x.shape}"
+        )
+    size = int(_np.prod(shape[:half]))
+    return _core.reshape(diag_part(_core.reshape(x, [size, size])), shape[:half])
+
+
+def matvec(
+    a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None
+):
+    """The matrix-vector product ``a @ b`` over the innermost axes (batch axes broadcast).
+
+    Args:
+        a: A tensor of shape ``[..., M, N]``.
+        b: A tensor of shape ``[..., N]`` and ``a``'s dtype.
+        transpose_a: If true, ``a`` is transposed first (``[..., N, M]`` is then expected).
+        adjoint_a: Same as ``transpose_a`` for real dtypes.
+        a_is_sparse: Ignored (a TensorFlow performance hint).
+        b_is_sparse: Ignored.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., M]``.
+
+    Gradient: as ``matmul``'s.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.matvec(ft.constant([[1.0, 2.0], [3.0, 4.0]]), ft.constant([1.0, 1.0])).numpy()
+    array([3., 7.], dtype=float32)
+    """
+    del a_is_sparse, b_is_sparse, name
+    b = _core.convert_to_tensor(b)
+    if len(b.shape) < 1:
+        raise InvalidArgumentError(f"matvec: b must be at least 1-D, received shape {b.shape}")
+    product = _matmul(
+        _matrix("matvec", a), _core.expand_dims(b, -1), transpose_a=transpose_a or adjoint_a
+    )
+    return _core.squeeze(product, [-1])
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
+    """``tensor`` divided by its norm, and the norm: ``(tensor / norm, norm)``.
+
+    Args:
+        tensor: A floating tensor.
+        ord: The norm's order, as for ``ft.linalg.norm``.
+        axis: The axes of the norm, as for ``ft.linalg.norm`` (``None``: the whole tensor).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair: the normalized tensor (``tensor``'s shape) and the norm (kept dimensions).
+
+    Gradient: through ``norm`` and the division.
+
+    >>> import ferrotape as ft
+    >>> unit, n = ft.linalg.normalize(ft.constant([3.0, 4.0]))
+    >>> unit.numpy(), n.numpy()
+    (array([0.6, 0.8], dtype=float32), array([5.], dtype=float32))
+    """
+    del name
+    magnitude = norm(tensor, ord=ord, axis=axis, keepdims=True)
+    return _core.truediv(tensor, magnitude), magnitude
+
+
+def cross(a, b, name=None):
+    """The pairwise cross product of the 3-vectors on the last axis of ``a`` and ``b``.
+
+    Args:
+        a: A tensor of shape ``[..., 3]``.
+        b: A tensor of ``a``'s shape and dtype.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., 3]``.
+
+    Gradient: ``da = b x g`` and ``db = g x a``.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.cross(ft.constant([1.0, 0.0, 0.0]), ft.constant([0.0, 1.0, 0.0])).numpy()
+    array([0., 0., 1.], dtype=float32)
+    """
+    del name
+    a, b = _core.convert_to_tensor(a), _core.convert_to_tensor(b)
+    if list(a.shape) != list(b.shape):
+        raise InvalidArgumentError(
+            f"cross: a and b must have the same shape, received {a.shape} and {b.shape}"
+        )
+    if not a.shape or a.shape[-1] != 3:
+        # TensorFlow's Cross kernel reports this as a failed precondition.
+        raise FailedPreconditionError(
+            f"cross: the last axis must have length 3, received shape {a.shape}"
+        )
+    a1, a2, a3 = _core.unstack(a, axis=-1)
+    b1, b2, b3 = _core.unstack(b, axis=-1)
+    return _core.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1)
+
+
+def slogdet(input, name=None):  # noqa: A002
+    """The sign and the log of the absolute determinant of each innermost square matrix.
+
+    Computed from ``det``, so it overflows where the determinant itself leaves the dtype's range
+    (TensorFlow works from an LU factorisation instead).
+
+    Args:
+        input: A floating tensor of shape ``[..., N, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(sign, log_abs_determinant)`` of tensors of shape ``[...]``.
+
+    Gradient: ``log_abs_determinant`` has gradient ``inverse(input)^T``; ``sign`` has none.
+
+    >>> import ferrotape as ft
+    >>> sign, logabs = ft.linalg.slogdet(ft.constant([[0.0, 2.0], [1.0, 0.0]]))
+    >>> sign.numpy(), round(float(logabs.numpy()), 4)
+    (np.float32(-1.0), 0.6931)
+    """
+    del name
+    d = _det(input)
+    return _core.sign(_core.stop_gradient(d)), _core.log(_core.abs(d))
+
+
+def logdet(matrix, name=None):
+    """The log of the determinant of each innermost Hermitian positive-definite matrix.
+
+    Computed as ``log(det(matrix))`` (TensorFlow uses a Cholesky factorisation), so it overflows
+    where the determinant leaves the dtype's range.
+
+    Args:
+        matrix: A floating tensor of shape ``[..., N, N]``, positive definite.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[...]``.
+
+    Gradient: ``inverse(matrix)^T`` times the upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> round(float(ft.linalg.logdet(ft.constant([[2.0, 0.0], [0.0, 3.0]])).numpy()), 4)
+    1.7918
+    """
+    del name
+    return _core.log(_det(matrix))
+
+
+__all__ = [
+    *_native,
+    "band_part",
+    "cross",
+    "diag",
+    "diag_part",
+    "einsum",
+    "global_norm",
+    "l2_normalize",
+    "logdet",
+    "matvec",
+    "norm",
+    "normalize",
+    "set_diag",
+    "slogdet",
+    "tensor_diag",
+    "tensor_diag_part",
+    "tensordot",
+    "trace",
+]
