@@ -17,12 +17,15 @@ RNG = np.random.default_rng(13)
 def check_grad(f, ref, *xs, eps=1e-6, tol=1e-6):
     """``tape.gradient(sum(f(*xs) * w))`` against central differences of ``sum(ref(*xs) * w)``."""
     xs = [np.asarray(x, np.float64) for x in xs]
-    w = RNG.normal(size=np.shape(ref(*xs)))
+    expected = ref(*xs)
+    # Entries at +-inf or a dtype's extreme (an exclusive logsumexp's first, an empty segment's
+    # max) are constants: weight 0 keeps them out of the finite differences.
+    w = np.where(np.abs(expected) < 1e300, RNG.normal(size=np.shape(expected)), 0.0)
     vs = [ft.Variable(x) for x in xs]
     with ft.GradientTape() as tape:
         out = f(*vs)
         loss = ft.reduce_sum(out * ft.constant(w))
-    np.testing.assert_allclose(out.numpy(), ref(*xs), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-12)
     grads = tape.gradient(loss, vs)
     for i, (x, g) in enumerate(zip(xs, grads, strict=True)):
         numeric = np.zeros_like(x)
@@ -30,7 +33,8 @@ def check_grad(f, ref, *xs, eps=1e-6, tol=1e-6):
             hi, lo = [a.copy() for a in xs], [a.copy() for a in xs]
             hi[i][idx] += eps
             lo[i][idx] -= eps
-            numeric[idx] = (np.sum(ref(*hi) * w) - np.sum(ref(*lo) * w)) / (2 * eps)
+            up, down = ref(*hi)[w != 0], ref(*lo)[w != 0]
+            numeric[idx] = np.sum((up - down) * w[w != 0]) / (2 * eps)
         got = np.zeros_like(x) if g is None else g.numpy()
         np.testing.assert_allclose(got, numeric, rtol=tol, atol=tol)
 
@@ -181,4 +185,240 @@ def test_normalize_and_aliases():
 )
 def test_linalg_bad_input(call, error):
     with pytest.raises(error):
+        call()
+
+
+# ----------------------------------------------------------------------------- ft.math: *_no_nan
+
+X = np.array([0.0, 1.0, -2.0, 0.0, np.inf, 3.0])
+Y = np.array([0.0, 0.0, 2.0, np.nan, 0.0, -1.0])
+
+
+def test_no_nan_forward():
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(
+            ft.math.divide_no_nan(X, Y).numpy(), np.where(Y == 0, 0.0, X / Y)
+        )
+        np.testing.assert_allclose(
+            ft.math.multiply_no_nan(X, Y).numpy(), np.where(Y == 0, 0.0, X * Y)
+        )
+        np.testing.assert_allclose(
+            ft.math.xlogy(X, Y).numpy(), np.where(X == 0, 0.0, X * np.log(Y))
+        )
+        np.testing.assert_allclose(
+            ft.math.xlog1py(X, Y).numpy(), np.where(X == 0, 0.0, X * np.log1p(Y))
+        )
+        np.testing.assert_allclose(ft.math.xdivy(X, Y).numpy(), np.where(X == 0, 0.0, X / Y))
+        np.testing.assert_allclose(
+            ft.math.reciprocal_no_nan(X).numpy(), np.where(X == 0, 0.0, 1 / X)
+        )
+    q = ft.math.divide_no_nan(np.array([1, 2]), np.array([0, 4]))
+    assert q.dtype == ft.float64
+    np.testing.assert_array_equal(q.numpy(), [0.0, 0.5])
+    np.testing.assert_array_equal(ft.math.is_inf(X).numpy(), np.isinf(X))
+    np.testing.assert_array_equal(ft.math.is_finite(Y).numpy(), np.isfinite(Y))
+
+
+def test_no_nan_gradients_away_from_zero():
+    x = RNG.uniform(0.5, 2.0, size=(2, 3))
+    y = RNG.uniform(0.5, 2.0, size=(3,))
+    check_grad(ft.math.divide_no_nan, lambda a, b: a / b, x, y)
+    check_grad(ft.math.multiply_no_nan, lambda a, b: a * b, x, y)
+    check_grad(ft.math.xlogy, lambda a, b: a * np.log(b), x, y)
+    check_grad(ft.math.xlog1py, lambda a, b: a * np.log1p(b), x, y)
+    check_grad(ft.math.xdivy, lambda a, b: a / b, x, y)
+    check_grad(ft.math.reciprocal_no_nan, lambda a: 1 / a, x)
+
+
+def test_no_nan_gradients_at_zero():
+    """TF's gradients at the guarded points: finite (0) where the plain formula gives inf/NaN."""
+    x, y = ft.Variable([0.0, 2.0], dtype=ft.float64), ft.Variable([0.0, 0.0], dtype=ft.float64)
+    for f, want_x, want_y in [
+        (ft.math.divide_no_nan, [0.0, 0.0], [0.0, 0.0]),
+        (ft.math.xlogy, [0.0, -np.inf], [0.0, np.inf]),
+        (ft.math.xdivy, [0.0, np.inf], [0.0, -np.inf]),
+        (ft.math.multiply_no_nan, [0.0, 0.0], [0.0, 2.0]),
+    ]:
+        with ft.GradientTape() as tape:
+            out = ft.reduce_sum(f(x, y))
+        gx, gy = tape.gradient(out, [x, y])
+        np.testing.assert_array_equal(gx.numpy()[0], want_x[0])
+        np.testing.assert_array_equal(gy.numpy()[0], want_y[0])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 2.0])  # multiply_no_nan: d/dy = x, as TF
+
+
+def test_scalar_mul_count_nonzero_norm_polyval():
+    x = RNG.normal(size=(3, 4))
+    check_grad(lambda s, a: ft.math.scalar_mul(s, a), lambda s, a: s * a, np.float64(1.5), x)
+    with pytest.raises(ValueError):
+        ft.math.scalar_mul([1.0, 2.0], x)
+    nz = ft.math.count_nonzero(np.array([[0, 1], [2, 0]]), axis=0, keepdims=True)
+    assert nz.dtype == ft.int64
+    np.testing.assert_array_equal(nz.numpy(), [[1, 1]])
+    assert ft.math.count_nonzero(np.array([True, False, True])).numpy() == 2
+    check_grad(
+        lambda a: ft.math.reduce_euclidean_norm(a, axis=1), lambda a: np.sqrt((a**2).sum(1)), x
+    )
+    as_int = ft.math.reduce_euclidean_norm(np.array([[3, 4], [1, 1]], np.int32), axis=1)
+    assert as_int.dtype == ft.int32
+    np.testing.assert_array_equal(as_int.numpy(), [5, 1])
+    coeffs = [np.float64(2.0), np.float64(-1.0), np.float64(0.5)]
+    check_grad(
+        lambda a, b, c, t: ft.math.polyval([a, b, c], t),
+        lambda a, b, c, t: np.polyval([a, b, c], t),
+        *coeffs,
+        x,
+    )
+    np.testing.assert_array_equal(ft.math.polyval([], ft.constant([1.0, 2.0])).numpy(), [0.0, 0.0])
+    with pytest.raises(ValueError):
+        ft.math.polyval(3.0, x)
+    np.testing.assert_array_equal(ft.math.accumulate_n([x, 2 * x]).numpy(), 3 * x)
+
+
+def test_monotonicity():
+    assert ft.math.is_non_decreasing([1, 2, 2]).numpy()
+    assert not ft.math.is_strictly_increasing([[1, 2], [3, 3]]).numpy()
+    assert ft.math.is_strictly_increasing([[1, 2], [3, 4]]).numpy()
+    assert not ft.math.is_non_decreasing([1.0, 0.5]).numpy()
+    assert ft.math.is_strictly_increasing([5]).numpy()
+    with pytest.raises(TypeError):
+        ft.math.is_non_decreasing([True, False])
+
+
+# ----------------------------------------------------------------------------- ft.math: scans
+
+
+def np_scan(ufunc, x, axis, exclusive, reverse, identity):
+    x = np.flip(x, axis) if reverse else x
+    out = ufunc.accumulate(x, axis=axis)
+    if exclusive:
+        first = np.full_like(np.take(x, [0], axis=axis), identity)
+        out = np.concatenate([first, np.delete(out, -1, axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scans(axis, exclusive, reverse):
+    x = RNG.normal(size=(3, 4))
+    kw = {"axis": axis, "exclusive": exclusive, "reverse": reverse}
+    check_grad(
+        lambda a: ft.math.cumsum(a, **kw),
+        lambda a: np_scan(np.add, a, axis, exclusive, reverse, 0.0),
+        x,
+    )
+    check_grad(
+        lambda a: ft.math.cumprod(a, **kw),
+        lambda a: np_scan(np.multiply, a, axis, exclusive, reverse, 1.0),
+        x,
+    )
+    check_grad(
+        lambda a: ft.math.cumulative_logsumexp(a, **kw),
+        lambda a: np_scan(np.logaddexp, a, axis, exclusive, reverse, -np.inf),
+        x,
+    )
+
+
+def test_scans_keep_int_dtype_and_refuse_scalars():
+    s = ft.math.cumsum(ft.constant([1, 2, 3]), exclusive=True)
+    assert s.dtype == ft.int32
+    np.testing.assert_array_equal(s.numpy(), [0, 1, 3])
+    with pytest.raises(InvalidArgumentError):
+        ft.math.cumsum(ft.constant(1.0))
+    with pytest.raises(InvalidArgumentError):
+        ft.math.cumprod(ft.constant([1.0]), axis=1)
+
+
+# ----------------------------------------------------------------------------- ft.math: segments
+
+
+def np_segments(reduce, data, ids, n, empty):
+    out = np.full((n, *data.shape[ids.ndim :]), empty, data.dtype)
+    flat_ids, rows = ids.reshape(-1), data.reshape(-1, *data.shape[ids.ndim :])
+    for s in range(n):
+        members = rows[flat_ids == s]
+        if len(members):
+            out[s] = reduce(members, axis=0)
+    return out
+
+
+SORTED = np.array([0, 0, 2, 2, 2, 4])
+UNSORTED = np.array([3, -1, 0, 3, 1, 0])
+
+
+def np_mean(a, axis):
+    return a.mean(axis)
+
+
+def np_sqrt_n(a, axis):
+    return a.sum(axis) / np.sqrt(len(a))
+
+
+@pytest.mark.parametrize(
+    ("name", "reduce", "empty_sorted", "empty_unsorted"),
+    [
+        ("sum", np.sum, 0.0, 0.0),
+        ("mean", np_mean, 0.0, 0.0),
+        ("max", np.max, 0.0, np.finfo(np.float64).min),
+        ("min", np.min, 0.0, np.finfo(np.float64).max),
+        ("prod", np.prod, 1.0, 1.0),
+    ],
+)
+def test_segment_reductions(name, reduce, empty_sorted, empty_unsorted):
+    data = RNG.normal(size=(6, 2))
+    check_grad(
+        lambda d: getattr(ft.math, "segment_" + name)(d, SORTED),
+        lambda d: np_segments(reduce, d, SORTED, 5, empty_sorted),
+        data,
+    )
+    check_grad(
+        lambda d: getattr(ft.math, "unsorted_segment_" + name)(d, UNSORTED, 5),
+        lambda d: np_segments(reduce, d, UNSORTED, 5, empty_unsorted),
+        data,
+    )
+
+
+def test_unsorted_segment_sqrt_n_and_2d_ids():
+    data = RNG.normal(size=(6, 2))
+    check_grad(
+        lambda d: ft.math.unsorted_segment_sqrt_n(d, UNSORTED, 5),
+        lambda d: np_segments(np_sqrt_n, d, UNSORTED, 5, 0.0),
+        data,
+    )
+    ids = np.array([[0, 1], [1, 2], [0, 0]])
+    data = RNG.normal(size=(3, 2, 4))
+    check_grad(
+        lambda d: ft.math.unsorted_segment_sum(d, ids, 3),
+        lambda d: np_segments(np.sum, d, ids, 3, 0.0),
+        data,
+    )
+    ints = ft.math.unsorted_segment_max(np.arange(6, dtype=np.int32), UNSORTED, 5)
+    assert ints.dtype == ft.int32
+    np.testing.assert_array_equal(
+        ints.numpy(), [5, 4, np.iinfo(np.int32).min, 3, np.iinfo(np.int32).min]
+    )
+
+
+def test_segment_max_splits_ties():
+    d = ft.Variable([1.0, 3.0, 3.0], dtype=ft.float64)
+    with ft.GradientTape() as tape:
+        out = ft.reduce_sum(ft.math.segment_max(d, [0, 0, 0]))
+    np.testing.assert_array_equal(tape.gradient(out, d).numpy(), [0.0, 0.5, 0.5])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ft.math.unsorted_segment_sum([1.0, 2.0, 3.0], [0, 5, 1], 3),
+        lambda: ft.math.unsorted_segment_sum([1.0, 2.0, 3.0], [0, 0], 3),
+        lambda: ft.math.segment_sum([1.0, 2.0, 3.0], [1, 0, 2]),
+        lambda: ft.math.segment_sum([1.0, 2.0, 3.0], [-1, 0, 2]),
+        lambda: ft.math.segment_max([1.0, 2.0, 3.0], [0.0, 1.0, 2.0]),
+        lambda: ft.math.is_inf(ft.constant([1])),
+        lambda: ft.math.cumulative_logsumexp(ft.constant([1, 2])),
+    ],
+)
+def test_math_bad_input(call):
+    with pytest.raises(InvalidArgumentError):
         call()
