@@ -422,3 +422,9 @@ def test_segment_max_splits_ties():
 def test_math_bad_input(call):
     with pytest.raises(InvalidArgumentError):
         call()
+
+
+def test_top_level_aliases():
+    assert ft.cumsum is ft.math.cumsum
+    assert ft.scalar_mul is ft.math.scalar_mul
+    assert ft.realdiv is ft.math.realdiv

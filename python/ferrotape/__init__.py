@@ -48,6 +48,7 @@ from .dtypes import (
 )
 from .einsum import einsum, tensordot
 from .gradients import custom_gradient, stop_gradient
+from .math import cumsum, realdiv, scalar_mul
 from .module import Module
 from .nn import batch_to_space, space_to_batch
 from .norms import norm
@@ -215,6 +216,9 @@ def __getattr__(name):
 # The names defined in Python; the native ones come from the generated _exports.toplevel.
 __all__ = [
     *_native,
+    "cumsum",
+    "realdiv",
+    "scalar_mul",
     "DType",
     "GradientTape",
     "Module",
