@@ -428,3 +428,66 @@ def test_top_level_aliases():
     assert ft.cumsum is ft.math.cumsum
     assert ft.scalar_mul is ft.math.scalar_mul
     assert ft.realdiv is ft.math.realdiv
+
+
+# ----------------------------------------------------------------------------- ft.linalg: solves
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_triangular_solve(lower, adjoint):
+    m = RNG.normal(size=(2, 3, 3)) + 3.0 * np.eye(3)
+    rhs = RNG.normal(size=(2, 3, 2))
+
+    def ref(a, b):
+        t = np.tril(a) if lower else np.triu(a)
+        return np.linalg.solve(np.swapaxes(t, -1, -2) if adjoint else t, b)
+
+    check_grad(
+        lambda a, b: ft.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint), ref, m, rhs
+    )
+
+
+def test_cholesky_solve():
+    a = RNG.normal(size=(3, 3))
+    chol = np.linalg.cholesky(a @ a.T + np.eye(3))
+    rhs = RNG.normal(size=(3, 2))
+    check_grad(
+        ft.linalg.cholesky_solve,
+        lambda c, b: np.linalg.solve(np.tril(c) @ np.tril(c).T, b),
+        chol,
+        rhs,
+    )
+
+
+def np_tridiagonal(d):
+    """The dense matrix of compact diagonals ``[3, M]``."""
+    m = d.shape[-1]
+    return np.diag(d[1]) + np.diag(d[0, : m - 1], 1) + np.diag(d[2, 1:], -1)
+
+
+def test_tridiagonal_matmul_and_solve():
+    d = RNG.normal(size=(3, 4)) + np.array([0.0, 4.0, 0.0])[:, None]
+    rhs = RNG.normal(size=(4, 2))
+    check_grad(ft.linalg.tridiagonal_matmul, lambda a, b: np_tridiagonal(a) @ b, d, rhs)
+    check_grad(
+        ft.linalg.tridiagonal_solve, lambda a, b: np.linalg.solve(np_tridiagonal(a), b), d, rhs
+    )
+    dense = np_tridiagonal(d)
+    np.testing.assert_allclose(
+        ft.linalg.tridiagonal_matmul(list(d), rhs, diagonals_format="sequence").numpy(), dense @ rhs
+    )
+    np.testing.assert_allclose(
+        ft.linalg.tridiagonal_matmul(dense, rhs, diagonals_format="matrix").numpy(), dense @ rhs
+    )
+    np.testing.assert_allclose(
+        ft.linalg.tridiagonal_solve(d, rhs[:, 0]).numpy(), np.linalg.solve(dense, rhs[:, 0])
+    )
+    np.testing.assert_allclose(
+        ft.linalg.tridiagonal_solve(d, rhs.T, transpose_rhs=True).numpy(),
+        np.linalg.solve(dense, rhs),
+    )
+    with pytest.raises(ValueError):
+        ft.linalg.tridiagonal_matmul(d, rhs, diagonals_format="banded")
+    with pytest.raises(ValueError):
+        ft.linalg.tridiagonal_matmul(d[:2], rhs)

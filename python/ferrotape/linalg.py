@@ -11,6 +11,8 @@ from ._exports.linalg import *  # noqa: F403 (the native names: scripts/gen_bind
 from ._exports.linalg import __all__ as _native
 from ._exports.linalg import det as _det
 from ._exports.linalg import matmul as _matmul
+from ._exports.linalg import matrix_transpose
+from ._exports.linalg import solve as _solve
 from ._nn_impl import l2_normalize
 from .clip import global_norm
 from .einsum import einsum, tensordot
@@ -424,9 +426,182 @@ def logdet(matrix, name=None):
     return _core.log(_det(matrix))
 
 
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """``x`` with ``matrix @ x = rhs`` for a lower (or upper) triangular ``matrix``.
+
+    Only the triangle named by ``lower`` is read; the other one may hold anything.
+
+    Args:
+        matrix: A floating tensor of shape ``[..., M, M]``.
+        rhs: A tensor of shape ``[..., M, K]`` and ``matrix``'s dtype.
+        lower: If true, ``matrix`` is lower triangular, else upper triangular.
+        adjoint: If true, solve with the transpose of ``matrix`` instead.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., M, K]``.
+
+    Gradient: as ``solve``'s, restricted to the triangle read.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.triangular_solve([[2.0, 9.0], [1.0, 1.0]], [[2.0], [2.0]]).numpy()
+    array([[1.],
+           [1.]], dtype=float32)
+    """
+    del name
+    triangle = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return _solve(triangle, rhs, adjoint=adjoint)
+
+
+def cholesky_solve(chol, rhs, name=None):
+    """``x`` with ``A @ x = rhs``, given the Cholesky factor ``chol`` of ``A = chol @ chol^T``.
+
+    Args:
+        chol: A floating tensor of shape ``[..., M, M]``; its lower triangle is the factor.
+        rhs: A tensor of shape ``[..., M, K]`` and ``chol``'s dtype.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., M, K]``.
+
+    Gradient: through the two triangular solves.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.cholesky_solve([[2.0, 0.0], [0.0, 1.0]], [[4.0], [3.0]]).numpy()
+    array([[1.],
+           [3.]], dtype=float32)
+    """
+    del name
+    y = triangular_solve(chol, rhs, lower=True)
+    return triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+def _tridiagonals(who, diagonals, diagonals_format):
+    """The super-, main and subdiagonal, each ``[..., M]`` (TF's compact layout rules)."""
+    if diagonals_format == "sequence":
+        if len(diagonals) != 3:
+            raise ValueError(
+                f"{who}: expected a sequence of 3 diagonals, received {len(diagonals)}"
+            )
+        return [_core.convert_to_tensor(d) for d in diagonals]
+    if diagonals_format == "matrix":
+        m = _matrix(who, diagonals)
+        size = m.shape[-1]
+        zero = _core.zeros_like(m[..., :1, 0])
+        upper = _core.concat([diag_part(m, k=1), zero], -1) if size > 1 else zero
+        lower = _core.concat([zero, diag_part(m, k=-1)], -1) if size > 1 else zero
+        return [upper, diag_part(m), lower]
+    if diagonals_format != "compact":
+        raise ValueError(
+            f"{who}: diagonals_format must be 'compact', 'sequence' or 'matrix', "
+            f"received {diagonals_format!r}"
+        )
+    d = _matrix(who, diagonals)
+    if d.shape[-2] != 3:
+        raise ValueError(
+            f"{who}: compact diagonals must have shape [..., 3, M], received {d.shape}"
+        )
+    return _core.unstack(d, axis=-2)
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """The product of a tridiagonal matrix, given by its three diagonals, and ``rhs``.
+
+    Args:
+        diagonals: ``[..., 3, M]`` (compact: super-, main, subdiagonal; the superdiagonal's last and
+            the subdiagonal's first element are ignored), a list of three ``[..., M]`` tensors
+            (sequence) or the ``[..., M, M]`` matrix (matrix).
+        rhs: A tensor of shape ``[..., M, N]``.
+        diagonals_format: ``"compact"``, ``"sequence"`` or ``"matrix"``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., M, N]``.
+
+    Raises:
+        ValueError: for an unknown ``diagonals_format`` or a malformed ``diagonals``.
+
+    Gradient: for the diagonals and ``rhs``, through the shifted products.
+
+    >>> import ferrotape as ft
+    >>> d = ft.constant([[1.0, 1.0, 0.0], [2.0, 2.0, 2.0], [0.0, 1.0, 1.0]])
+    >>> ft.linalg.tridiagonal_matmul(d, ft.ones([3, 1])).numpy()
+    array([[3.],
+           [4.],
+           [3.]], dtype=float32)
+    """
+    del name
+    upper, main, lower = _tridiagonals("tridiagonal_matmul", diagonals, diagonals_format)
+    rhs = _matrix("tridiagonal_matmul", rhs)
+    batch = [[0, 0]] * (len(rhs.shape) - 2)
+    after = _core.pad(rhs[..., 1:, :], [*batch, [0, 1], [0, 0]])  # row i holds rhs[i + 1]
+    before = _core.pad(rhs[..., :-1, :], [*batch, [1, 0], [0, 0]])  # row i holds rhs[i - 1]
+    # The ignored corner entries meet the zero padding, so they drop out as TF's kernel has it.
+    return (
+        _core.expand_dims(upper, -1) * after
+        + _core.expand_dims(main, -1) * rhs
+        + _core.expand_dims(lower, -1) * before
+    )
+
+
+def tridiagonal_solve(
+    diagonals,
+    rhs,
+    diagonals_format="compact",
+    transpose_rhs=False,
+    conjugate_rhs=False,
+    name=None,
+    partial_pivoting=True,
+    perturb_singular=False,
+):
+    """``x`` with ``T @ x = rhs`` for the tridiagonal matrix ``T`` given by its three diagonals.
+
+    Solved as a dense system (``solve``, LU with partial pivoting).
+
+    Args:
+        diagonals: As for ``tridiagonal_matmul``.
+        rhs: A tensor of shape ``[..., M]`` or ``[..., M, K]``.
+        diagonals_format: ``"compact"``, ``"sequence"`` or ``"matrix"``.
+        transpose_rhs: If true, ``rhs`` is ``[..., K, M]`` and is transposed first.
+        conjugate_rhs: Ignored for real dtypes.
+        name: Ignored (TensorFlow's op name).
+        partial_pivoting: Only true is supported (the dense solve always pivots).
+        perturb_singular: Only false is supported.
+
+    Returns:
+        A tensor of shape ``[..., M]`` or ``[..., M, K]`` (also with ``transpose_rhs``, as TF).
+
+    Gradient: as ``solve``'s, for the diagonals and ``rhs``.
+
+    >>> import ferrotape as ft
+    >>> d = ft.constant([[1.0, 1.0, 0.0], [2.0, 2.0, 2.0], [0.0, 1.0, 1.0]])
+    >>> ft.linalg.tridiagonal_solve(d, ft.constant([3.0, 4.0, 3.0])).numpy()
+    array([1., 1., 1.], dtype=float32)
+    """
+    del conjugate_rhs, name
+    if not partial_pivoting or perturb_singular:
+        raise UnimplementedError(
+            "tridiagonal_solve: only partial_pivoting=True, perturb_singular=False"
+        )
+    upper, main, lower = _tridiagonals("tridiagonal_solve", diagonals, diagonals_format)
+    size = main.shape[-1]
+    dense = diag(main)
+    if size > 1:
+        dense = dense + diag(upper[..., : size - 1], k=1) + diag(lower[..., 1:], k=-1)
+    rhs = _core.convert_to_tensor(rhs)
+    vector = len(rhs.shape) == len(main.shape)
+    if vector:
+        rhs = _core.expand_dims(rhs, -1)
+    elif transpose_rhs:
+        rhs = matrix_transpose(rhs)
+    x = _solve(dense, rhs)
+    return _core.squeeze(x, [-1]) if vector else x
+
+
 __all__ = [
     *_native,
     "band_part",
+    "cholesky_solve",
     "cross",
     "diag",
     "diag_part",
@@ -443,4 +618,7 @@ __all__ = [
     "tensor_diag_part",
     "tensordot",
     "trace",
+    "triangular_solve",
+    "tridiagonal_matmul",
+    "tridiagonal_solve",
 ]
