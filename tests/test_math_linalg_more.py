@@ -491,3 +491,51 @@ def test_tridiagonal_matmul_and_solve():
         ft.linalg.tridiagonal_matmul(d, rhs, diagonals_format="banded")
     with pytest.raises(ValueError):
         ft.linalg.tridiagonal_matmul(d[:2], rhs)
+
+
+# ----------------------------------------------------------------------------- ft.math: counting
+
+
+def test_bincount():
+    arr = np.array([1, 1, 3, 0])
+    np.testing.assert_array_equal(ft.math.bincount(arr).numpy(), np.bincount(arr))
+    np.testing.assert_array_equal(
+        ft.math.bincount(arr, minlength=6).numpy(), np.bincount(arr, minlength=6)
+    )
+    np.testing.assert_array_equal(ft.math.bincount(arr, maxlength=2).numpy(), [1, 2])
+    np.testing.assert_array_equal(ft.math.bincount(arr, binary_output=True).numpy(), [1, 1, 0, 1])
+    w = np.array([0.5, 1.0, 2.0, 4.0])
+    check_grad(lambda v: ft.math.bincount(arr, weights=v), lambda v: np.bincount(arr, weights=v), w)
+    rows = ft.math.bincount([[1, 2], [0, 0]], axis=-1, minlength=4)
+    np.testing.assert_array_equal(rows.numpy(), [[0, 1, 1, 0], [2, 0, 0, 0]])
+    assert ft.math.bincount(np.zeros(0, np.int32)).shape == [0]
+    with pytest.raises(InvalidArgumentError):
+        ft.math.bincount([1, -1, 3])
+
+
+def test_confusion_matrix_and_invert_permutation():
+    cm = ft.math.confusion_matrix([0, 1, 2, 1], [1, 1, 0, 2])
+    assert cm.dtype == ft.int32
+    np.testing.assert_array_equal(cm.numpy(), [[0, 1, 0], [0, 1, 1], [1, 0, 0]])
+    weighted = ft.math.confusion_matrix(
+        [0, 1], [1, 1], num_classes=3, weights=[2.5, 3.0], dtype=ft.float32
+    )
+    np.testing.assert_array_equal(weighted.numpy(), [[0, 2.5, 0], [0, 3, 0], [0, 0, 0]])
+    with pytest.raises(InvalidArgumentError):
+        ft.math.confusion_matrix([0, -1], [1, 1])
+    with pytest.raises(InvalidArgumentError):
+        ft.math.confusion_matrix([0, 4], [1, 3], num_classes=4)
+    np.testing.assert_array_equal(ft.math.invert_permutation([3, 0, 2, 1]).numpy(), [1, 3, 2, 0])
+    with pytest.raises(InvalidArgumentError):
+        ft.math.invert_permutation([2, 0, 0])
+
+
+def test_real_input_complex_accessors_and_rint():
+    x = np.array([1.0, -2.0, 0.0, 2.5, -0.5])
+    np.testing.assert_array_equal(ft.math.real(x).numpy(), x)
+    np.testing.assert_array_equal(ft.math.conj(x).numpy(), x)
+    np.testing.assert_array_equal(ft.math.imag(x).numpy(), np.zeros(5))
+    np.testing.assert_array_equal(ft.math.angle(x).numpy(), np.angle(x))
+    np.testing.assert_array_equal(ft.math.rint(x).numpy(), np.rint(x))
+    with pytest.raises(InvalidArgumentError):
+        ft.math.rint(ft.constant([1, 2]))

@@ -885,3 +885,252 @@ def segment_prod(data, segment_ids, name=None):
     del name
     ids, rows, n = _sorted("segment_prod", segment_ids, data)
     return _segment_reduce(ids, rows, n, _core.reduce_prod, 1)
+
+
+def _int_values(who, name, values):
+    """An int argument (labels, counts) as a NumPy array; TensorFlow does not differentiate it."""
+    array = np.asarray(values.numpy() if _core.is_tensor(values) else values)
+    if array.size and array.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"{who}: {name} must be integers, received {array.dtype}")
+    if array.size and array.min() < 0:
+        raise InvalidArgumentError(f"{who}: {name} must be non-negative, received {array.min()}")
+    return array.astype(np.int64)
+
+
+def bincount(
+    arr,
+    weights=None,
+    minlength=None,
+    maxlength=None,
+    dtype="int32",
+    name=None,
+    axis=None,
+    binary_output=False,
+):
+    """How often each value ``0, 1, ...`` occurs in ``arr`` (or the sum of its ``weights``).
+
+    Args:
+        arr: A non-negative int tensor (or array-like).
+        weights: ``None``, or a tensor of ``arr``'s shape whose entries are summed per value.
+        minlength: The least output length (the default is ``max(arr) + 1``).
+        maxlength: The most output length; values at or above it are ignored.
+        dtype: The output dtype when ``weights`` is ``None``.
+        name: Ignored (TensorFlow's op name).
+        axis: ``None`` or 0 (count over the whole tensor) or -1 (count each row of a 2-D ``arr``).
+        binary_output: If true, output 1 for every value present instead of its count.
+
+    Returns:
+        A tensor of shape ``[length]`` (or ``[rows, length]`` for ``axis=-1``).
+
+    Raises:
+        InvalidArgumentError: if ``arr`` holds negative values.
+
+    Gradient: each weight gets its value's upstream gradient.
+
+    >>> import ferrotape as ft
+    >>> ft.math.bincount(ft.constant([1, 1, 3])).numpy()
+    array([0, 2, 0, 1], dtype=int32)
+    """
+    del name
+    values = _int_values("bincount", "arr", arr)
+    length = int(values.max()) + 1 if values.size else 0
+    if minlength is not None:
+        length = max(length, int(minlength))
+    if maxlength is not None:
+        length = min(length, int(maxlength))
+    if axis not in (None, 0, -1):
+        raise InvalidArgumentError(f"bincount: axis must be None, 0 or -1, received {axis}")
+    per_row = axis == -1
+    if per_row and values.ndim != 2:
+        raise InvalidArgumentError(
+            f"bincount: axis=-1 needs a 2-D arr, received shape {values.shape}"
+        )
+    rows = values.shape[0] if per_row else 1
+    if binary_output or weights is None:
+        counted = _core.ones([values.size], dtype=dtype)
+    else:
+        counted = _core.reshape(_core.convert_to_tensor(weights), [-1])
+    flat = values.reshape(-1)
+    row_of = (
+        np.repeat(np.arange(rows), values.size // max(rows, 1)) if per_row else np.zeros_like(flat)
+    )
+    keep = np.flatnonzero(flat < length)
+    index = np.stack([row_of[keep], flat[keep]], axis=1)
+    out = _core.scatter_nd(
+        _core.constant(index), _core.gather(counted, _core.constant(keep)), [rows, length]
+    )
+    if binary_output:
+        out = _core.cast(_core.greater(out, _core.zeros_like(out)), dtype)
+    return out if per_row else _core.reshape(out, [length])
+
+
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype="int32", name=None):
+    """The confusion matrix: entry ``[i, j]`` counts (or weighs) label ``i`` predicted as ``j``.
+
+    Args:
+        labels: A 1-D tensor of non-negative int class labels.
+        predictions: A 1-D tensor of non-negative int predicted classes, of ``labels``'s length.
+        num_classes: The number of classes (the default is the largest label or prediction + 1).
+        weights: ``None``, or a 1-D tensor of per-example weights, cast to ``dtype``.
+        dtype: The output dtype.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A ``[num_classes, num_classes]`` tensor of ``dtype``.
+
+    Raises:
+        InvalidArgumentError: for negative labels or predictions, or one ``>= num_classes``.
+
+    >>> import ferrotape as ft
+    >>> ft.math.confusion_matrix([0, 1, 1], [0, 1, 0]).numpy()
+    array([[1, 0],
+           [1, 1]], dtype=int32)
+    """
+    del name
+    truth = _int_values("confusion_matrix", "labels", labels).reshape(-1)
+    guess = _int_values("confusion_matrix", "predictions", predictions).reshape(-1)
+    if truth.shape != guess.shape:
+        raise InvalidArgumentError(
+            f"confusion_matrix: labels and predictions must have one length, received "
+            f"{truth.size} and {guess.size}"
+        )
+    if num_classes is None:
+        n = int(max(truth.max(), guess.max())) + 1 if truth.size else 0
+    else:
+        n = int(num_classes)
+        if truth.size and max(truth.max(), guess.max()) >= n:
+            raise InvalidArgumentError(f"confusion_matrix: labels and predictions must be < {n}")
+    if weights is None:
+        counted = _core.ones([truth.size], dtype=dtype)
+    else:
+        counted = _core.cast(_core.reshape(_core.convert_to_tensor(weights), [-1]), dtype)
+    return _core.scatter_nd(_core.constant(np.stack([truth, guess], axis=1)), counted, [n, n])
+
+
+def invert_permutation(x, name=None):
+    """The inverse permutation: ``y[x[i]] = i``.
+
+    Args:
+        x: A 1-D int tensor holding each of ``0 .. n-1`` once.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Raises:
+        InvalidArgumentError: if ``x`` is not a permutation of ``0 .. n-1``.
+
+    >>> import ferrotape as ft
+    >>> ft.math.invert_permutation(ft.constant([2, 0, 1])).numpy()
+    array([1, 2, 0], dtype=int32)
+    """
+    del name
+    x = _core.convert_to_tensor(x)
+    p = np.asarray(x.numpy())
+    if p.ndim != 1 or p.dtype.kind not in "iu" or not np.array_equal(np.sort(p), np.arange(p.size)):
+        raise InvalidArgumentError(
+            f"invert_permutation: x must be a permutation of 0..{p.size - 1}"
+        )
+    inverse = np.empty_like(p)
+    inverse[p] = np.arange(p.size, dtype=p.dtype)
+    return _core.constant(inverse)
+
+
+# ferrotape has no complex dtypes, so TF's complex accessors reduce to their real-input cases.
+
+
+def real(input, name=None):  # noqa: A002
+    """The real part of ``input``: ``input`` itself, as every ferrotape dtype is real.
+
+    Args:
+        input: A tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``input`` as a tensor (TensorFlow also returns real inputs unchanged).
+
+    >>> import ferrotape as ft
+    >>> ft.math.real(ft.constant([1.0, -2.0])).numpy()
+    array([ 1., -2.], dtype=float32)
+    """
+    del name
+    return _core.convert_to_tensor(input)
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part of ``input``: zeros, as every ferrotape dtype is real.
+
+    Args:
+        input: A tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``zeros_like(input)``.
+
+    >>> import ferrotape as ft
+    >>> ft.math.imag(ft.constant([1.0, -2.0])).numpy()
+    array([0., 0.], dtype=float32)
+    """
+    del name
+    return _core.zeros_like(_core.convert_to_tensor(input))
+
+
+def conj(x, name=None):
+    """The complex conjugate of ``x``: ``x`` itself, as every ferrotape dtype is real.
+
+    Args:
+        x: A tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``x`` as a tensor.
+
+    >>> import ferrotape as ft
+    >>> ft.math.conj(ft.constant([1, 2])).numpy()
+    array([1, 2], dtype=int32)
+    """
+    del name
+    return _core.convert_to_tensor(x)
+
+
+def angle(input, name=None):  # noqa: A002
+    """The argument of each element as a complex number: pi for negative reals, else 0.
+
+    Args:
+        input: A floating tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype.
+
+    Gradient: zero (the angle is piecewise constant on the reals).
+
+    >>> import ferrotape as ft
+    >>> ft.math.angle(ft.constant([1.0, -2.0])).numpy()
+    array([0.       , 3.1415927], dtype=float32)
+    """
+    del name
+    x = _floating("angle", _core.convert_to_tensor(input))
+    negative = _core.less(x, _core.zeros_like(x))
+    pi = _core.fill(x.shape, np.array(np.pi, x.dtype.name))
+    return _core.select(negative, pi, _core.zeros_like(x))
+
+
+def rint(x, name=None):
+    """The element-wise nearest integer, halves rounded to even (TensorFlow's ``rint``).
+
+    Args:
+        x: A floating tensor.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Gradient: zero, as ``round``'s.
+
+    >>> import ferrotape as ft
+    >>> ft.math.rint(ft.constant([0.5, 1.5, -2.5])).numpy()
+    array([ 0.,  2., -2.], dtype=float32)
+    """
+    del name
+    return _core.round(_floating("rint", _core.convert_to_tensor(x)))
