@@ -539,3 +539,53 @@ def test_real_input_complex_accessors_and_rint():
     np.testing.assert_array_equal(ft.math.rint(x).numpy(), np.rint(x))
     with pytest.raises(InvalidArgumentError):
         ft.math.rint(ft.constant([1, 2]))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("l2", [0.0, 0.5])
+def test_lstsq(shape, l2):
+    a = RNG.normal(size=shape)
+    b = RNG.normal(size=(*shape[:-1], 2))
+
+    def ref(a, b):
+        # The ridge solution, from the stacked system [A; sqrt(l2) I] x = [b; 0].
+        n = a.shape[-1]
+        out = []
+        for a_i, b_i in zip(
+            a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]), strict=True
+        ):
+            if a_i.shape[0] >= n or l2:
+                stacked = np.concatenate([a_i, np.sqrt(l2) * np.eye(n)])
+                rhs = np.concatenate([b_i, np.zeros((n, b_i.shape[1]))])
+                out.append(np.linalg.lstsq(stacked, rhs, rcond=None)[0])
+            else:
+                out.append(np.linalg.lstsq(a_i, b_i, rcond=None)[0])  # minimum norm
+        return np.reshape(out, (*a.shape[:-2], n, b.shape[-1]))
+
+    check_grad(lambda x, y: ft.linalg.lstsq(x, y, l2_regularizer=l2), ref, a, b, tol=1e-5)
+
+
+def test_lstsq_slow_path_is_refused():
+    with pytest.raises(NotImplementedError):
+        ft.linalg.lstsq(np.eye(2), np.ones((2, 1)), fast=False)
+
+
+def np_expm(a):
+    """exp(a) by a long Taylor series of a / 2^12, squared back: slow but plainly right."""
+    scaled = a / 2.0**12
+    term, total = np.broadcast_to(np.eye(a.shape[-1]), a.shape).copy(), 0.0
+    for k in range(1, 30):
+        total = total + term
+        term = term @ scaled / k
+    for _ in range(12):
+        total = total @ total
+    return total
+
+
+@pytest.mark.parametrize("scale", [0.1, 1.0, 6.0])
+def test_expm(scale):
+    a = RNG.normal(size=(2, 3, 3)) * scale
+    np.testing.assert_allclose(ft.linalg.expm(a).numpy(), np_expm(a), rtol=1e-9)
+    check_grad(ft.linalg.expm, np_expm, a, tol=1e-5 * max(1.0, scale**2))
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.expm(np.ones((2, 3)))

@@ -598,6 +598,122 @@ def tridiagonal_solve(
     return _core.squeeze(x, [-1]) if vector else x
 
 
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """The least-squares solution ``x`` minimising ``||matrix @ x - rhs||^2 + l2 ||x||^2``.
+
+    TensorFlow's ``fast`` path: the normal equations ``(A^T A + l2 I) x = A^T rhs`` when
+    ``M >= N``, else ``x = A^T (A A^T + l2 I)^-1 rhs`` (the minimum-norm solution).
+
+    Args:
+        matrix: A floating tensor of shape ``[..., M, N]`` of full rank (or ``l2 > 0``).
+        rhs: A tensor of shape ``[..., M, K]`` and ``matrix``'s dtype.
+        l2_regularizer: A non-negative float, the ridge penalty.
+        fast: Only true is supported (TF's orthogonal-decomposition path is not).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., N, K]``.
+
+    Raises:
+        UnimplementedError: for ``fast=False``.
+
+    Gradient: through the products and the solve.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.lstsq([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[1.0], [1.0], [2.0]]).numpy()
+    array([[1.],
+           [1.]], dtype=float32)
+    """
+    del name
+    if not fast:
+        raise UnimplementedError("lstsq: only fast=True (the normal equations) is supported")
+    a = _matrix("lstsq", matrix)
+    m, n = a.shape[-2], a.shape[-1]
+    small = min(m, n)
+    gram = _matmul(a, a, transpose_a=m >= n, transpose_b=m < n)
+    if l2_regularizer:
+        ridge = _core.constant(float(l2_regularizer) * _np.eye(small, dtype=a.dtype.name))
+        gram = gram + ridge
+    if m >= n:
+        return _solve(gram, _matmul(a, rhs, transpose_a=True))
+    return _matmul(a, _solve(gram, rhs), transpose_a=True)
+
+
+# Padé(13) coefficients of exp (Higham 2005, "The scaling and squaring method for the matrix
+# exponential revisited"), with the 1-norm bound below which the approximant is exact in float64.
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+_THETA13 = 5.371920351148152
+
+
+def expm(input, name=None):  # noqa: A002
+    """The matrix exponential of each innermost square matrix, by scaling and squaring.
+
+    ``input`` is scaled by ``2^-s`` so that its 1-norm is below Padé(13)'s bound, the Padé
+    approximant is solved for, and the result squared ``s`` times (``s`` read from the values).
+
+    Args:
+        input: A floating tensor of shape ``[..., N, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype.
+
+    Gradient: through the matrix products and the solve.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.expm(ft.constant([[0.0, 0.0], [0.0, 1.0]], ft.float64)).numpy()
+    array([[1.        , 0.        ],
+           [0.        , 2.71828183]])
+    """
+    del name
+    a = _matrix("expm", input)
+    n = a.shape[-1]
+    if a.shape[-2] != n:
+        raise InvalidArgumentError(f"expm: input must be square, received shape {a.shape}")
+    norm1 = _np.abs(a.numpy()).sum(axis=-2).max() if a.numpy().size else 0.0
+    squarings = max(0, int(_np.ceil(_np.log2(norm1 / _THETA13)))) if norm1 > 0 else 0
+    a = a * _core.constant(_np.array(2.0**-squarings, a.dtype.name))
+    eye = _core.constant(_np.eye(n, dtype=a.dtype.name))
+    b = [_core.constant(_np.array(c, a.dtype.name)) for c in _PADE13]
+    a2 = _matmul(a, a)
+    a4 = _matmul(a2, a2)
+    a6 = _matmul(a4, a2)
+    u = (
+        _matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
+        + b[7] * a6
+        + b[5] * a4
+        + b[3] * a2
+        + b[1] * eye
+    )
+    u = _matmul(a, u)
+    v = (
+        _matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2)
+        + b[6] * a6
+        + b[4] * a4
+        + b[2] * a2
+        + b[0] * eye
+    )
+    result = _solve(v - u, v + u)
+    for _ in range(squarings):
+        result = _matmul(result, result)
+    return result
+
+
 __all__ = [
     *_native,
     "band_part",
@@ -605,10 +721,12 @@ __all__ = [
     "cross",
     "diag",
     "diag_part",
+    "expm",
     "einsum",
     "global_norm",
     "l2_normalize",
     "logdet",
+    "lstsq",
     "matvec",
     "norm",
     "normalize",
