@@ -589,3 +589,61 @@ def test_expm(scale):
     check_grad(ft.linalg.expm, np_expm, a, tol=1e-5 * max(1.0, scale**2))
     with pytest.raises(InvalidArgumentError):
         ft.linalg.expm(np.ones((2, 3)))
+
+
+# ----------------------------------------------------------------------------- ft.linalg: factors
+
+
+def test_cholesky():
+    m = RNG.normal(size=(2, 4, 4))
+    spd = m @ np.swapaxes(m, -1, -2) + np.eye(4)
+    np.testing.assert_allclose(ft.linalg.cholesky(spd).numpy(), np.linalg.cholesky(spd), rtol=1e-12)
+
+    def ref(a):  # only the lower triangle is read, as TF: symmetrise it for NumPy
+        low = np.tril(a)
+        return np.linalg.cholesky(low + np.swapaxes(np.tril(a, -1), -1, -2))
+
+    check_grad(ft.linalg.cholesky, ref, spd, tol=1e-5)
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.cholesky(-np.eye(2))
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.cholesky(np.ones((2, 3)))
+
+
+def np_lu(a):
+    """Doolittle LU with partial pivoting (the first largest pivot), packed as TF's lu."""
+    a = a.copy()
+    n = a.shape[0]
+    perm = np.arange(n)
+    for k in range(n - 1):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        a[[k, p]], perm[[k, p]] = a[[p, k]], perm[[p, k]]
+        a[k + 1 :, k] /= a[k, k]
+        a[k + 1 :, k + 1 :] -= np.outer(a[k + 1 :, k], a[k, k + 1 :])
+    return a, perm
+
+
+def test_lu_family():
+    m = RNG.normal(size=(2, 4, 4))
+    lower_upper, perm = ft.linalg.lu(m)
+    assert perm.dtype == ft.int32
+    for i in range(2):
+        want, want_perm = np_lu(m[i])
+        np.testing.assert_allclose(lower_upper.numpy()[i], want, rtol=1e-12)
+        np.testing.assert_array_equal(perm.numpy()[i], want_perm)
+    check_grad(
+        lambda a: ft.linalg.lu(a)[0], lambda a: np.stack([np_lu(x)[0] for x in a]), m, tol=1e-5
+    )
+    rhs = RNG.normal(size=(2, 4, 3))
+    check_grad(
+        lambda a, b: ft.linalg.lu_solve(*ft.linalg.lu(a), b),
+        lambda a, b: np.linalg.solve(a, b),
+        m,
+        rhs,
+        tol=1e-5,
+    )
+    np.testing.assert_allclose(
+        ft.linalg.lu_matrix_inverse(lower_upper, perm).numpy(), np.linalg.inv(m), rtol=1e-10
+    )
+    np.testing.assert_allclose(ft.linalg.lu_reconstruct(lower_upper, perm).numpy(), m, rtol=1e-12)
+    assert ft.linalg.lu(m[0], output_idx_type=ft.int64)[1].dtype == ft.int64

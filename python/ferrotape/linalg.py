@@ -714,9 +714,220 @@ def expm(input, name=None):  # noqa: A002
     return result
 
 
+def _square(who, x):
+    x = _matrix(who, x)
+    if x.shape[-2] != x.shape[-1]:
+        raise InvalidArgumentError(f"{who}: input must be square, received shape {x.shape}")
+    return x
+
+
+def cholesky(input, name=None):  # noqa: A002
+    """The lower-triangular Cholesky factor ``L`` of each symmetric positive-definite matrix.
+
+    ``input = L @ L^T``; computed column by column (one batched step per column), reading only
+    the lower triangle of ``input``, as TensorFlow does.
+
+    Args:
+        input: A floating tensor of shape ``[..., N, N]``, symmetric positive definite.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype, zero above the diagonal.
+
+    Raises:
+        InvalidArgumentError: if a matrix is not positive definite.
+
+    Gradient: through the column recurrences (the lower triangle of ``input`` receives it).
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.cholesky(ft.constant([[4.0, 2.0], [2.0, 5.0]])).numpy()
+    array([[2., 0.],
+           [1., 2.]], dtype=float32)
+    """
+    del name
+    a = _square("cholesky", input)
+    n = a.shape[-1]
+    columns = []  # column j of L, rows j..n-1
+    for j in range(n):
+        c = a[..., j:, j]
+        if j:
+            done = _core.stack([col[..., j - i :] for i, col in enumerate(columns)], axis=-1)
+            row_j = _core.stack([col[..., j - i] for i, col in enumerate(columns)], axis=-1)
+            c = c - _core.squeeze(_matmul(done, _core.expand_dims(row_j, -1)), [-1])
+        pivot = c[..., 0]
+        if _np.any(~(pivot.numpy() > 0)):
+            raise InvalidArgumentError(
+                "cholesky: the input is not positive definite (Cholesky decomposition was not "
+                "successful)"
+            )
+        columns.append(c / _core.expand_dims(_core.sqrt(pivot), -1))
+    batch = [[0, 0]] * (len(a.shape) - 2)
+    padded = [_core.pad(col, [*batch, [j, 0]]) for j, col in enumerate(columns)]
+    return _core.stack(padded, axis=-1)
+
+
+def _per_matrix(fn, *tensors):
+    """``fn`` applied to each innermost matrix (for ops whose pivots differ per matrix)."""
+    batch = list(tensors[0].shape[:-2])
+    if not batch:
+        return fn(*tensors)
+    flat = [_core.unstack(_core.reshape(t, [-1, *t.shape[len(batch) :]])) for t in tensors]
+    outs = [fn(*parts) for parts in zip(*flat, strict=True)]
+    if isinstance(outs[0], tuple):
+        return tuple(
+            _core.reshape(_core.stack(list(o)), [*batch, *o[0].shape])
+            for o in zip(*outs, strict=True)
+        )
+    return _core.reshape(_core.stack(outs), [*batch, *outs[0].shape])
+
+
+def _lu_one(a, index_dtype):
+    n = a.shape[-1]
+    rows = _core.unstack(a) if n else []
+    perm = list(range(n))
+    for k in range(n - 1):
+        column = _np.abs(_np.array([r[k].numpy() for r in rows[k:]]))
+        p = k + int(_np.argmax(column))  # the first largest, as LAPACK's partial pivoting
+        rows[k], rows[p] = rows[p], rows[k]
+        perm[k], perm[p] = perm[p], perm[k]
+        below = _core.stack(rows[k + 1 :])
+        factors = below[:, k : k + 1] / rows[k][k]
+        tail = below[:, k + 1 :] - factors * _core.expand_dims(rows[k][k + 1 :], 0)
+        rows[k + 1 :] = _core.unstack(_core.concat([below[:, :k], factors, tail], 1))
+    lu_packed = _core.stack(rows) if n else a
+    return lu_packed, _core.constant(_np.array(perm, dtype=index_dtype))
+
+
+def lu(input, output_idx_type="int32", name=None):  # noqa: A002
+    """The LU decomposition with partial pivoting of each innermost square matrix.
+
+    ``input[perm] = L @ U`` with ``L`` unit lower triangular and ``U`` upper triangular, both
+    packed into one matrix (``L``'s unit diagonal is implied).
+
+    Args:
+        input: A floating tensor of shape ``[..., N, N]``.
+        output_idx_type: The dtype of ``perm`` (``"int32"`` or ``"int64"``).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(lower_upper, perm)``: ``[..., N, N]`` and ``[..., N]``.
+
+    Gradient: ``lower_upper`` differentiates through the elimination steps; ``perm`` is an index.
+
+    >>> import ferrotape as ft
+    >>> lower_upper, perm = ft.linalg.lu(ft.constant([[1.0, 2.0], [4.0, 4.0]]))
+    >>> lower_upper.numpy(), perm.numpy()
+    (array([[4.  , 4.  ],
+           [0.25, 1.  ]], dtype=float32), array([1, 0], dtype=int32))
+    """
+    del name
+    a = _square("lu", input)
+    index_dtype = _np.dtype(getattr(output_idx_type, "name", output_idx_type))
+    return _per_matrix(lambda m: _lu_one(m, index_dtype), a)
+
+
+def _unit_lower(lower_upper):
+    ones = _core.ones_like(diag_part(lower_upper))
+    return set_diag(band_part(lower_upper, -1, 0), ones)
+
+
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """``x`` with ``A @ x = rhs``, given ``lu(A)``.
+
+    Args:
+        lower_upper: The packed factors from ``lu``, ``[..., N, N]``.
+        perm: The permutation from ``lu``, ``[..., N]``.
+        rhs: A tensor of shape ``[..., N, K]``.
+        validate_args: Ignored.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., N, K]``.
+
+    Gradient: through the two triangular solves (``perm`` is an index).
+
+    >>> import ferrotape as ft
+    >>> a = ft.constant([[1.0, 2.0], [4.0, 4.0]])
+    >>> ft.linalg.lu_solve(*ft.linalg.lu(a), ft.constant([[3.0], [8.0]])).numpy()
+    array([[1.],
+           [1.]], dtype=float32)
+    """
+    del validate_args, name
+    lower_upper = _square("lu_solve", lower_upper)
+    rhs = _matrix("lu_solve", rhs)
+    perm = _core.convert_to_tensor(perm)
+    shape = _np.broadcast_shapes(tuple(lower_upper.shape[:-2]), tuple(rhs.shape[:-2]))
+    lower_upper = _core.broadcast_to(lower_upper, [*shape, *lower_upper.shape[-2:]])
+    rhs = _core.broadcast_to(rhs, [*shape, *rhs.shape[-2:]])
+    perm = _core.broadcast_to(perm, [*shape, perm.shape[-1]])
+    permuted = _per_matrix(lambda b, p: _core.gather(b, p), rhs, perm)
+    y = triangular_solve(_unit_lower(lower_upper), permuted, lower=True)
+    return triangular_solve(lower_upper, y, lower=False)
+
+
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """The inverse of ``A``, given ``lu(A)``.
+
+    Args:
+        lower_upper: The packed factors from ``lu``, ``[..., N, N]``.
+        perm: The permutation from ``lu``, ``[..., N]``.
+        validate_args: Ignored.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., N, N]``.
+
+    Gradient: as ``lu_solve``'s.
+
+    >>> import ferrotape as ft
+    >>> a = ft.constant([[2.0, 0.0], [0.0, 4.0]])
+    >>> ft.linalg.lu_matrix_inverse(*ft.linalg.lu(a)).numpy()
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]], dtype=float32)
+    """
+    del validate_args, name
+    lower_upper = _square("lu_matrix_inverse", lower_upper)
+    n = lower_upper.shape[-1]
+    eye = _core.constant(_np.eye(n, dtype=lower_upper.dtype.name))
+    return lu_solve(lower_upper, perm, _core.broadcast_to(eye, lower_upper.shape))
+
+
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
+    """The matrix ``A`` whose ``lu`` is ``(lower_upper, perm)``.
+
+    Args:
+        lower_upper: The packed factors from ``lu``, ``[..., N, N]``.
+        perm: The permutation from ``lu``, ``[..., N]``.
+        validate_args: Ignored.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., N, N]``.
+
+    Gradient: through ``L @ U`` (``perm`` is an index).
+
+    >>> import ferrotape as ft
+    >>> a = ft.constant([[1.0, 2.0], [4.0, 4.0]])
+    >>> ft.linalg.lu_reconstruct(*ft.linalg.lu(a)).numpy()
+    array([[1., 2.],
+           [4., 4.]], dtype=float32)
+    """
+    del validate_args, name
+    lower_upper = _square("lu_reconstruct", lower_upper)
+    product = _matmul(_unit_lower(lower_upper), band_part(lower_upper, 0, -1))
+    perm = _core.convert_to_tensor(perm)
+
+    def unpermute(m, p):
+        inverse = _np.argsort(p.numpy()).astype(p.numpy().dtype)
+        return _core.gather(m, _core.constant(inverse))
+
+    return _per_matrix(unpermute, product, perm)
+
+
 __all__ = [
     *_native,
     "band_part",
+    "cholesky",
     "cholesky_solve",
     "cross",
     "diag",
@@ -727,6 +938,10 @@ __all__ = [
     "l2_normalize",
     "logdet",
     "lstsq",
+    "lu",
+    "lu_matrix_inverse",
+    "lu_reconstruct",
+    "lu_solve",
     "matvec",
     "norm",
     "normalize",
