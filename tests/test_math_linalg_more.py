@@ -647,3 +647,26 @@ def test_lu_family():
     )
     np.testing.assert_allclose(ft.linalg.lu_reconstruct(lower_upper, perm).numpy(), m, rtol=1e-12)
     assert ft.linalg.lu(m[0], output_idx_type=ft.int64)[1].dtype == ft.int64
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("full", [False, True])
+def test_qr(shape, full):
+    a = RNG.normal(size=shape)
+    mode = "complete" if full else "reduced"
+    q, r = ft.linalg.qr(a, full_matrices=full)
+    want_q, want_r = np.linalg.qr(a, mode=mode)  # LAPACK's Householder signs, as TF
+    np.testing.assert_allclose(q.numpy(), want_q, atol=1e-12)
+    np.testing.assert_allclose(r.numpy(), want_r, atol=1e-12)
+    # Gradients are checked on the reduced factors, which (with LAPACK's sign rule) are smooth
+    # functions of a full-rank input.
+    check_grad(lambda x: ft.linalg.qr(x)[0], lambda x: np.linalg.qr(x)[0], a, tol=1e-5)
+    check_grad(lambda x: ft.linalg.qr(x)[1], lambda x: np.linalg.qr(x)[1], a, tol=1e-5)
+
+
+def test_qr_leaves_zero_columns_alone():
+    a = np.array([[-1.0, 2.0], [0.0, 3.0], [0.0, 1.0]])
+    q, r = ft.linalg.qr(a)
+    want_q, want_r = np.linalg.qr(a)
+    np.testing.assert_allclose(q.numpy(), want_q, atol=1e-12)
+    np.testing.assert_allclose(r.numpy(), want_r, atol=1e-12)

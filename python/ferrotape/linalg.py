@@ -924,6 +924,67 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     return _per_matrix(unpermute, product, perm)
 
 
+def qr(input, full_matrices=False, name=None):  # noqa: A002
+    """The QR decomposition of each innermost matrix, by Householder reflections.
+
+    ``input = Q @ R`` with ``Q`` orthonormal columns and ``R`` upper triangular; the reflections
+    follow LAPACK's convention (``R``'s diagonal takes the opposite sign of the column's leading
+    entry), so the signs agree with TensorFlow's.
+
+    Args:
+        input: A floating tensor of shape ``[..., M, N]``.
+        full_matrices: If true, ``Q`` is ``[..., M, M]`` and ``R`` ``[..., M, N]``; else ``Q`` is
+            ``[..., M, K]`` and ``R`` ``[..., K, N]`` with ``K = min(M, N)``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(q, r)``.
+
+    Gradient: through the reflections, for both outputs.
+
+    >>> import ferrotape as ft
+    >>> q, r = ft.linalg.qr(ft.constant([[3.0, 1.0], [4.0, 2.0]], ft.float64))
+    >>> r.numpy().round(4)
+    array([[-5. , -2.2],
+           [ 0. ,  0.4]])
+    """
+    del name
+    a = _matrix("qr", input)
+    m, n = a.shape[-2], a.shape[-1]
+    k_max = min(m, n)
+    dtype = a.dtype.name
+    r = a
+    q = _core.broadcast_to(_core.constant(_np.eye(m, dtype=dtype)), [*a.shape[:-2], m, m])
+    for k in range(min(m - 1, n)):  # the last row of a tall matrix needs no reflection
+        x = r[..., k:, k]
+        alpha = x[..., 0]
+        norm_x = _core.sqrt(_core.reduce_sum(_core.square(x), -1))
+        sign = _core.select(
+            _core.less(alpha, _core.zeros_like(alpha)),
+            -_core.ones_like(alpha),
+            _core.ones_like(alpha),
+        )
+        beta = -sign * norm_x
+        v = _core.concat([_core.expand_dims(alpha - beta, -1), x[..., 1:]], -1)
+        # LAPACK leaves a column whose entries below the diagonal are all 0 as it is (H = I).
+        tail_zero = _core.constant(~(_np.abs(x[..., 1:].numpy()).sum(-1) > 0))
+        vv = _core.reduce_sum(_core.square(v), -1)
+        safe = _core.select(tail_zero, _core.ones_like(vv), vv)
+        coef = _core.select(tail_zero, _core.zeros_like(vv), 2.0 / safe)
+        v_col = _core.expand_dims(v, -1)
+        coef = _core.expand_dims(_core.expand_dims(coef, -1), -1)
+        block = r[..., k:, :]
+        block = block - coef * _matmul(v_col, _matmul(v_col, block, transpose_a=True))
+        r = _core.concat([r[..., :k, :], block], -2)
+        q_block = q[..., :, k:]
+        q_block = q_block - coef * _matmul(_matmul(q_block, v_col), v_col, transpose_b=True)
+        q = _core.concat([q[..., :, :k], q_block], -1)
+    r = band_part(r, 0, -1)
+    if full_matrices:
+        return q, r
+    return q[..., :, :k_max], r[..., :k_max, :]
+
+
 __all__ = [
     *_native,
     "band_part",
@@ -945,6 +1006,7 @@ __all__ = [
     "matvec",
     "norm",
     "normalize",
+    "qr",
     "set_diag",
     "slogdet",
     "tensor_diag",
