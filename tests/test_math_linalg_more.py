@@ -670,3 +670,32 @@ def test_qr_leaves_zero_columns_alone():
     want_q, want_r = np.linalg.qr(a)
     np.testing.assert_allclose(q.numpy(), want_q, atol=1e-12)
     np.testing.assert_allclose(r.numpy(), want_r, atol=1e-12)
+
+
+def test_sqrtm():
+    m = RNG.normal(size=(2, 3, 3))
+    spd = m @ np.swapaxes(m, -1, -2) + np.eye(3)
+    root = ft.linalg.sqrtm(spd).numpy()
+    w, v = np.linalg.eigh(spd)
+    np.testing.assert_allclose(
+        root, v @ (np.sqrt(w)[..., None] * np.swapaxes(v, -1, -2)), rtol=1e-10
+    )
+    general = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
+    np.testing.assert_allclose(
+        ft.linalg.sqrtm(general).numpy() @ ft.linalg.sqrtm(general).numpy(), general
+    )
+
+    def ref(a):  # the principal root of a symmetric positive-definite matrix
+        w, v = np.linalg.eigh(a)
+        return v @ (np.sqrt(w)[..., None] * np.swapaxes(v, -1, -2))
+
+    # Symmetric perturbations keep the eigh reference valid: differentiate through (a + a^T) / 2.
+    check_grad(
+        lambda a: ft.linalg.sqrtm((a + ft.linalg.matrix_transpose(a)) * 0.5),
+        lambda a: ref((a + a.T) / 2),
+        spd[0],
+        tol=1e-5,
+    )
+    assert ft.matrix_square_root is ft.linalg.sqrtm
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.sqrtm(-np.eye(2))

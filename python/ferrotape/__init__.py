@@ -48,6 +48,7 @@ from .dtypes import (
 )
 from .einsum import einsum, tensordot
 from .gradients import custom_gradient, stop_gradient
+from .linalg import sqrtm as matrix_square_root
 from .math import cumsum, realdiv, scalar_mul
 from .module import Module
 from .nn import batch_to_space, space_to_batch
@@ -217,6 +218,7 @@ def __getattr__(name):
 __all__ = [
     *_native,
     "cumsum",
+    "matrix_square_root",
     "realdiv",
     "scalar_mul",
     "DType",

@@ -10,8 +10,8 @@ from . import _core
 from ._exports.linalg import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.linalg import __all__ as _native
 from ._exports.linalg import det as _det
+from ._exports.linalg import inv, matrix_transpose
 from ._exports.linalg import matmul as _matmul
-from ._exports.linalg import matrix_transpose
 from ._exports.linalg import solve as _solve
 from ._nn_impl import l2_normalize
 from .clip import global_norm
@@ -985,6 +985,52 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
     return q[..., :, :k_max], r[..., :k_max, :]
 
 
+def sqrtm(input, name=None):  # noqa: A002
+    """The principal square root ``X`` (``X @ X = input``) of each innermost square matrix.
+
+    Computed by the Denman-Beavers iteration ``Y <- (Y + Z^-1) / 2``, ``Z <- (Z + Y^-1) / 2``
+    from ``Y = input``, ``Z = I``, run until ``Y`` stops changing (TensorFlow uses a Schur
+    method; both give the principal root). The input must have no eigenvalue on the closed
+    negative real axis.
+
+    Args:
+        input: A floating tensor of shape ``[..., N, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype.
+
+    Raises:
+        InvalidArgumentError: if the iteration does not converge (no principal root).
+
+    Gradient: through the iterations (which converge with their derivatives).
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.sqrtm(ft.constant([[4.0, 0.0], [0.0, 9.0]], ft.float64)).numpy()
+    array([[2., 0.],
+           [0., 3.]])
+    """
+    del name
+    a = _square("sqrtm", input)
+    y = a
+    z = _core.broadcast_to(_core.constant(_np.eye(a.shape[-1], dtype=a.dtype.name)), a.shape)
+    tolerance = 10 * _np.finfo(a.dtype.name).eps
+    for _ in range(100):
+        y_next = (y + inv(z)) * 0.5
+        z = (z + inv(y)) * 0.5
+        change = _np.abs(y_next.numpy() - y.numpy()).max(initial=0.0)
+        scale = max(_np.abs(y_next.numpy()).max(initial=0.0), 1.0)
+        y = y_next
+        if not _np.isfinite(change):
+            break
+        if change <= tolerance * scale:
+            # One more step settles the derivative as well as the value.
+            return (y + inv(z)) * 0.5
+    raise InvalidArgumentError(
+        "sqrtm: the iteration did not converge; the input has no principal square root"
+    )
+
+
 __all__ = [
     *_native,
     "band_part",
@@ -1009,6 +1055,7 @@ __all__ = [
     "qr",
     "set_diag",
     "slogdet",
+    "sqrtm",
     "tensor_diag",
     "tensor_diag_part",
     "tensordot",
