@@ -699,3 +699,15 @@ def test_sqrtm():
     assert ft.matrix_square_root is ft.linalg.sqrtm
     with pytest.raises(InvalidArgumentError):
         ft.linalg.sqrtm(-np.eye(2))
+
+
+def test_nextafter():
+    x1 = np.array([1.0, 0.0, -1.0])
+    x2 = np.array([2.0, -1.0, -1.0])
+    out = ft.math.nextafter(x1, x2)
+    assert out.dtype == ft.float64
+    np.testing.assert_array_equal(out.numpy(), np.nextafter(x1, x2))
+    f32 = ft.math.nextafter(ft.constant([1.0]), ft.constant([0.0]))
+    np.testing.assert_array_equal(f32.numpy(), np.nextafter(np.float32(1.0), np.float32(0.0)))
+    with pytest.raises(InvalidArgumentError):
+        ft.math.nextafter(ft.constant([1]), ft.constant([2]))

@@ -1134,3 +1134,31 @@ def rint(x, name=None):
     """
     del name
     return _core.round(_floating("rint", _core.convert_to_tensor(x)))
+
+
+def nextafter(x1, x2, name=None):
+    """The next representable value after ``x1`` in the direction of ``x2``, element-wise.
+
+    Args:
+        x1: A float32 or float64 tensor.
+        x2: A tensor of ``x1``'s dtype, broadcastable with it.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the broadcast shape and ``x1``'s dtype; not differentiable (as TensorFlow).
+
+    Raises:
+        InvalidArgumentError: if ``x1`` is not float32 or float64.
+
+    >>> import ferrotape as ft
+    >>> float(ft.math.nextafter(ft.constant(1.0, ft.float64), 2.0).numpy()) - 1.0
+    2.220446049250313e-16
+    """
+    del name
+    x1, x2 = _tensors(x1, x2)
+    if x1.dtype.name not in ("float32", "float64") or x2.dtype != x1.dtype:
+        raise InvalidArgumentError(
+            f"nextafter: expected two float32 or float64 tensors of one dtype, received "
+            f"{x1.dtype.name} and {x2.dtype.name}"
+        )
+    return _core.constant(np.nextafter(x1.numpy(), x2.numpy()))
