@@ -711,3 +711,17 @@ def test_nextafter():
     np.testing.assert_array_equal(f32.numpy(), np.nextafter(np.float32(1.0), np.float32(0.0)))
     with pytest.raises(InvalidArgumentError):
         ft.math.nextafter(ft.constant([1]), ft.constant([2]))
+
+
+def test_eigvalsh():
+    m = RNG.normal(size=(2, 4, 4))
+    sym = m + np.swapaxes(m, -1, -2)
+    np.testing.assert_allclose(ft.linalg.eigvalsh(sym).numpy(), np.linalg.eigvalsh(sym), atol=1e-12)
+    # Only the lower triangle is read (NumPy's default UPLO="L" too).
+    np.testing.assert_allclose(ft.linalg.eigvalsh(m).numpy(), np.linalg.eigvalsh(m), atol=1e-12)
+    np.testing.assert_allclose(
+        ft.linalg.eigvalsh(np.ones((3, 3))).numpy(), [0.0, 0.0, 3.0], atol=1e-12
+    )
+    check_grad(ft.linalg.eigvalsh, np.linalg.eigvalsh, m[0], tol=1e-5)
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.eigvalsh(np.ones((2, 3)))
