@@ -725,3 +725,15 @@ def test_eigvalsh():
     check_grad(ft.linalg.eigvalsh, np.linalg.eigvalsh, m[0], tol=1e-5)
     with pytest.raises(InvalidArgumentError):
         ft.linalg.eigvalsh(np.ones((2, 3)))
+
+
+def test_atan2():
+    y = np.array([1.0, 1.0, -1.0, 0.0, -0.0, 0.0, 0.0, -2.0, 3.0])
+    x = np.array([1.0, -1.0, 0.0, -1.0, -1.0, 0.0, 2.0, -0.5, 0.0])
+    np.testing.assert_allclose(ft.math.atan2(y, x).numpy(), np.arctan2(y, x), rtol=1e-15)
+    assert np.signbit(ft.math.atan2(y, x).numpy()[4])  # atan2(-0, -1) = -pi
+    assert ft.atan2 is ft.math.atan2
+    yy, xx = RNG.normal(size=(2, 3)), RNG.normal(size=(3,))
+    check_grad(ft.math.atan2, np.arctan2, yy, xx)
+    with pytest.raises(InvalidArgumentError):
+        ft.math.atan2(ft.constant([1]), ft.constant([1]))

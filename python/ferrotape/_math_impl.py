@@ -1162,3 +1162,39 @@ def nextafter(x1, x2, name=None):
             f"{x1.dtype.name} and {x2.dtype.name}"
         )
     return _core.constant(np.nextafter(x1.numpy(), x2.numpy()))
+
+
+def atan2(y, x, name=None):
+    """The element-wise angle of the point ``(x, y)``: ``arctan(y / x)`` in the right quadrant.
+
+    Computed by the half-angle identity ``2 * atan(y / (hypot(x, y) + x))``, which stays exact
+    and differentiable everywhere except on the negative x-axis and at the origin; those points
+    take ``+-pi`` (by the sign of ``y``, zeros included) and ``+-0`` or ``+-pi`` as IEEE's atan2.
+
+    Args:
+        y: A floating tensor.
+        x: A tensor of ``y``'s dtype, broadcastable with ``y``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the broadcast shape, in ``[-pi, pi]``.
+
+    Gradient: ``x / (x**2 + y**2)`` for ``y`` and ``-y / (x**2 + y**2)`` for ``x``.
+
+    >>> import ferrotape as ft
+    >>> ft.math.atan2(ft.constant([1.0, 1.0, -1.0]), ft.constant([1.0, -1.0, 0.0])).numpy().round(4)
+    array([ 0.7854,  2.3562, -1.5708], dtype=float32)
+    """
+    del name
+    y, x = _tensors(y, x)
+    _floating("atan2", y)
+    shape = list(np.broadcast_shapes(tuple(y.shape), tuple(x.shape)))
+    y, x = _core.broadcast_to(y, shape), _core.broadcast_to(x, shape)
+    yv, xv = y.numpy(), x.numpy()
+    # The half-angle formula's denominator vanishes on the closed negative x-axis: those points
+    # (a zero-measure set, with a zero or undefined gradient in TF too) take NumPy's value.
+    axis = (yv == 0) & (xv <= 0)
+    radius = _core.sqrt(_core.square(x) + _core.square(y))
+    denominator = _core.select(_core.constant(axis), _core.ones_like(x), radius + x)
+    angle = 2.0 * _core.atan(y / denominator)
+    return _core.select(_core.constant(axis), _core.constant(np.arctan2(yv, xv)), angle)

@@ -13,6 +13,7 @@ from ._exports.math import __all__ as _native
 from ._math_impl import (
     accumulate_n,
     angle,
+    atan2,
     bincount,
     confusion_matrix,
     conj,
@@ -126,6 +127,7 @@ def log_sigmoid(x, name=None):
 __all__ = [
     *_native,
     "angle",
+    "atan2",
     "bincount",
     "confusion_matrix",
     "conj",
