@@ -737,3 +737,28 @@ def test_atan2():
     check_grad(ft.math.atan2, np.arctan2, yy, xx)
     with pytest.raises(InvalidArgumentError):
         ft.math.atan2(ft.constant([1]), ft.constant([1]))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_banded_triangular_solve(lower, adjoint):
+    k, m = 3, 4
+    bands = RNG.normal(size=(k, m)) + 3.0 * (np.arange(k) == (0 if lower else k - 1))[:, None]
+    rhs = RNG.normal(size=(m, 2))
+
+    def ref(b, r):
+        a = np.zeros((m, m))
+        for i in range(k):
+            for j in range(m - i):
+                if lower:
+                    a[j + i, j] = b[i, j + i]  # right-aligned subdiagonal i
+                else:
+                    a[j, j + i] = b[k - 1 - i, j]  # left-aligned superdiagonal i
+        return np.linalg.solve(a.T if adjoint else a, r)
+
+    check_grad(
+        lambda b, r: ft.linalg.banded_triangular_solve(b, r, lower=lower, adjoint=adjoint),
+        ref,
+        bands,
+        rhs,
+    )

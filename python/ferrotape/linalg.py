@@ -1098,9 +1098,46 @@ def eigvalsh(tensor, name=None):
     raise InvalidArgumentError("eigvalsh: the Jacobi rotations did not converge")
 
 
+def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
+    """``x`` with ``A @ x = rhs`` for a banded triangular ``A`` given by its ``K`` bands.
+
+    Args:
+        bands: A floating tensor of shape ``[..., K, M]``. With ``lower``, row 0 is the diagonal
+            and row ``i`` the ``i``-th subdiagonal, right-aligned; otherwise row ``K - 1`` is the
+            diagonal and row ``K - 1 - i`` the ``i``-th superdiagonal, left-aligned (TensorFlow's
+            LEFT_RIGHT layout). Entries outside the matrix are ignored.
+        rhs: A tensor of shape ``[..., M, N]``.
+        lower: Whether ``A`` is lower (else upper) triangular.
+        adjoint: If true, solve with the transpose of ``A``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[..., M, N]``.
+
+    Gradient: as ``triangular_solve``'s, for the bands read and ``rhs``.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.banded_triangular_solve([[2.0, 2.0], [0.0, 1.0]], [[2.0], [3.0]]).numpy()
+    array([[1.],
+           [1.]], dtype=float32)
+    """
+    del name
+    b = _matrix("banded_triangular_solve", bands)
+    k, m = b.shape[-2], b.shape[-1]
+    if k > m:
+        raise InvalidArgumentError(f"banded_triangular_solve: K = {k} bands exceed M = {m}")
+    dense = None
+    for i in range(k):
+        band = b[..., i, i:] if lower else b[..., k - 1 - i, : m - i]
+        part = diag(band, k=-i if lower else i)
+        dense = part if dense is None else dense + part
+    return triangular_solve(dense, rhs, lower=lower, adjoint=adjoint)
+
+
 __all__ = [
     *_native,
     "band_part",
+    "banded_triangular_solve",
     "cholesky",
     "cholesky_solve",
     "cross",
