@@ -762,3 +762,16 @@ def test_banded_triangular_solve(lower, adjoint):
         bands,
         rhs,
     )
+
+
+def test_eigh_tridiagonal():
+    alpha, beta = RNG.normal(size=5), RNG.normal(size=4)
+
+    def ref(a, b):
+        return np.linalg.eigvalsh(np.diag(a) + np.diag(b, 1) + np.diag(b, -1))
+
+    check_grad(ft.linalg.eigh_tridiagonal, ref, alpha, beta, tol=1e-5)
+    with pytest.raises(NotImplementedError):
+        ft.linalg.eigh_tridiagonal(alpha, beta, eigvals_only=False)
+    with pytest.raises(InvalidArgumentError):
+        ft.linalg.eigh_tridiagonal(alpha, beta[:2])

@@ -1134,6 +1134,58 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     return triangular_solve(dense, rhs, lower=lower, adjoint=adjoint)
 
 
+def eigh_tridiagonal(
+    alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None, name=None
+):
+    """The eigenvalues, ascending, of the symmetric tridiagonal matrix with diagonal ``alpha``
+    and off-diagonal ``beta``.
+
+    Computed as ``eigvalsh`` of the dense matrix; only ``eigvals_only=True`` with
+    ``select="a"`` (all eigenvalues) is supported.
+
+    Args:
+        alpha: A floating 1-D tensor of length ``N``, the diagonal.
+        beta: A 1-D tensor of length ``N - 1`` and ``alpha``'s dtype, the off-diagonal.
+        eigvals_only: Only true is supported.
+        select: Only ``"a"`` is supported.
+        select_range: Unused with ``select="a"``.
+        tol: Ignored (the Jacobi rotations run to full precision).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of shape ``[N]``, ascending.
+
+    Raises:
+        UnimplementedError: for eigenvectors or a selected subset.
+        InvalidArgumentError: if ``beta`` is not one shorter than ``alpha``.
+
+    Gradient: as ``eigvalsh``'s, for ``alpha`` and ``beta``.
+
+    >>> import ferrotape as ft
+    >>> alpha, beta = ft.constant([2.0, 2.0], ft.float64), ft.constant([1.0], ft.float64)
+    >>> ft.linalg.eigh_tridiagonal(alpha, beta).numpy()
+    array([1., 3.])
+    """
+    del select_range, tol, name
+    if not eigvals_only or select != "a":
+        raise UnimplementedError(
+            "eigh_tridiagonal: only eigvals_only=True with select='a' is supported"
+        )
+    alpha = _core.convert_to_tensor(alpha)
+    if not _core.is_tensor(beta):
+        beta = _core.convert_to_tensor(beta, dtype=alpha.dtype)
+    n = alpha.shape[-1] if alpha.shape else 0
+    if len(alpha.shape) != 1 or list(beta.shape) != [n - 1]:
+        raise InvalidArgumentError(
+            f"eigh_tridiagonal: expected alpha of shape [N] and beta of shape [N - 1], received "
+            f"{alpha.shape} and {beta.shape}"
+        )
+    dense = diag(alpha)
+    if n > 1:
+        dense = dense + diag(beta, k=1) + diag(beta, k=-1)
+    return eigvalsh(dense)
+
+
 __all__ = [
     *_native,
     "band_part",
@@ -1144,6 +1196,7 @@ __all__ = [
     "diag",
     "diag_part",
     "expm",
+    "eigh_tridiagonal",
     "eigvalsh",
     "einsum",
     "global_norm",
