@@ -48,6 +48,8 @@ from .dtypes import (
 )
 from .einsum import einsum, tensordot
 from .gradients import custom_gradient, stop_gradient
+from .linalg import sqrtm as matrix_square_root
+from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
 from .nn import batch_to_space, space_to_batch
 from .norms import norm
@@ -215,6 +217,11 @@ def __getattr__(name):
 # The names defined in Python; the native ones come from the generated _exports.toplevel.
 __all__ = [
     *_native,
+    "atan2",
+    "cumsum",
+    "matrix_square_root",
+    "realdiv",
+    "scalar_mul",
     "DType",
     "GradientTape",
     "Module",
