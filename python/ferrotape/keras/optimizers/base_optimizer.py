@@ -151,13 +151,15 @@ class BaseOptimizer:
         self.built = False
         self._variables = []
         self._trainable_variables = []
+        # Keyed by `variable.ref()`, not id(): a deep copy or unpickled optimizer keys its
+        # copied variables (a reference copies as a reference to the copy).
         self._trainable_variables_indices = {}
         self._slots = []
         self._variable_shapes = []
         self._variable_dtypes = []
         self._decay_flags = []
         self._model_variables_moving_average = []
-        self._exclude_from_weight_decay_ids = set()
+        self._exclude_from_weight_decay_refs = set()
         self._exclude_from_weight_decay_pattern = None
 
         self._iterations = self.add_variable(
@@ -390,14 +392,14 @@ class BaseOptimizer:
                 f"{type(self).__name__}: `exclude_from_weight_decay()` can only be configured "
                 "before the optimizer is built."
             )
-        self._exclude_from_weight_decay_ids = {v.ref() for v in var_list or ()}
+        self._exclude_from_weight_decay_refs = {v.ref() for v in var_list or ()}
         if var_names:
             self._exclude_from_weight_decay_pattern = re.compile("|".join(set(var_names)))
         else:
             self._exclude_from_weight_decay_pattern = None
 
     def _use_weight_decay(self, variable):
-        if variable.ref() in self._exclude_from_weight_decay_ids:
+        if variable.ref() in self._exclude_from_weight_decay_refs:
             return False
         pattern = self._exclude_from_weight_decay_pattern
         return pattern is None or pattern.search(str(variable.name)) is None
