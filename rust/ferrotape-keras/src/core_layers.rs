@@ -31,12 +31,16 @@ impl Layer for Dense {
             ));
         }
         let x = autocast(x, kernel.dtype())?;
-        let y = ops::matmul(&x, &kernel, false, false).or_else(|_| {
-            // A rank-1 input is one sample: [in] → [1, in] → [out].
+        // A rank-1 input is one sample: [in] → [1, in] → [out]. Chosen by rank, not by retrying
+        // after a failed matmul, which would turn any error of the matmul (Ctrl-C's included)
+        // into a reshape error.
+        let y = if x.rank() == 1 {
             let row = ops::reshape(&x, &[1, units_in])?;
             let y = ops::matmul(&row, &kernel, false, false)?;
-            ops::reshape(&y, &[kernel.shape()[1]])
-        })?;
+            ops::reshape(&y, &[kernel.shape()[1]])?
+        } else {
+            ops::matmul(&x, &kernel, false, false)?
+        };
         let y = match &self.bias {
             Some(b) => ops::add(&y, &b.read())?,
             None => y,

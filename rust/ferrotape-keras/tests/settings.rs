@@ -135,3 +135,25 @@ fn every_activation_name_parses_and_silu_is_swish() {
         Activation::Swish
     );
 }
+
+#[test]
+fn dense_takes_one_sample_of_rank_1_and_leading_batch_axes() {
+    let weights = Weights::new().with("kernel", Some(variable(vec![1.0, 2.0], &[1, 2])));
+    let dense = NativeLayer::new("Dense", weights, 0).unwrap();
+    let linear = dense.settings().with("activation", Setting::None);
+    let one = dense
+        .call(&tensor(vec![3.0], &[1]), false, &linear)
+        .unwrap();
+    assert_eq!(
+        (one.shape().to_vec(), values(&one)),
+        (vec![2], vec![3.0, 6.0])
+    );
+    let batch = dense
+        .call(&tensor(vec![1.0, 2.0], &[2, 1, 1]), false, &linear)
+        .unwrap();
+    assert_eq!(batch.shape(), [2, 1, 2]);
+    let wrong = dense
+        .call(&tensor(vec![1.0, 2.0], &[2]), false, &linear)
+        .unwrap_err();
+    assert!(wrong.to_string().contains("1 features"), "{wrong}");
+}
