@@ -3,6 +3,7 @@ variables, dtypes, layers and models; ``ref()``/``deref()``; numpy's ``__array__
 (a read-only view where the layout allows, ``copy=`` honoured); bfloat16 through ml_dtypes."""
 
 import copy
+import gc
 import pickle
 
 import ml_dtypes
@@ -199,16 +200,72 @@ def test_dlpack_export_shares_memory_read_only_with_numpy():
         strided.__dlpack__(copy=False)
 
 
-def test_dlpack_capsules_round_trip_and_import_copies():
+def test_dlpack_capsules_round_trip():
     dlpack = ft.experimental.dlpack
     v = ft.Variable([1, 2, 3])
     back = dlpack.from_dlpack(dlpack.to_dlpack(v))
     assert back.dtype == ft.int32
+    v.assign([7, 8, 9])  # the variable copies its shared buffer before writing
     np.testing.assert_array_equal(back.numpy(), [1, 2, 3])
-    source = np.arange(4.0)
-    imported = dlpack.from_dlpack(source)
-    source[0] = 99.0  # the import is a copy: ferrotape's tensors own their memory
-    np.testing.assert_array_equal(imported.numpy(), [0.0, 1.0, 2.0, 3.0])
+
+
+def test_dlpack_import_shares_memory_without_a_copy():
+    source = np.arange(6.0).reshape(2, 3)
+    imported = ft.experimental.dlpack.from_dlpack(source)
+    assert imported.dtype == ft.float64 and imported.shape == (2, 3)
+    assert np.shares_memory(np.asarray(imported), source)
+    source[0, 0] = 99.0  # shared memory, as TensorFlow's import: the producer's write shows
+    assert imported.numpy()[0, 0] == 99.0
+    np.testing.assert_array_equal((imported * 2).numpy(), source * 2)
+    # The tensor keeps the memory alive after the producer's last reference is gone.
+    del source
+    gc.collect()
+    np.testing.assert_array_equal(imported.numpy()[1], [3.0, 4.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        np.arange(4, dtype=np.float32),
+        np.arange(4, dtype=np.float16),
+        np.arange(4, dtype=np.int32),
+        np.arange(4, dtype=np.int64),
+        np.arange(4).astype("bfloat16"),
+    ],
+    ids=lambda a: str(a.dtype),
+)
+def test_dlpack_import_shares_every_dtype_held_as_is(source):
+    shared = ft._core.share_numpy(source)
+    assert shared is not None
+    assert shared.numpy().dtype == source.dtype
+    np.testing.assert_array_equal(shared.numpy().astype(np.float64), np.arange(4.0))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        np.arange(6.0).reshape(2, 3)[:, ::2],  # strided
+        np.array([True, False]),  # numpy does not promise bytes of 0 or 1
+        np.arange(3, dtype=np.uint8),  # widened to int32 on import
+        np.frombuffer(b"\0" + np.arange(3.0, dtype=np.float32).tobytes(), np.float32, 3, 1),
+    ],
+    ids=["strided", "bool", "uint8", "misaligned"],
+)
+def test_dlpack_import_copies_what_cannot_be_lent(source):
+    assert ft._core.share_numpy(source) is None
+    imported = ft.experimental.dlpack.from_dlpack(np.ascontiguousarray(source))
+    np.testing.assert_array_equal(imported.numpy(), source)
+    copied = ft.convert_to_tensor(source)
+    np.testing.assert_array_equal(copied.numpy(), source)
+
+
+def test_a_variable_made_from_an_import_never_writes_the_producer():
+    source = np.ones(3, dtype=np.float32)
+    v = ft.Variable(ft.experimental.dlpack.from_dlpack(source))
+    v.assign_add([1.0, 2.0, 3.0])
+    ft.keras.optimizers.SGD(0.5).apply_gradients([(ft.ones(3), v)])
+    np.testing.assert_array_equal(source, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(v.numpy(), [1.5, 2.5, 3.5])
 
 
 def test_dlpack_with_torch_both_ways():
@@ -218,5 +275,9 @@ def test_dlpack_with_torch_both_ways():
     assert shared.data_ptr() == np.asarray(t).ctypes.data  # no copy
     assert shared.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert torch.as_tensor(t).tolist() == [[1.0, 2.0], [3.0, 4.0]]
-    back = ft.experimental.dlpack.from_dlpack(torch.arange(3.0))
+    source = torch.arange(3.0)
+    back = ft.experimental.dlpack.from_dlpack(source)
+    assert np.asarray(back).ctypes.data == source.data_ptr()  # no copy
     np.testing.assert_array_equal(back.numpy(), [0.0, 1.0, 2.0])
+    with pytest.raises(TypeError, match="from_dlpack.*bfloat16"):
+        ft.experimental.dlpack.from_dlpack(torch.ones(2, dtype=torch.bfloat16))

@@ -117,6 +117,7 @@ __all__ = [
     "select",
     "set_simd_level",
     "shape",
+    "share_numpy",
     "sigmoid",
     "sign",
     "simd_level",
@@ -778,6 +779,13 @@ def shape(
     name: str | None = None,
 ) -> Tensor:
     """The shape of a tensor as an int32 (or `out_type`) tensor."""
+
+def share_numpy(array: Any) -> Any:
+    """A tensor over a numpy array's memory, without a copy: DLPack's import side (numpy consumes
+    the capsule, and the tensor keeps the numpy array, and so the capsule's owner, alive). `None`,
+    for the caller to copy, where the memory cannot be lent as it is: a layout that is not
+    C-contiguous, misaligned memory, bool (numpy does not promise bytes of 0 or 1, which Rust's bool
+    requires) and the dtypes ferrotape widens (uint8, int16, ...)."""
 
 def sigmoid(x: _TensorLike, name: str | None = None) -> Tensor:
     """1/(1 + exp(-x)); d/dx = y(1 - y)."""

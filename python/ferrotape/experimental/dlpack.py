@@ -1,7 +1,9 @@
 """``ft.experimental.dlpack``: tensors to and from other libraries through DLPack capsules.
 
-Exporting shares the tensor's memory (no copy where its layout allows); importing copies the
-values into a new ferrotape tensor, because ferrotape's tensors own their memory.
+Both directions share memory without a copy where the layout allows (a contiguous tensor of a
+dtype both sides have), as TensorFlow's do: an imported tensor reads the producer's memory, so
+a later in-place write by the producer (``torch_tensor.add_(1)``) shows through it. ferrotape
+itself never writes into imported memory: assigning to a variable made from one copies first.
 
 >>> import numpy as np
 >>> import ferrotape as ft
@@ -53,10 +55,26 @@ def from_dlpack(dlcapsule):
         dlcapsule: a ``PyCapsule`` from a ``to_dlpack``, or an object with ``__dlpack__``.
 
     Returns:
-        A ``Tensor`` with the same shape, dtype and values (copied into ferrotape's memory).
+        A ``Tensor`` with the same shape, dtype and values, sharing the producer's memory when
+        it is C-contiguous, aligned and of a dtype ferrotape holds as it is (float16/32/64,
+        bfloat16, int32, int64); otherwise a copy (bool, uint8, int16, ... and strided layouts).
+
+    Raises:
+        TypeError: the producer's dtype has no DLPack import in numpy (bfloat16, complex).
     """
     producer = dlcapsule if hasattr(dlcapsule, "__dlpack__") else _Capsule(dlcapsule)
-    return _core.convert_to_tensor(np.from_dlpack(producer))
+    try:
+        array = np.from_dlpack(producer)
+    except RuntimeError as e:
+        if "dtype" not in str(e):
+            raise
+        raise TypeError(
+            f"from_dlpack: numpy, which reads DLPack for ferrotape, cannot import this dtype "
+            f"({e}); bfloat16 and complex tensors are among these: convert them on the "
+            "producer's side first (for a torch tensor: t.float())"
+        ) from e
+    shared = _core.share_numpy(array)
+    return shared if shared is not None else _core.convert_to_tensor(array)
 
 
 __all__ = ["from_dlpack", "to_dlpack"]

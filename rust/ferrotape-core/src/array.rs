@@ -308,7 +308,8 @@ impl Array {
         crate::with_buffer!(&*a.buf, v => Element::into_buffer(v[a.offset..a.offset + a.len()].to_vec()))
     }
 
-    /// Mutable access to a contiguous buffer when no other array shares it.
+    /// Mutable access to a contiguous buffer when no other array shares it (memory lent by
+    /// another library is copied on the first write; see [`crate::Storage`]).
     pub fn buffer_mut(&mut self) -> Option<&mut Buffer> {
         if self.offset != 0 || !self.is_contiguous() || self.buf.len() != self.len() {
             return None;

@@ -1,7 +1,8 @@
 //! Storage: one typed, reference-counted CPU buffer per tensor value.
 //!
-//! Design choice (hard to undo): storage is an enum over element types holding a plain `Vec`,
-//! shared through `Arc` by every view of it. Views (reshape, transpose, slices, broadcasts) are
+//! Design choice (hard to undo): storage is an enum over element types holding a [`Storage`]
+//! (a plain `Vec`, or another library's memory lent read-only by a DLPack import), shared
+//! through `Arc` by every view of it. Views (reshape, transpose, slices, broadcasts) are
 //! `Array` layouts over the same buffer. Kernels match on the enum once per call and then run
 //! monomorphised loops, so dispatch cost is per op, never per element. A second device adds a
 //! variant to [`Device`] and a device buffer behind the `gpu` feature; ops reach storage only
@@ -17,7 +18,7 @@
 //! up front. Views never allocate, but `Array::broadcast_to` checks its shape as if they did,
 //! because any kernel may materialise a view.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use half::{bf16, f16};
 
@@ -153,16 +154,136 @@ pub enum Device {
     Cpu,
 }
 
+/// What keeps another library's memory alive while a [`Storage`] reads it (for a DLPack
+/// import, the Python object that owns the capsule's memory).
+pub type ForeignOwner = Arc<dyn std::any::Any + Send + Sync>;
+
+/// The elements of a buffer: a `Vec` this library allocated, or memory another library owns
+/// and lends read-only (a zero-copy DLPack import).
+///
+/// Design choice (hard to undo): lent memory is never written. Tensors are immutable, and the
+/// one in-place path (a variable update, `Array::buffer_mut`) refuses lent storage, so the
+/// update copies it first; the lender's later writes, as with TensorFlow's DLPack import, show
+/// through (the memory is shared, as the protocol means it to be).
+pub struct Storage<T> {
+    repr: Repr<T>,
+}
+
+enum Repr<T> {
+    Owned(Vec<T>),
+    Lent {
+        ptr: std::ptr::NonNull<T>,
+        len: usize,
+        _owner: ForeignOwner,
+    },
+}
+
+// SAFETY: lent memory is only read, never written or freed through the pointer, and `_owner`
+// (itself `Send + Sync`) keeps it alive; reading `T: Send + Sync` values from any thread is sound.
+unsafe impl<T: Send + Sync> Send for Storage<T> {}
+unsafe impl<T: Send + Sync> Sync for Storage<T> {}
+
+impl<T: Copy> Storage<T> {
+    /// A view of `len` elements at `ptr` owned by `owner`.
+    ///
+    /// # Safety
+    /// `ptr` must be aligned for `T` and point to `len` initialised elements that stay valid,
+    /// and are not freed, for as long as `owner` is alive.
+    pub unsafe fn lent(ptr: std::ptr::NonNull<T>, len: usize, owner: ForeignOwner) -> Storage<T> {
+        Storage {
+            repr: Repr::Lent {
+                ptr,
+                len,
+                _owner: owner,
+            },
+        }
+    }
+
+    /// Whether the memory is another library's (see the type's docs).
+    pub fn is_lent(&self) -> bool {
+        matches!(self.repr, Repr::Lent { .. })
+    }
+
+    /// The elements as an owned `Vec` (a copy when lent).
+    pub fn into_vec(self) -> Vec<T> {
+        match self.repr {
+            Repr::Owned(v) => v,
+            Repr::Lent { .. } => self.to_vec(),
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for Storage<T> {
+    fn from(v: Vec<T>) -> Storage<T> {
+        Storage {
+            repr: Repr::Owned(v),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Storage<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match &self.repr {
+            Repr::Owned(v) => v,
+            // SAFETY: the contract of `Storage::lent`.
+            Repr::Lent { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts(ptr.as_ptr(), *len)
+            },
+        }
+    }
+}
+
+impl<T: Copy> std::ops::DerefMut for Storage<T> {
+    /// Lent memory is copied into an owned `Vec` first: it is never written (see the type).
+    fn deref_mut(&mut self) -> &mut [T] {
+        if let Repr::Lent { .. } = self.repr {
+            self.repr = Repr::Owned(self.to_vec());
+        }
+        match &mut self.repr {
+            Repr::Owned(v) => v,
+            Repr::Lent { .. } => unreachable!("made owned above"),
+        }
+    }
+}
+
+impl<T: Copy> Clone for Storage<T> {
+    fn clone(&self) -> Storage<T> {
+        match &self.repr {
+            Repr::Owned(v) => v.clone().into(),
+            Repr::Lent { ptr, len, _owner } => Storage {
+                repr: Repr::Lent {
+                    ptr: *ptr,
+                    len: *len,
+                    _owner: _owner.clone(),
+                },
+            },
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Storage<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: PartialEq> PartialEq<Vec<T>> for Storage<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        **self == **other
+    }
+}
+
 /// A typed, contiguous block of elements.
 #[derive(Clone, Debug)]
 pub enum Buffer {
-    F16(Vec<f16>),
-    BF16(Vec<bf16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    Bool(Vec<bool>),
+    F16(Storage<f16>),
+    BF16(Storage<bf16>),
+    F32(Storage<f32>),
+    F64(Storage<f64>),
+    I32(Storage<i32>),
+    I64(Storage<i64>),
+    Bool(Storage<bool>),
 }
 
 impl Buffer {
@@ -220,13 +341,13 @@ impl Buffer {
     /// A buffer with no elements.
     pub fn empty(dtype: DType) -> Buffer {
         match dtype {
-            DType::F16 => Buffer::F16(Vec::new()),
-            DType::BF16 => Buffer::BF16(Vec::new()),
-            DType::F32 => Buffer::F32(Vec::new()),
-            DType::F64 => Buffer::F64(Vec::new()),
-            DType::I32 => Buffer::I32(Vec::new()),
-            DType::I64 => Buffer::I64(Vec::new()),
-            DType::Bool => Buffer::Bool(Vec::new()),
+            DType::F16 => Buffer::F16(Vec::new().into()),
+            DType::BF16 => Buffer::BF16(Vec::new().into()),
+            DType::F32 => Buffer::F32(Vec::new().into()),
+            DType::F64 => Buffer::F64(Vec::new().into()),
+            DType::I32 => Buffer::I32(Vec::new().into()),
+            DType::I64 => Buffer::I64(Vec::new().into()),
+            DType::Bool => Buffer::Bool(Vec::new().into()),
         }
     }
 }
@@ -258,7 +379,7 @@ macro_rules! element {
                 }
             }
             fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$variant(v)
+                Buffer::$variant(v.into())
             }
             #[inline]
             fn to_f64(self) -> f64 {
@@ -295,7 +416,7 @@ element!(i64, I64, |x| x as f64, |v| {
 });
 element!(bool, Bool, |x| if x { 1.0 } else { 0.0 }, |v| v != 0.0);
 
-/// Runs `$body` with `$v` bound to the typed `Vec` inside a buffer, whatever its dtype.
+/// Runs `$body` with `$v` bound to the typed [`Storage`] inside a buffer, whatever its dtype.
 #[macro_export]
 macro_rules! with_buffer {
     ($buf:expr, $v:ident => $body:expr) => {
@@ -361,5 +482,21 @@ mod tests {
             panic!("float32 buffer expected");
         };
         assert!(v.iter().all(|x| *x == 0.0 && x.is_sign_negative()));
+    }
+
+    #[test]
+    fn lent_storage_is_read_in_place_and_copied_before_a_write() {
+        let lender = Arc::new(vec![1.0f32, 2.0, 3.0]);
+        let ptr = std::ptr::NonNull::new(lender.as_ptr() as *mut f32).unwrap();
+        // SAFETY: `lender` is the owner and holds the three elements for as long as it lives.
+        let mut lent = unsafe { Storage::lent(ptr, 3, lender.clone()) };
+        assert!(lent.is_lent() && lent.as_ptr() == lender.as_ptr());
+        let shared = lent.clone();
+        assert!(shared.is_lent() && shared.as_ptr() == lender.as_ptr());
+        lent[0] = 9.0; // copy on write: the lender's memory is never written
+        assert!(!lent.is_lent());
+        assert_eq!(*lender, vec![1.0, 2.0, 3.0]);
+        assert_eq!(lent, vec![9.0, 2.0, 3.0]);
+        assert_eq!(shared.into_vec(), vec![1.0, 2.0, 3.0]);
     }
 }

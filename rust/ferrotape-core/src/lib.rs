@@ -15,7 +15,9 @@ pub use array::{
     broadcast_shapes, checked_num_elements, for_each_offset, num_elements, row_major_strides,
     Array, Shape, Strides,
 };
-pub use buffer::{alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Device, Element};
+pub use buffer::{
+    alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Device, Element, ForeignOwner, Storage,
+};
 pub use dtype::DType;
 pub use error::{Error, Result};
 pub use half::{bf16, f16};

@@ -42,26 +42,25 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
             }
         };
     }
-    try_as!(f32, |a| Buffer::F32(typed_vec(a)));
-    try_as!(f64, |a| Buffer::F64(typed_vec(a)));
-    try_as!(i64, |a| Buffer::I64(typed_vec(a)));
-    try_as!(i32, |a| Buffer::I32(typed_vec(a)));
-    try_as!(bool, |a| Buffer::Bool(typed_vec(a)));
-    try_as!(f16, |a| Buffer::F16(typed_vec(a)));
-    try_as!(u8, |a| Buffer::I32(widen(a, |x| x as i32)));
-    try_as!(i8, |a| Buffer::I32(widen(a, |x| x as i32)));
-    try_as!(i16, |a| Buffer::I32(widen(a, |x| x as i32)));
-    try_as!(u16, |a| Buffer::I32(widen(a, |x| x as i32)));
-    try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64)));
-    try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64)));
+    try_as!(f32, |a| Buffer::F32(typed_vec(a).into()));
+    try_as!(f64, |a| Buffer::F64(typed_vec(a).into()));
+    try_as!(i64, |a| Buffer::I64(typed_vec(a).into()));
+    try_as!(i32, |a| Buffer::I32(typed_vec(a).into()));
+    try_as!(bool, |a| Buffer::Bool(typed_vec(a).into()));
+    try_as!(f16, |a| Buffer::F16(typed_vec(a).into()));
+    try_as!(u8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
+    try_as!(i8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
+    try_as!(i16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
+    try_as!(u16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
+    try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64).into()));
+    try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64).into()));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
     if kind == "bfloat16" {
         // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
         let bits = arr.call_method1("view", ("uint16",))?;
-        return Ok(Buffer::BF16(widen(
-            bits.cast::<PyArrayDyn<u16>>()?,
-            bf16::from_bits,
-        )));
+        return Ok(Buffer::BF16(
+            widen(bits.cast::<PyArrayDyn<u16>>()?, bf16::from_bits).into(),
+        ));
     }
     Err(type_error(format!(
         "Attempt to convert a numpy array of dtype {kind} to a Tensor: unsupported dtype"

@@ -97,6 +97,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(registry::op_table, m)?)?;
     m.add_function(wrap_pyfunction!(registry::recording_ops, m)?)?;
+    m.add_function(wrap_pyfunction!(protocols::share_numpy, m)?)?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;

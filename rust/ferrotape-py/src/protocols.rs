@@ -8,18 +8,22 @@
 //!   contiguous (TensorFlow does the same); the view keeps the buffer alive. A variable's view
 //!   holds a snapshot of its value: an update after `np.asarray(v)` copies the buffer first
 //!   (copy on write), so the view never changes under the reader.
+//! - DLPack goes both ways without a copy where the layout allows: `__dlpack__` exports through
+//!   numpy's exporter, and `share_numpy` makes a tensor over the array numpy imports.
 
-use ferrotape_autodiff::core::{Array, DType, Element};
+use std::sync::Arc;
+
+use ferrotape_autodiff::core::{Array, Buffer, DType, Element, ForeignOwner, Storage};
 use ferrotape_autodiff::Tensor;
-use half::f16;
+use half::{bf16, f16};
 use numpy::ndarray::{ArrayView, IxDyn};
-use numpy::PyArray;
+use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict, PyTuple};
 
 use crate::convert::to_numpy;
 use crate::dtype::PyDType;
-use crate::errors::value_error;
+use crate::errors::{value_error, Raise};
 use crate::tensor::{PyTensor, TensorLike};
 use crate::variable::PyVariable;
 
@@ -139,6 +143,72 @@ fn dlpack<'py>(
         kwargs.set_item("dl_device", d)?;
     }
     array.call_method("__dlpack__", (), Some(&kwargs))
+}
+
+/// A tensor over a numpy array's memory, without a copy: DLPack's import side (numpy consumes
+/// the capsule, and the tensor keeps the numpy array, and so the capsule's owner, alive).
+/// `None`, for the caller to copy, where the memory cannot be lent as it is: a layout that is
+/// not C-contiguous, misaligned memory, bool (numpy does not promise bytes of 0 or 1, which
+/// Rust's bool requires) and the dtypes ferrotape widens (uint8, int16, ...).
+///
+/// Args:
+///     array: A numpy array (typically from `np.from_dlpack`).
+///
+/// Returns:
+///     A `Tensor` sharing the array's memory, or `None` where it would need a copy.
+///
+/// For example:
+///
+/// ```python
+/// >>> import numpy as np
+/// >>> from ferrotape import _core
+/// >>> _core.share_numpy(np.arange(3.0)).numpy().tolist()
+/// [0.0, 1.0, 2.0]
+/// ```
+#[pyfunction]
+pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
+    /// Lends the elements of `array`, read as numpy's `N`, as ferrotape's `T` of the same bits.
+    fn lend<N: numpy::Element, T: Element>(
+        array: &Bound<'_, PyAny>,
+        wrap: fn(Storage<T>) -> Buffer,
+    ) -> PyResult<Option<Array>> {
+        const { assert!(std::mem::size_of::<N>() == std::mem::size_of::<T>()) };
+        let Ok(typed) = array.cast::<PyArrayDyn<N>>() else {
+            return Ok(None);
+        };
+        let len = typed.len();
+        let ptr = typed.data().cast::<T>();
+        if !typed.is_c_contiguous() || !ptr.is_aligned() {
+            return Ok(None);
+        }
+        // An empty array's pointer may dangle (numpy allows any): lend nothing, copy nothing.
+        let storage = match std::ptr::NonNull::new(ptr).filter(|_| len > 0) {
+            // SAFETY: the array is C-contiguous with `len` elements at the aligned `ptr`, each
+            // `N`'s bits being a valid `T` (same size; the pairs below are the same type, or
+            // bfloat16 seen as numpy's uint16), and the owner holds a reference to the array,
+            // which keeps its memory (numpy's, or the DLPack producer's behind it) alive.
+            Some(ptr) => unsafe {
+                let owner: ForeignOwner = Arc::new(typed.clone().into_any().unbind());
+                Storage::lent(ptr, len, owner)
+            },
+            None => Vec::new().into(),
+        };
+        Array::from_buffer(wrap(storage), typed.shape())
+            .raise()
+            .map(Some)
+    }
+    let kind: String = array.getattr("dtype")?.getattr("name")?.extract()?;
+    let shared = match kind.as_str() {
+        "float32" => lend::<f32, f32>(array, Buffer::F32)?,
+        "float64" => lend::<f64, f64>(array, Buffer::F64)?,
+        "float16" => lend::<f16, f16>(array, Buffer::F16)?,
+        "int32" => lend::<i32, i32>(array, Buffer::I32)?,
+        "int64" => lend::<i64, i64>(array, Buffer::I64)?,
+        // ml_dtypes' bfloat16 has our bits; numpy's uint16 view keeps the original alive.
+        "bfloat16" => lend::<u16, bf16>(&array.call_method1("view", ("uint16",))?, Buffer::BF16)?,
+        _ => None,
+    };
+    Ok(shared.map(|a| PyTensor::new(Tensor::new(a))))
 }
 
 /// What `ref()` returns: a hashable handle comparing by identity, as TensorFlow's

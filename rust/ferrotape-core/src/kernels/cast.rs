@@ -21,13 +21,13 @@ pub fn cast(a: &Array, dtype: DType) -> Result<Array> {
         return Ok(a.clone());
     }
     let buf = crate::with_buffer!(a.buffer(), v => match dtype {
-        DType::F16 => Buffer::F16(convert(a, v)?),
-        DType::BF16 => Buffer::BF16(convert(a, v)?),
-        DType::F32 => Buffer::F32(convert(a, v)?),
-        DType::F64 => Buffer::F64(convert(a, v)?),
-        DType::I32 => Buffer::I32(convert(a, v)?),
-        DType::I64 => Buffer::I64(convert(a, v)?),
-        DType::Bool => Buffer::Bool(convert(a, v)?),
+        DType::F16 => Buffer::F16(convert(a, v)?.into()),
+        DType::BF16 => Buffer::BF16(convert(a, v)?.into()),
+        DType::F32 => Buffer::F32(convert(a, v)?.into()),
+        DType::F64 => Buffer::F64(convert(a, v)?.into()),
+        DType::I32 => Buffer::I32(convert(a, v)?.into()),
+        DType::I64 => Buffer::I64(convert(a, v)?.into()),
+        DType::Bool => Buffer::Bool(convert(a, v)?.into()),
     });
     Array::from_buffer(buf, a.shape())
 }

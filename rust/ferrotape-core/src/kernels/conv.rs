@@ -819,14 +819,20 @@ fn float_kernel(
     crate::check_alloc(op, a.dtype(), out_shape)?;
     let (a, b) = (a.contiguous(), b.contiguous());
     let buffer = match (a.buffer(), b.buffer()) {
-        (Buffer::F32(_), _) => Buffer::F32(f32_kernel(
-            a.contiguous_slice().expect("contiguous"),
-            b.contiguous_slice().expect("contiguous"),
-        )),
-        (Buffer::F64(_), _) => Buffer::F64(f64_kernel(
-            a.contiguous_slice().expect("contiguous"),
-            b.contiguous_slice().expect("contiguous"),
-        )),
+        (Buffer::F32(_), _) => Buffer::F32(
+            f32_kernel(
+                a.contiguous_slice().expect("contiguous"),
+                b.contiguous_slice().expect("contiguous"),
+            )
+            .into(),
+        ),
+        (Buffer::F64(_), _) => Buffer::F64(
+            f64_kernel(
+                a.contiguous_slice().expect("contiguous"),
+                b.contiguous_slice().expect("contiguous"),
+            )
+            .into(),
+        ),
         (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
             let (a32, b32) = (cast(&a, DType::F32)?, cast(&b, DType::F32)?);
             let r = Array::from_vec(

@@ -312,10 +312,10 @@ where
 /// `op` applied to every element of `a`.
 pub fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
     let buf = match a.buffer() {
-        Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?),
-        Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?),
-        Buffer::I32(d) => Buffer::I32(unary_int(op, a, d)?),
-        Buffer::I64(d) => Buffer::I64(unary_int(op, a, d)?),
+        Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?.into()),
+        Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?.into()),
+        Buffer::I32(d) => Buffer::I32(unary_int(op, a, d)?.into()),
+        Buffer::I64(d) => Buffer::I64(unary_int(op, a, d)?.into()),
         Buffer::F16(_) | Buffer::BF16(_) => return half_via_f32(a, a.dtype(), |x| unary(op, x)),
         Buffer::Bool(_) => {
             return Err(Error::unsupported(
@@ -472,10 +472,14 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), a.dtype(), &shape)?;
     let buf = match (a.buffer(), b.buffer()) {
-        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(binary_float(op, a, x, b, y, &shape)?),
-        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(binary_float(op, a, x, b, y, &shape)?),
-        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(binary_int(op, a, x, b, y, &shape)?),
-        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(binary_int(op, a, x, b, y, &shape)?),
+        (Buffer::F32(x), Buffer::F32(y)) => {
+            Buffer::F32(binary_float(op, a, x, b, y, &shape)?.into())
+        }
+        (Buffer::F64(x), Buffer::F64(y)) => {
+            Buffer::F64(binary_float(op, a, x, b, y, &shape)?.into())
+        }
+        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(binary_int(op, a, x, b, y, &shape)?.into()),
+        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(binary_int(op, a, x, b, y, &shape)?.into()),
         (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
             let r = binary(op, &cast(a, DType::F32)?, &cast(b, DType::F32)?)?;
             return cast(&r, a.dtype());
@@ -669,8 +673,8 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
         })
     }
     let buffer = match g.buffer() {
-        Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)?),
-        Buffer::F64(_) => Buffer::F64(typed::<f64>(g, y, &shape)?),
+        Buffer::F32(_) => Buffer::F32(typed::<f32>(g, y, &shape)?.into()),
+        Buffer::F64(_) => Buffer::F64(typed::<f64>(g, y, &shape)?.into()),
         Buffer::F16(_) | Buffer::BF16(_) => {
             return half_via_f32(g, g.dtype(), |g32| relu_grad(g32, &cast(y, DType::F32)?));
         }

@@ -195,10 +195,10 @@ pub fn matmul(a: &Array, b: &Array, transpose_a: bool, transpose_b: bool) -> Res
     }
     let p = plan(a, b, transpose_a, transpose_b)?;
     let buf = match (p.a.buffer(), p.b.buffer()) {
-        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(matmul_gemm(&p, x, y)?),
-        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(matmul_gemm(&p, x, y)?),
-        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(matmul_int(&p, x, y)?),
-        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(matmul_int(&p, x, y)?),
+        (Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(matmul_gemm(&p, x, y)?.into()),
+        (Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(matmul_gemm(&p, x, y)?.into()),
+        (Buffer::I32(x), Buffer::I32(y)) => Buffer::I32(matmul_int(&p, x, y)?.into()),
+        (Buffer::I64(x), Buffer::I64(y)) => Buffer::I64(matmul_int(&p, x, y)?.into()),
         (Buffer::F16(_), _) | (Buffer::BF16(_), _) => {
             let r = matmul(
                 &cast(a, DType::F32)?,

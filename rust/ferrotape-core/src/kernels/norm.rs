@@ -377,18 +377,24 @@ pub fn batch_norm_apply(x: &Array, axis: usize, scale: &[f64], shift: &[f64]) ->
     let layout = FeatureLayout::new(x.shape(), axis);
     let x = x.contiguous();
     let buffer = match x.buffer() {
-        Buffer::F32(_) => Buffer::F32(normalize_typed(
-            layout,
-            x.contiguous_slice().expect("contiguous"),
-            scale,
-            shift,
-        )),
-        Buffer::F64(_) => Buffer::F64(normalize_typed(
-            layout,
-            x.contiguous_slice().expect("contiguous"),
-            scale,
-            shift,
-        )),
+        Buffer::F32(_) => Buffer::F32(
+            normalize_typed(
+                layout,
+                x.contiguous_slice().expect("contiguous"),
+                scale,
+                shift,
+            )
+            .into(),
+        ),
+        Buffer::F64(_) => Buffer::F64(
+            normalize_typed(
+                layout,
+                x.contiguous_slice().expect("contiguous"),
+                scale,
+                shift,
+            )
+            .into(),
+        ),
         _ => {
             let y = batch_norm_apply(&cast(&x, DType::F32)?, axis, scale, shift)?;
             return cast(&y, x.dtype());

@@ -191,19 +191,19 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
     let (buf, shape) = match a.buffer() {
         Buffer::F32(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
-            (Buffer::F32(v), s)
+            (Buffer::F32(v.into()), s)
         }
         Buffer::F64(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
-            (Buffer::F64(v), s)
+            (Buffer::F64(v.into()), s)
         }
         Buffer::I32(d) => {
             let (v, s) = reduce_int(op, a, d, mask, keepdims)?;
-            (Buffer::I32(v), s)
+            (Buffer::I32(v.into()), s)
         }
         Buffer::I64(d) => {
             let (v, s) = reduce_int(op, a, d, mask, keepdims)?;
-            (Buffer::I64(v), s)
+            (Buffer::I64(v.into()), s)
         }
         Buffer::Bool(d) => {
             let (v, s) = match op {
@@ -217,7 +217,7 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
                     ))
                 }
             };
-            (Buffer::Bool(v), s)
+            (Buffer::Bool(v.into()), s)
         }
         Buffer::F16(_) | Buffer::BF16(_) => {
             let r = reduce(op, &cast(a, DType::F32)?, mask, keepdims)?;
