@@ -23,6 +23,7 @@ from . import (
     nest,
     nn,
     random,
+    summary,
     train,
 )
 
@@ -267,6 +268,7 @@ __all__ = [
     "space_to_batch_nd",
     "stop_gradient",
     "strided_slice",
+    "summary",
     "tensordot",
     "train",
     "where",
