@@ -3,10 +3,12 @@ steps, values, plugin names, histogram buckets (hand-computed), PNG pixels, and 
 the default writer, step and ``record_if``. tests/test_summary_tf.py compares with TensorFlow.
 """
 
+import io
 import struct
 import subprocess
 import sys
 import threading
+import wave
 import zlib
 
 import numpy as np
@@ -15,7 +17,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from tensorboard.util import tensor_util
 
 import ferrotape as ft
-from ferrotape.summary.png import encode_png
+from ferrotape.summary.encoders import encode_png, encode_wav
 from ferrotape.summary.summaries import histogram_buckets
 
 
@@ -165,8 +167,9 @@ def test_set_as_default_flush_and_close(tmp_path):
         writer.as_default()
     with pytest.raises(RuntimeError, match="already closed"):
         writer.set_as_default()
-    # The closed writer is still the default: what is written to it is dropped.
-    assert not bool(ft.summary.scalar("x", 2.0))
+    # The closed writer is still the default: writing to it fails, as in TF.
+    with pytest.raises(RuntimeError, match="cannot write 'x'.* is closed"):
+        ft.summary.scalar("x", 2.0)
     assert [s for s, _, _ in read_events(tmp_path)["x"]] == [3]
 
 
@@ -287,6 +290,49 @@ def test_bad_images_raise_only_when_recorded(tmp_path):
             ft.summary.image("bad", np.zeros((1, 2, 2, 1), np.int32))
         with pytest.raises(ValueError, match="max_outputs"):
             ft.summary.image("bad", np.zeros((1, 2, 2, 1)), max_outputs=-1)
+
+
+def read_wav(data):
+    """(channels, sample rate, int16 samples [frames, channels]) of WAV bytes, via ``wave``."""
+    with wave.open(io.BytesIO(data)) as clip:
+        assert clip.getsampwidth() == 2
+        samples = np.frombuffer(clip.readframes(clip.getnframes()), "<i2")
+        return clip.getnchannels(), clip.getframerate(), samples.reshape(-1, clip.getnchannels())
+
+
+def test_wav_encoder_scales_rounds_and_saturates():
+    half = 0.5 / 32768  # exactly half a step: rounds away from zero, as TF's roundf
+    audio = np.array([[0.5, -0.5], [1.0, -1.0], [1.5, -7.0], [half, -half], [3 * half, 0.0]])
+    channels, rate, samples = read_wav(encode_wav(audio.astype(np.float32), 16000))
+    assert (channels, rate) == (2, 16000)
+    np.testing.assert_array_equal(
+        samples, [[16384, -16384], [32767, -32768], [32767, -32768], [1, -1], [2, 0]]
+    )
+    with pytest.raises(ValueError, match="sample_rate must be a positive int"):
+        encode_wav(audio, 0)
+    with pytest.raises(ValueError, match=r"\[frames, channels\]"):
+        encode_wav(audio[:, 0], 8000)
+
+
+def test_audio_reads_back_as_wav(tmp_path):
+    clips = np.random.default_rng(4).uniform(-1, 1, size=(4, 50, 1)).astype(np.float32)
+    writer = ft.summary.create_file_writer(tmp_path)
+    with writer.as_default(step=1):
+        assert bool(ft.summary.audio("clips", ft.constant(clips), sample_rate=8000))
+        ft.summary.audio("none", clips, 8000, max_outputs=0)
+        with pytest.raises(ValueError, match=r"\[k, frames, channels\]"):
+            ft.summary.audio("bad", clips[0], 8000)
+    with pytest.raises(ValueError, match="only 'wav'"):
+        ft.summary.audio("bad", clips, 8000, encoding="mp3")
+    events = read_events(tmp_path)
+    step, value, plugin = events["clips"][0]
+    assert (step, plugin, value.shape) == (1, "audio", (3, 2))
+    assert value[:, 1].tolist() == [b""] * 3
+    for wav, clip in zip(value[:, 0], clips, strict=False):
+        channels, rate, samples = read_wav(wav)
+        assert (channels, rate) == (1, 8000)
+        np.testing.assert_allclose(samples / 32768.0, clip, atol=1 / 32768)
+    assert events["none"][0][1].shape == (0, 2)
 
 
 def test_text_reads_back(tmp_path):

@@ -13,7 +13,7 @@ imported when the first one is created, so ``import ferrotape`` does not load it
 """
 
 from . import experimental
-from .summaries import histogram, image, scalar, text
+from .summaries import audio, histogram, image, scalar, text
 from .writer import (
     SummaryWriter,
     create_file_writer,
@@ -26,6 +26,7 @@ from .writer import (
 
 __all__ = [
     "SummaryWriter",
+    "audio",
     "create_file_writer",
     "create_noop_writer",
     "experimental",

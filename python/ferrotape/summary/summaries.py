@@ -1,5 +1,5 @@
 """The summary functions TensorBoard's dashboards read: ``scalar``, ``histogram``, ``image``,
-``text``.
+``audio``, ``text``.
 
 Each turns its data into the tensor layout TensorBoard's plugin expects, names the plugin in
 the summary's metadata (built by ``tensorboard``'s own plugin modules, imported only when a
@@ -12,18 +12,20 @@ import importlib
 
 import numpy as np
 
-from .png import encode_png
+from .encoders import encode_png, encode_wav
 from .writer import _numpy, write
 
 DEFAULT_BUCKET_COUNT = 30
 
 
-def _metadata(plugin, description):
-    """A callable building plugin ``plugin``'s ``SummaryMetadata`` when the summary is written."""
+def _metadata(plugin, description, extra=None):
+    """A callable building plugin ``plugin``'s ``SummaryMetadata`` when the summary is written;
+    ``extra(module)`` gives further keyword arguments from the plugin's metadata module."""
 
     def build():
         module = importlib.import_module(f"tensorboard.plugins.{plugin}.metadata")
-        return module.create_summary_metadata(display_name=None, description=description)
+        kwargs = extra(module) if extra is not None else {}
+        return module.create_summary_metadata(display_name=None, description=description, **kwargs)
 
     return build
 
@@ -193,6 +195,59 @@ def _to_uint8(images):
     # 255.5 rather than 255 so that truncation rounds the half-way points up, as TF does.
     scaled = np.nan_to_num(images.astype(np.float64) * 255.5, nan=0.0)
     return np.clip(scaled, 0, 255).astype(np.uint8)
+
+
+def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
+    """Writes an audio summary: up to ``max_outputs`` clips of a batch, as WAV (Audio dashboard).
+
+    Args:
+        name: The summary's tag.
+        data: A ``[k, frames, channels]`` float batch of samples in ``[-1, 1]``, written as
+            16-bit PCM (values outside the range saturate).
+        sample_rate: The sample rate in Hz, a positive int.
+        step: The step; the default step when ``None``.
+        max_outputs: How many of the ``k`` clips to write (the first ones).
+        encoding: ``"wav"`` or ``None`` (meaning ``"wav"``), the only encoding, as in TF.
+        description: An optional Markdown description shown by TensorBoard.
+
+    Returns:
+        A 0-d bool tensor: ``True`` if written, ``False`` if not (see ``scalar``).
+
+    Raises:
+        ValueError: if ``encoding`` is not ``"wav"``; if the summary is recorded and ``data`` is
+            not a rank-3 float batch, ``sample_rate`` is not positive, ``max_outputs`` is
+            negative, or no step is given or set.
+
+    >>> import numpy as np, ferrotape as ft
+    >>> bool(ft.summary.audio("clip", np.zeros((1, 100, 1)), sample_rate=8000, step=0))
+    False
+    """
+    if encoding is None:
+        encoding = "wav"
+    if encoding != "wav":
+        raise ValueError(f"audio: unknown encoding {encoding!r}, only 'wav' is supported")
+    return write(
+        name,
+        lambda: _audio_tensor(_numpy(data), int(_numpy(sample_rate)), max_outputs),
+        step,
+        _metadata("audio", description, lambda module: {"encoding": module.Encoding.Value("WAV")}),
+    )
+
+
+def _audio_tensor(data, sample_rate, max_outputs):
+    """The audio plugin's layout: one ``[wav bytes, label]`` row per clip (labels empty)."""
+    clips = np.asarray(data)
+    if clips.ndim != 3:
+        raise ValueError(
+            f"audio: data must be a [k, frames, channels] batch, received shape {clips.shape}"
+        )
+    max_outputs = int(_numpy(max_outputs))
+    if max_outputs < 0:
+        raise ValueError(f"audio: max_outputs must be non-negative, received {max_outputs}")
+    rows = np.empty((len(clips[:max_outputs]), 2), dtype=object)
+    for row, clip in zip(rows, clips[:max_outputs], strict=True):
+        row[:] = [encode_wav(clip, sample_rate), b""]
+    return rows
 
 
 def text(name, data, step=None, description=None):

@@ -176,9 +176,12 @@ class _FileWriter(SummaryWriter):
             raise RuntimeError(f"SummaryWriter {self!r} is already closed")
 
     def _write(self, tag, array, step, metadata):
-        """Appends one event holding ``array`` under ``tag``; False once closed."""
+        """Appends one event holding ``array`` under ``tag``."""
         if self._closed:
-            return False
+            # TF fails here too (a NotFoundError naming a missing resource); say what happened.
+            raise RuntimeError(
+                f"summary: cannot write {tag!r}, the default SummaryWriter {self!r} is closed"
+            )
         event_pb2, summary_pb2, _, tensor_util = self._pb
         if isinstance(metadata, bytes):
             metadata = summary_pb2.SummaryMetadata.FromString(metadata)
@@ -379,6 +382,7 @@ def write(tag, tensor, step=None, metadata=None, name=None):
 
     Raises:
         ValueError: if the summary is recorded but no step is given or set.
+        RuntimeError: if the default writer is closed.
     """
     del name
     writer = _state.writer
