@@ -148,6 +148,18 @@ def test_weight_histograms_and_images(tmp_path):
     assert (int(width), int(height)) == (4, 3)  # a [3, 4] kernel drawn as it is
 
 
+def test_write_graph_writes_the_keras_config_where_the_model_has_to_json(tmp_path, monkeypatch):
+    model = small_model(keras)
+    config = '{"class_name": "Sequential"}'
+    monkeypatch.setattr(type(model), "to_json", lambda self: config, raising=False)
+    model.fit(X, Y, epochs=1, verbose=0, callbacks=[keras.callbacks.TensorBoard(tmp_path)])
+    ((step, value, plugin),) = read_events(tmp_path / "train")["keras"]
+    assert (step, plugin, value.item()) == (0, "graph_keras_model", config.encode())
+    no_graph = keras.callbacks.TensorBoard(tmp_path / "off", write_graph=False)
+    model.fit(X, Y, epochs=1, verbose=0, callbacks=[no_graph])
+    assert "keras" not in read_events(tmp_path / "off" / "train")
+
+
 def test_evaluate_alone_writes_evaluation_scalars(tmp_path):
     model = small_model(keras)
     model.fit(X, Y, epochs=1, batch_size=20, verbose=0)

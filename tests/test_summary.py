@@ -63,9 +63,10 @@ def fresh_summary_state():
     _state.writer = _state.step = _state.is_recording = None
 
 
-def test_import_ferrotape_leaves_tensorboard_unloaded():
+def test_import_ferrotape_loads_neither_summary_nor_tensorboard():
     code = (
         "import sys, ferrotape as ft\n"
+        "assert 'ferrotape.summary' not in sys.modules\n"
         "ft.summary.scalar('x', 1.0, step=0)\n"
         "ft.summary.histogram('h', [1.0], step=0)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorboard', 'google')))"
@@ -235,14 +236,15 @@ def test_histograms_read_back(tmp_path):
     data = ft.constant([[0.0, 1.0], [1.0, 4.0]])
     with writer.as_default(step=4):
         ft.summary.histogram("w", data, buckets=2)
-        ft.summary.histogram("w", ft.Variable([5.0, 5.0]), step=5)
+        ft.summary.histogram("w", ft.Variable([5.0, 5.0]), step=5, buckets=ft.constant(30))
     (step4, value4, plugin), (step5, value5, _) = read_events(tmp_path)["w"]
     assert plugin == "histograms" and value4.dtype == np.float64
     assert (step4, step5) == (4, 5)
     np.testing.assert_array_equal(value4, [[0, 2, 3], [2, 4, 1]])
     assert value5.shape == (30, 3) and value5[-1].tolist() == [5.0, 5.0, 2.0]
-    with pytest.raises(TypeError, match="buckets must be an int"):
-        ft.summary.histogram("w", [1.0], step=0, buckets=2.5)
+    for bad in (2.5, True, [2]):
+        with pytest.raises(TypeError, match="buckets must be an int"):
+            ft.summary.histogram("w", [1.0], step=0, buckets=bad)
 
 
 def test_png_encoder_round_trips_every_channel_count():

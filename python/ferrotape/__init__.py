@@ -23,7 +23,6 @@ from . import (
     nest,
     nn,
     random,
-    summary,
     train,
 )
 
@@ -212,6 +211,11 @@ def __getattr__(name):
 
         keras = importlib.import_module(".keras", __name__)
         return keras if name == "keras" else keras.optimizers
+    if name == "summary":
+        # ft.summary loads on first use too (its encoders and thread state cost a few ms).
+        import importlib
+
+        return importlib.import_module(".summary", __name__)
     raise AttributeError(f"module 'ferrotape' has no attribute {name!r}")
 
 
@@ -268,7 +272,6 @@ __all__ = [
     "space_to_batch_nd",
     "stop_gradient",
     "strided_slice",
-    "summary",
     "tensordot",
     "train",
     "where",

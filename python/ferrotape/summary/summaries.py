@@ -88,11 +88,10 @@ def histogram(name, data, step=None, buckets=None, description=None):
     >>> bool(ft.summary.histogram("weights", [0.0, 1.0, 2.0], step=0))
     False
     """
-    if buckets is not None and (
-        isinstance(buckets, bool) or not isinstance(_numpy(buckets), (int, np.integer))
-    ):
+    count = DEFAULT_BUCKET_COUNT if buckets is None else np.asarray(_numpy(buckets))
+    if buckets is not None and (count.ndim != 0 or count.dtype.kind not in "iu"):
         raise TypeError(f"histogram: buckets must be an int, received buckets={buckets!r}")
-    count = DEFAULT_BUCKET_COUNT if buckets is None else int(_numpy(buckets))
+    count = int(count)
     return write(
         name,
         lambda: histogram_buckets(_numpy(data), count),
