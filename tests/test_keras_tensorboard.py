@@ -7,10 +7,13 @@ import os
 
 import numpy as np
 import pytest
-from test_summary import read_events
 
-import ferrotape as ft
-from ferrotape.summary.summaries import histogram_buckets
+pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+
+from test_summary import read_events  # noqa: E402
+
+import ferrotape as ft  # noqa: E402
+from ferrotape.summary.summaries import histogram_buckets  # noqa: E402
 
 keras = ft.keras
 RNG = np.random.default_rng(0)

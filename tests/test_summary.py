@@ -13,12 +13,19 @@ import zlib
 
 import numpy as np
 import pytest
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-from tensorboard.util import tensor_util
 
-import ferrotape as ft
-from ferrotape.summary.encoders import encode_png, encode_wav
-from ferrotape.summary.summaries import histogram_buckets
+# scripts/setup.sh installs tensorboard, so this runs in CI; the skip is for environments
+# without the extra (such as a TensorFlow one used for the comparisons).
+pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+
+from tensorboard.backend.event_processing.event_accumulator import (  # noqa: E402
+    EventAccumulator,
+)
+from tensorboard.util import tensor_util  # noqa: E402
+
+import ferrotape as ft  # noqa: E402
+from ferrotape.summary.encoders import encode_png, encode_wav  # noqa: E402
+from ferrotape.summary.summaries import histogram_buckets  # noqa: E402
 
 
 def read_events(logdir):

@@ -2,7 +2,8 @@
 event files are read back with TensorBoard's reader and compared tag by tag: steps, plugins,
 dtypes, shapes and values (histogram buckets exactly, images as decoded pixels).
 
-TensorFlow (with tensorboard) is only needed here; without it the module is skipped.
+TensorFlow (whose pip package brings tensorboard) is only needed here; without it the module is
+skipped.
 """
 
 import os
