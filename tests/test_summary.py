@@ -181,6 +181,20 @@ def test_set_as_default_flush_and_close(tmp_path):
     assert [s for s, _, _ in read_events(tmp_path)["x"]] == [3]
 
 
+def test_a_writer_never_closed_is_flushed_at_exit(tmp_path):
+    code = (
+        "import sys, ferrotape as ft\n"
+        "writer = ft.summary.create_file_writer(sys.argv[1], max_queue=100, flush_millis=10**7)\n"
+        "writer.set_as_default(step=4)\n"
+        "ft.summary.scalar('x', 1.0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [s for s, _, _ in read_events(tmp_path)["x"]] == [4]
+
+
 def test_leaving_as_default_flushes(tmp_path):
     writer = ft.summary.create_file_writer(tmp_path, max_queue=100, flush_millis=10**7)
     with writer.as_default(step=0):

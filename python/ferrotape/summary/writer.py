@@ -12,6 +12,7 @@ writer needs no ``tensorboard`` at all.
 import os
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -127,6 +128,9 @@ class _FileWriter(SummaryWriter):
             filename_suffix=filename_suffix,
         )
         self._closed = False
+        # As TF's writer resource does, flush and close the file when the writer is collected
+        # or the interpreter exits, so a writer never closed loses no queued events.
+        self._finalizer = weakref.finalize(self, self._events.close)
 
     def __repr__(self):
         state = "closed" if self._closed else "open"
@@ -169,7 +173,7 @@ class _FileWriter(SummaryWriter):
         """Flushes and closes the event file; later calls do nothing."""
         if not self._closed:
             self._closed = True
-            self._events.close()
+            self._finalizer()
 
     def _check_open(self):
         if self._closed:
