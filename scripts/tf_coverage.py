@@ -40,6 +40,7 @@ NAMESPACES = [
     "tf.train",
     "tf.image",
     "tf.debugging",
+    "tf.summary",
     "tf.keras.layers",
     "tf.keras.losses",
     "tf.keras.metrics",

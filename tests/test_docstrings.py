@@ -25,6 +25,8 @@ MODULES = [
     "ferrotape.errors",
     "ferrotape.train",
     "ferrotape.experimental.dlpack",
+    "ferrotape.summary",
+    "ferrotape.summary.experimental",
 ]
 
 

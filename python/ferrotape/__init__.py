@@ -211,6 +211,11 @@ def __getattr__(name):
 
         keras = importlib.import_module(".keras", __name__)
         return keras if name == "keras" else keras.optimizers
+    if name == "summary":
+        # ft.summary loads on first use too (its encoders and thread state cost a few ms).
+        import importlib
+
+        return importlib.import_module(".summary", __name__)
     raise AttributeError(f"module 'ferrotape' has no attribute {name!r}")
 
 

@@ -16,6 +16,7 @@ from .model_checkpoint import ModelCheckpoint
 from .progbar_logger import ProgbarLogger
 from .reduce_lr_on_plateau import ReduceLROnPlateau
 from .swap_ema_weights import SwapEMAWeights
+from .tensorboard import TensorBoard
 from .terminate_on_nan import TerminateOnNaN
 
 __all__ = [
@@ -31,5 +32,6 @@ __all__ = [
     "ProgbarLogger",
     "ReduceLROnPlateau",
     "SwapEMAWeights",
+    "TensorBoard",
     "TerminateOnNaN",
 ]
