@@ -26,7 +26,8 @@ class Ftrl(Optimizer):
         l2_shrinkage_regularization_strength: an L2 penalty on the weights added to the
             gradient (not to the stabilising term); >= 0; defaults to 0.
         beta: added to the L2 term as ``beta / (2 * learning_rate)``; defaults to 0.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable([1.0])
