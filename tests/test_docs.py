@@ -177,3 +177,10 @@ def test_ci_runs_the_strict_build():
     lines = (ROOT / "scripts" / "test.sh").read_text().splitlines()
     builds = [line for line in lines if line.startswith("mkdocs build")]
     assert builds == ["mkdocs build --strict"], builds
+
+
+def test_pages_link_only_inside_the_repository():
+    """The site's pages link to each other, never to the web (the strict build checks that
+    the relative links resolve)."""
+    for page in sorted(DOCS.rglob("*.md")):
+        assert not re.search(r"https?://", page.read_text()), page
