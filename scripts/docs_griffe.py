@@ -19,7 +19,9 @@ What it does once the ``ferrotape`` package is loaded:
   function or class with the signature and docstring it has at run time.
 - Doctest examples render as code. The docstrings hold ``>>>`` examples in their text, as
   TensorFlow's do (they run as doctests); in Markdown a ``>`` line is a quote and ``[[1, 2]]``
-  a link, so each doctest block is wrapped in a ``pycon`` code fence.
+  a link, so each doctest block is wrapped in a ``pycon`` code fence. A paragraph ending in
+  reStructuredText's ``::`` (the indented block after it is code, in Markdown too) ends in
+  ``:``, as docutils shows it.
 """
 
 import importlib
@@ -31,6 +33,8 @@ import griffe
 
 # A doctest block: a `>>>` line and the lines after it up to a blank line (docutils' rule).
 _DOCTEST = re.compile(r"^([ \t]*)>>>.*(?:\n(?![ \t]*$).*)*", re.MULTILINE)
+# reStructuredText's literal-block marker at the end of a line: `rule::` reads `rule:`.
+_LITERAL_MARKER = re.compile(r"(?<=\S)::$", re.MULTILINE)
 
 
 class FerrotapeDocstrings(griffe.Extension):
@@ -171,8 +175,9 @@ def _from_runtime(
 
 def _fence_doctests(obj: griffe.Object) -> None:
     """Wraps the doctest blocks of ``obj``'s docstring and its members' (recursively) in fences."""
-    if obj.docstring is not None and ">>>" in obj.docstring.value:
-        obj.docstring.value = _DOCTEST.sub(_fenced, obj.docstring.value)
+    if obj.docstring is not None:
+        value = _LITERAL_MARKER.sub(":", obj.docstring.value)
+        obj.docstring.value = _DOCTEST.sub(_fenced, value) if ">>>" in value else value
     for member in obj.members.values():
         if not member.is_alias:
             _fence_doctests(member)

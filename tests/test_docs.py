@@ -109,7 +109,8 @@ def _load_with_extension():
 def test_griffe_extension_completes_the_reference():
     """The stubs' one-line docstrings are replaced by the compiled module's whole docstrings,
     compiled classes show their constructor's parameters, names bound by assignment are
-    documented as what they hold, and doctests are fenced as code."""
+    documented as what they hold, doctests are fenced as code and reStructuredText's ``::``
+    reads ``:``."""
     pkg = _load_with_extension()
     # Compiled function, through the top-level re-export: Args and Returns parse.
     sections = {s.kind.value for s in pkg["abs"].docstring.parsed}
@@ -127,6 +128,8 @@ def test_griffe_extension_completes_the_reference():
     mse = pkg["keras.losses.MeanSquaredError"]
     assert mse.is_class and "reduction" in [p.name for p in mse["__init__"].parameters]
     assert "```pycon\n>>> import ferrotape as ft" in pkg["where"].docstring.value
+    sgd = pkg["keras.optimizers.SGD"].docstring.value
+    assert "With momentum:\n" in sgd and "::" not in sgd, sgd
 
 
 def _build(tmp_path, docstring):
