@@ -1,4 +1,4 @@
-"""Advanced GradientTape techniques: seed tutorial 003, end to end.
+"""Advanced GradientTape techniques, end to end: higher orders, clipping, an MLP and a GAN.
 
 Higher-order gradients, a Hessian, gradient clipping and scaling, a Jacobian, a vector-Jacobian
 product, a persistent tape with two losses; then the tutorial's two training programs: an MLP

@@ -1,9 +1,9 @@
-"""TensorFlow's "Advanced automatic differentiation" guide: seed tutorial 004, end to end.
+"""TensorFlow's "Advanced automatic differentiation" guide, end to end.
 
 The guide's code runs with `import ferrotape as tf`, Keras layers included (`tf.keras.layers.Dense`
-and `BatchNormalization`). Departures, each commented: the lines the seed lost in copying
-(`t.reset()`, the `@tf.custom_gradient` decorator, some `watch()` calls, the plotting calls) are
-restored from TensorFlow's guide, as DESIGN.md section 6 describes; values the notebook shows by
+and `BatchNormalization`). Departures, each commented: lines missing from the copy of the guide
+this program started from (`t.reset()`, the `@tf.custom_gradient` decorator, some `watch()`
+calls, the plotting calls) are restored from TensorFlow's guide; values the notebook shows by
 evaluating an expression are printed; the SavedModel section is left out (ferrotape has no
 SavedModel); the random seed is set; the matplotlib figures are saved as PNG files when
 `--plot-dir` is given (and skipped otherwise).
@@ -86,7 +86,7 @@ def controlling_recording():
         y_sq = y * y
         if reset:
             # Throw out all the tape recorded so far.
-            t.reset()  # lost from the seed, restored from TensorFlow's guide
+            t.reset()  # restored from TensorFlow's guide
         z = x * x + y_sq
     grad = t.gradient(z, {"x": x, "y": y})
     print("dz/dx:", grad["x"])  # 2*x => 4
@@ -104,7 +104,7 @@ def controlling_recording():
 
 
 # Establish an identity operation, but clip during the gradient pass.
-@tf.custom_gradient  # lost from the seed, restored from TensorFlow's guide
+@tf.custom_gradient  # restored from TensorFlow's guide
 def clip_gradients(y):
     def backward(dy):
         return tf.clip_by_norm(dy, 0.5)
@@ -125,7 +125,7 @@ def multiple_tapes():
     x0 = tf.constant(0.0)
     x1 = tf.constant(0.0)
     with tf.GradientTape() as tape0, tf.GradientTape() as tape1:
-        # These two watch() calls were lost from the seed; restored from TensorFlow's guide.
+        # These two watch() calls are restored from TensorFlow's guide.
         tape0.watch(x0)
         tape1.watch(x1)
         y0 = tf.math.sin(x0)
@@ -156,7 +156,7 @@ def higher_order():
         # The inner tape only takes the gradient with respect to the input,
         # not the variables.
         with tf.GradientTape(watch_accessed_variables=False) as t1:
-            t1.watch(x)  # lost from the seed, restored from TensorFlow's guide
+            t1.watch(x)  # restored from TensorFlow's guide
             y = layer(x)
             out = tf.reduce_sum(layer(x) ** 2)
         # 1. Calculate the input gradient.
@@ -248,7 +248,7 @@ def batch_jacobian():
     layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
     layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
     with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-        tape.watch(x)  # lost from the seed, restored from TensorFlow's guide
+        tape.watch(x)  # restored from TensorFlow's guide
         y = layer1(x)
         y = layer2(y)
     print("y.shape:", y.shape)
@@ -280,7 +280,7 @@ def batch_jacobian():
     bn = tf.keras.layers.BatchNormalization()
     layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
     with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-        tape.watch(x)  # lost from the seed, restored from TensorFlow's guide
+        tape.watch(x)  # restored from TensorFlow's guide
         y = layer1(x)
         y = bn(y, training=True)
         y = layer2(y)

@@ -1,4 +1,4 @@
-"""A Keras CNN trained with a GradientTape loop: seed tutorial 000, In[2]-In[8].
+"""A Keras CNN trained with a GradientTape loop, as in a TensorFlow tutorial (cells In[2]-In[8]).
 
 The tutorial's code runs as written with `import ferrotape as tf` and `ferrotape.keras` in place
 of `tensorflow.keras`. Its tape snippets and linear regression (In[9] onwards) are in

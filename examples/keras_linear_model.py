@@ -1,4 +1,4 @@
-"""A subclassed Keras model trained with a GradientTape loop over tf.data: seed tutorial 002.
+"""A subclassed Keras model trained with a GradientTape loop over tf.data, as a tutorial does it.
 
 Fits y = m*x + b (one `Dense(1)` inside a `tf.keras.Model` subclass) to 100 noisy points of
 y = 2x - 1 with `MeanSquaredError`, `SGD(learning_rate=0.1)` and a shuffled, batched

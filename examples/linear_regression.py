@@ -1,4 +1,4 @@
-"""Linear regression with GradientTape: seed tutorial 000, "2.0 - Linear Regression".
+"""Linear regression with GradientTape, as in the tutorial "2.0 - Linear Regression".
 
 Fits y = a*x + b to eleven points of y = 10x + 5 with an absolute-error loss, a persistent tape
 and two `assign_sub` updates per step, exactly as the tutorial does.

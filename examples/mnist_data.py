@@ -1,9 +1,10 @@
 """MNIST for the examples, with Fashion-MNIST standing in when MNIST is not on the machine.
 
-The seed tutorials train on MNIST, which Keras downloads. On a machine without it (and without a
-network) the examples fall back to Fashion-MNIST, its drop-in replacement (same shapes, ten
-classes): first the full data set (Debian's `dataset-fashion-mnist` package), then the
-6,000 + 1,000 image subset shipped inside ferrotape, so an example always has data to run on.
+The tutorials these examples follow train on MNIST, which Keras downloads. On a machine without
+it (and without a network) the examples fall back to Fashion-MNIST, its drop-in replacement
+(same shapes, ten classes): first the full data set (Debian's `dataset-fashion-mnist` package),
+then the 6,000 + 1,000 image subset shipped inside ferrotape, so an example always has data to
+run on.
 """
 
 import ferrotape as tf

@@ -1,8 +1,8 @@
-"""GradientTape basics: all of seed tutorial 001, then seed 000's tape snippets (In[9]-In[14]).
+"""GradientTape basics: a whole tape tutorial, then the CNN tutorial's tape cells (In[9]-In[14]).
 
 Run with `python examples/tape_basics.py`. Each section prints what the tutorial prints; where
-TensorFlow 2.21 differs from the tutorial (the integer-variable warnings are no longer printed,
-see DESIGN.md section 6) the output follows TensorFlow.
+TensorFlow 2.21 differs from the tutorial (the integer-variable warnings are no longer printed),
+the output follows TensorFlow.
 """
 
 import argparse

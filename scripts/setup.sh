@@ -13,4 +13,7 @@ python -m pip install --quiet --disable-pip-version-check \
     "maturin>=1.7,<2" "numpy>=2" "safetensors>=0.4" "tqdm>=4.60" "ml_dtypes>=0.4" "matplotlib>=3.7" \
     "tensorboard>=2.12" \
     "pytest>=8" "hypothesis>=6" "ruff>=0.6" "mypy>=1.11"
+# The docs build (mkdocs.yml), pinned: its griffe extension (scripts/docs_griffe.py) uses griffe's API.
+python -m pip install --quiet --disable-pip-version-check \
+    "mkdocs==1.6.1" "mkdocstrings==1.0.8" "mkdocstrings-python==2.0.11" "griffelib==2.4.1"
 maturin develop --release --quiet

@@ -13,6 +13,10 @@ ruff check python tests examples benches scripts
 echo "== Rust tests"
 cargo test --workspace --exclude ferrotape-py --exclude ferrotape-benches --quiet
 
+echo "== docs (the API reference and guides; --strict fails on a reference that points nowhere)"
+# Not --quiet: mkdocs counts the warnings that --strict turns into failures only when it shows them.
+mkdocs build --strict
+
 echo "== Python tests"
 status=0
 python -m pytest -q || status=$?

@@ -7,7 +7,7 @@ from .callback import Callback
 
 
 class ProgbarLogger(Callback):
-    """Shows the progress of ``fit``/``evaluate``/``predict``: an :class:`~.utils.ProgressBar`
+    """Shows the progress of ``fit``/``evaluate``/``predict``: a progress bar
     per epoch, preceded by ``Epoch i/N`` when there are several epochs.
 
     Reads ``verbose``, ``epochs`` and ``steps`` from the params (``steps=None``: unknown), and,

@@ -18,7 +18,8 @@ class Adadelta(Optimizer):
             paper's rule is learning_rate=1.0).
         rho: decay rate of the accumulators; defaults to 0.95.
         epsilon: added under the square roots; defaults to 1e-7.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(1.0)

@@ -34,7 +34,8 @@ class Adafactor(Optimizer):
         clip_threshold: the update's RMS above which it is scaled down; defaults to 1.0.
         relative_step: whether a constant learning rate is also capped by ``1 / sqrt(t)``;
             defaults to True.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable([[1.0, 2.0], [3.0, 4.0]])

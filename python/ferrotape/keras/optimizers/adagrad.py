@@ -13,7 +13,8 @@ class Adagrad(Optimizer):
         learning_rate: float, schedule or callable; defaults to 0.001.
         initial_accumulator_value: the accumulators' starting value; defaults to 0.1.
         epsilon: added under the square root; defaults to 1e-7.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(1.0)

@@ -19,7 +19,8 @@ class Adam(Optimizer):
         beta_2: decay rate of the second-moment estimate; defaults to 0.999.
         epsilon: added to the denominator ("epsilon hat" of the paper); defaults to 1e-7.
         amsgrad: whether to use the AMSGrad variant (the running maximum of ``v``).
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(1.0)
@@ -106,8 +107,12 @@ class AdamW(Adam):
     Args:
         learning_rate: float, schedule or callable; defaults to 0.001.
         weight_decay: the decay rate; defaults to 0.004 and must not be None.
-        beta_1, beta_2, epsilon, amsgrad: as for ``Adam``.
-        Other arguments: see ``Optimizer``.
+        beta_1: decay rate of the first-moment estimate; defaults to 0.9.
+        beta_2: decay rate of the second-moment estimate; defaults to 0.999.
+        epsilon: added to the denominator; defaults to 1e-7.
+        amsgrad: whether to use the AMSGrad variant.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
     """
 
     def __init__(

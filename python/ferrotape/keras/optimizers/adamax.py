@@ -17,7 +17,8 @@ class Adamax(Optimizer):
         beta_1: decay rate of the first-moment estimate; defaults to 0.9.
         beta_2: decay rate of the infinity norm; defaults to 0.999.
         epsilon: added to the norm; defaults to 1e-7.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(1.0)

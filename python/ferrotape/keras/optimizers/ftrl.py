@@ -21,12 +21,13 @@ class Ftrl(Optimizer):
         learning_rate_power: how the step shrinks as the accumulator grows; <= 0; defaults
             to -0.5.
         initial_accumulator_value: the accumulator's start; >= 0; defaults to 0.1.
-        l1_regularization_strength: >= 0; defaults to 0.
-        l2_regularization_strength: >= 0; defaults to 0.
+        l1_regularization_strength: non-negative; defaults to 0.
+        l2_regularization_strength: non-negative; defaults to 0.
         l2_shrinkage_regularization_strength: an L2 penalty on the weights added to the
             gradient (not to the stabilising term); >= 0; defaults to 0.
         beta: added to the L2 term as ``beta / (2 * learning_rate)``; defaults to 0.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable([1.0])

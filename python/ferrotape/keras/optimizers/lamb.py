@@ -21,7 +21,8 @@ class Lamb(Optimizer):
         beta_1: decay rate of the first-moment estimate; defaults to 0.9.
         beta_2: decay rate of the second-moment estimate; defaults to 0.999.
         epsilon: added to the denominator; defaults to 1e-7.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable([3.0, 4.0])

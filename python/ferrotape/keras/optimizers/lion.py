@@ -15,7 +15,8 @@ class Lion(Optimizer):
         learning_rate: float, schedule or callable; defaults to 0.001.
         beta_1: interpolation for the update direction, in (0, 1]; defaults to 0.9.
         beta_2: decay rate of the momentum; defaults to 0.99.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable([1.0, 1.0])

@@ -21,7 +21,8 @@ class RMSprop(Optimizer):
         momentum: defaults to 0.0 (no momentum slot).
         epsilon: added under the square root; defaults to 1e-7.
         centered: normalise by the estimated variance instead of the second moment.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(10.0)

@@ -17,7 +17,8 @@ class SGD(Optimizer):
         learning_rate: float, schedule or callable; defaults to 0.01.
         momentum: float in [0, 1]; 0 (the default) keeps no velocity.
         nesterov: whether to apply Nesterov momentum.
-        Other arguments: see ``Optimizer``.
+
+    The other arguments (clipping, weight decay, EMA, ``name``) are ``Optimizer``'s.
 
     >>> import ferrotape as ft
     >>> w = ft.Variable(1.0)
