@@ -36,6 +36,7 @@ REFERENCE = [
     "ferrotape.data",
     "ferrotape.config",
     "ferrotape.train",
+    "ferrotape.summary",
 ] + [
     f"ferrotape.keras.{name}"
     for name in [
