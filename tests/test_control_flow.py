@@ -55,7 +55,8 @@ def test_case_picks_the_first_true_pair_or_the_default():
     assert tf.case([(f, lambda: 1), (t, lambda: 2)], default=lambda: 3) == 2
     assert tf.case([(f, lambda: 1)], default=lambda: 3) == 3
     assert tf.case([(t, lambda: 1), (t, lambda: 2)]) == 1
-    assert tf.case([(t, lambda: [7])]) == 7  # strict=False unpacks singletons
+    assert tf.case([(f, lambda: 1), (t, lambda: [7])]) == 7  # strict=False unpacks singletons
+    assert tf.case([(t, lambda: [7])]) == [7]  # ...but TF builds no cond for one lone pair
     assert tf.case([(t, lambda: [7])], strict=True) == [7]
     # Tensors are unhashable (as in TF), so a dict of pairs can only hold variables' refs etc.
     # TF checks exclusivity over the pairs other than the one made the default.

@@ -65,7 +65,7 @@ from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
 from .nn import batch_to_space, space_to_batch
 from .norms import norm
-from .printing import print
+from .printing import print  # tf.print; it shadows the builtin in this module (and its doctests)
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
 from .tensor_spec import TensorSpec
@@ -197,7 +197,8 @@ def device(device_name):
 
     >>> import ferrotape as ft
     >>> with ft.device("/CPU:0"):
-    ...     print(ft.constant(1.0).numpy())
+    ...     x = ft.constant(1.0)
+    >>> float(x)
     1.0
     """
     del device_name

@@ -110,7 +110,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             callable is the default, and it is an error for every predicate to be false.
         exclusive: If true, at most one predicate may be true (checked, as TensorFlow does,
             over the pairs other than the one taken as the default).
-        strict: If false, a singleton list or tuple result is unpacked to its element.
+        strict: If false, a singleton list or tuple result is unpacked to its element (except,
+            as in TensorFlow, with a single pair and no ``default``).
         name: Ignored (TensorFlow's op name).
 
     Returns:
@@ -146,7 +147,11 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             )
         chosen = default
     result = chosen()
-    return result if strict else _unpack_singleton(result)
+    # TF nests one cond per pair and a non-strict cond unpacks singletons; with one pair and no
+    # default no cond is built, so nothing is unpacked.
+    if strict or (default is None and len(pairs) == 1):
+        return result
+    return _unpack_singleton(result)
 
 
 def _switch_branches(branch_index, branch_fns, default):

@@ -70,6 +70,8 @@ def _spacing(dim, rank):
 
 def _summary(array, dtype, limit):
     """TensorFlow's ``SummarizeValue`` (print_v2) of ``array``: ``limit`` entries per end."""
+    if dtype == "bool" and limit == 0:
+        return ""  # TensorFlow's bool summary shows nothing at all when no entry fits
     if array.ndim == 0:
         return _element(array[()], dtype) if limit > 0 else "..."
     out = []

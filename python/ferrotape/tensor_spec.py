@@ -67,6 +67,13 @@ class TensorSpec:
     __slots__ = ("_shape", "_dtype", "_name")
 
     def __init__(self, shape, dtype=float32, name=None):
+        """A spec of ``shape``, ``dtype`` and ``name``.
+
+        Args:
+            shape: A list of ints or None, a ``TensorShape``, an int, or None (unknown rank).
+            dtype: The dtype (float32 by default).
+            name: An optional name.
+        """
         self._shape = _shape_or_none(shape)
         self._dtype = DType(dtype)
         self._name = name
