@@ -542,3 +542,14 @@ def test_map_fn_gradient_matches_the_closed_form():
     x0 = np.array([[0.1, 0.2], [0.3, 0.4]])
     g, _, _ = first_and_second(lambda x: tf.reduce_sum(tf.map_fn(lambda r: r * r, x)), x0)
     np.testing.assert_allclose(g, 2 * x0)
+
+
+def test_variables_as_loop_vars_and_elems_pass_gradients():
+    v = tf.Variable(1.5)
+    with tf.GradientTape(persistent=True) as tape:
+        (y,) = tf.while_loop(lambda y: y < 10.0, lambda y: y * 2.0, [v])
+        m = tf.map_fn(lambda r: r * r, v * tf.ones([3]))
+        c = tf.cond(v > 1, lambda: v * v, lambda: v)
+    assert float(y) == 12.0 and float(tape.gradient(y, v)) == 8.0
+    assert float(tape.gradient(m, v)) == 9.0  # d/dv sum of 3 v^2
+    assert float(tape.gradient(c, v)) == 3.0
