@@ -535,6 +535,7 @@ def test_ctrl_c_mid_epoch_saves_a_loadable_run_and_resume_ends_where_an_unbroken
     monkeypatch.undo()
     assert status == 130
     assert "Ctrl-C: stopping at the end of this step" in stderr
+    assert "Epoch 2/3: 2/3 (stopped) - " in stderr  # the bar ends where training stopped
     assert (
         f"interrupted after 1 finished epoch and 2 of 3 steps of epoch 2; saving into {out}"
         in stderr

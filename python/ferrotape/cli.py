@@ -16,10 +16,10 @@ and its throughput. At the end it writes, into ``--out`` (``./ferrotape-run``):
 
 The default recipe (the README's section on the main job says why): 10 epochs of batches of
 64, Adam with a peak learning rate of 0.002 and cosine decay to 0 over the run,
-BatchNormalization with momentum 0.9 (Keras's 0.99 averages over more steps than the shipped
-subset's 940), and each training image flipped left-right with probability 1/2 and shifted by
-up to one pixel in each direction (``--no-augment`` turns that off). The test images are only
-ever evaluated, never trained on or used to choose anything.
+BatchNormalization with momentum 0.9 (with Keras's 0.99 the moving statistics keep their
+initial values for hundreds of steps: 4 of the 10 epochs), and each training image flipped
+left-right with probability 1/2 and shifted by up to one pixel in each direction
+(``--no-augment`` turns that off). The test images are only evaluated, never trained on.
 
 Ctrl-C stops the run at the end of the current step (a second Ctrl-C quits at once, saving
 nothing new): it writes the four files above for the steps done so far, and ``--resume DIR``
@@ -692,7 +692,7 @@ def tape_loop(model, optimizer, train_data, test_data, args, run, stop, say):
             run.add_step(loss, _correct(y, predictions), len(x), time.perf_counter() - start)
             bar.update(index + 1, run.logs(), run.seen)
             if stop.requested:
-                bar.close()
+                bar.stop()  # the line stays at this step, not filled to the epoch's end
                 raise _Stopped
         bar.close()
         logs = run.logs()
