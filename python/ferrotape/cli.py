@@ -159,7 +159,7 @@ def build_parser():
         "standard error, results to standard output.",
     )
     # The run's settings default to None here: an option left out is taken from the saved
-    # run under --resume (and from the DEFAULT_* constants otherwise); see _settings.
+    # run under --resume (and from the DEFAULT_* constants otherwise); see _fill_settings.
     train.add_argument(
         "--model",
         choices=("cnn", "mlp"),
