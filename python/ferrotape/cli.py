@@ -533,7 +533,7 @@ def write_results(model, history, out_dir, say):
     """Writes the weights, the history as JSON and the curves as PNG; prints the paths."""
     weights_path = out_dir / WEIGHTS_FILE
     history_path = out_dir / HISTORY_FILE
-    from .keras.saving import _write_atomically
+    from .keras.saving.file_io import _write_atomically
 
     try:
         model.save_weights(weights_path)
