@@ -32,4 +32,7 @@ class LayerBuildConfig:
         built layer is left as it is."""
         shape = (config or {}).get("input_shape")
         if not self.built and shape is not None:
-            self.build(_plain_shape(shape))
+            shape = _plain_shape(shape)
+            self.build(shape)
+            if self._build_input_shape is None:  # the base build records nothing
+                object.__setattr__(self, "_build_input_shape", shape)
