@@ -26,11 +26,7 @@ class Functional(Model):
         object.__setattr__(self, "_outputs_struct", outputs)
         nodes = _ordered_nodes(flat_outputs, flat_inputs)
         object.__setattr__(self, "_nodes", nodes)
-        layers = []
-        for node in nodes:
-            if all(node.layer is not seen for seen in layers):
-                layers.append(node.layer)
-        self._functional_layers = layers
+        self._functional_layers = _keras_layer_order(nodes, flat_outputs, flat_inputs)
         object.__setattr__(self, "built", True)
         object.__setattr__(self, "_build_input_shape", _shape_of(inputs))
         object.__setattr__(self, "_output_shape", _shape_of(outputs))
@@ -255,6 +251,42 @@ def _functional_variant(cls):
         variant.__qualname__ = cls.__qualname__
         _FUNCTIONAL_VARIANTS[cls] = variant
     return variant
+
+
+def _keras_layer_order(nodes, flat_outputs, flat_inputs):
+    """The layers in Keras 3's order (``keras.src.ops.function.map_graph``): deepest first,
+    a layer's depth being the most layer calls between one of its calls and an output, ties
+    in the order a depth-first walk from the outputs first meets them. ``layers``, the
+    weights and the groups of a weights file all follow it, so it must be Keras's."""
+    first_seen, seen_nodes = {}, set()
+
+    def walk(tensor):
+        node = tensor._node
+        if node is None or id(node) in seen_nodes:
+            return
+        seen_nodes.add(id(node))
+        first_seen.setdefault(id(node.layer), len(first_seen))
+        if not isinstance(node.layer, InputLayer):
+            for parent in node.input_tensors():
+                walk(parent)
+
+    for tensor in flat_outputs:
+        walk(tensor)
+    node_depth, layer_depth, layers = {}, {}, {}
+    for node in reversed(nodes):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        layers[id(node.layer)] = node.layer
+        for parent in node.input_tensors():
+            if parent._node is not None:
+                key = id(parent._node)
+                node_depth[key] = max(depth + 1, node_depth.get(key, 0))
+    for tensor in flat_inputs:  # inputs the outputs do not use still belong to the model
+        layer = tensor._node.layer
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)], first_seen[id(layer)], layers[id(layer)] = 0, -1, layer
+    order = sorted(layers, key=lambda key: (-layer_depth[key], first_seen[key]))
+    return [layers[key] for key in order]
 
 
 def _ordered_nodes(flat_outputs, flat_inputs):

@@ -198,6 +198,17 @@ class Model(Trainer, Layer):
     def get_config(self):
         return {"name": self.name, "trainable": self.trainable}
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A model from its config: a functional config (``layers``, ``input_layers``,
+        ``output_layers``) is rebuilt as a functional model, as Keras does; any other is
+        passed to the constructor."""
+        if {"layers", "input_layers", "output_layers"} <= set(config):
+            from .functional import Functional
+
+            return Functional.from_config.__func__(cls, config, custom_objects)
+        return cls(**config)
+
 
 def _deserialized(value, module):
     """Loss or metric identifiers from a compile config: serialized objects become objects
