@@ -427,3 +427,24 @@ def test_warnings_are_not_raised_by_a_plain_round_trip(tmp_path):
         warnings.simplefilter("error")
         model.save(tmp_path / "m.keras")
         keras.models.load_model(tmp_path / "m.keras")
+
+
+def test_model_checkpoint_writes_keras_files_and_weights_h5(tmp_path):
+    model, x, y = trained("mlp")
+    callbacks = [
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "e{epoch}.keras")),
+        keras.callbacks.ModelCheckpoint(
+            str(tmp_path / "w{epoch}.weights.h5"), save_weights_only=True
+        ),
+    ]
+    model.fit(x, y, epochs=2, batch_size=4, callbacks=callbacks, verbose=0)
+    assert sorted(os.listdir(tmp_path)) == [
+        "e1.keras",
+        "e2.keras",
+        "w1.weights.h5",
+        "w2.weights.h5",
+    ]
+    assert_same_predictions(model, keras.models.load_model(tmp_path / "e2.keras"), x)
+    target = mlp()
+    target.load_weights(tmp_path / "w2.weights.h5")
+    assert_same_predictions(model, target, x)
