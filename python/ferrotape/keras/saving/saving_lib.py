@@ -83,13 +83,17 @@ def _children(obj):
     for name, value in obj.__dict__.items():
         if name not in obj._engine_attrs and isinstance(value, (Layer, list, tuple, dict)):
             found[name] = value
+    # Imported here: the models import saving.
+    from ..models.functional import Functional
+    from ..models.model import Model
+    from ..models.sequential import Sequential
+
     ordered = []
-    if hasattr(obj, "_compiled_loss"):  # a Model: Keras also sees `layers` and `optimizer`
-        layers = obj.layers
-        if hasattr(obj, "_nodes") or hasattr(obj, "_input_layer"):
-            ordered.append(("layers", layers))
+    if isinstance(obj, Model):  # Keras also sees a model's `layers` and `optimizer`
+        if isinstance(obj, (Sequential, Functional)):
+            ordered.append(("layers", obj.layers))
         else:
-            found["layers"] = layers
+            found["layers"] = obj.layers
         if obj.optimizer is not None:
             found["optimizer"] = obj.optimizer
     ordered += [(name, found[name]) for name in sorted(found, key=_name_key)]
