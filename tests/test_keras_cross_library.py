@@ -135,3 +135,50 @@ def test_configs_ferrotape_writes_are_accepted_by_keras_layer_by_layer():
         rebuilt = keras.saving.deserialize_keras_object(serialized)
         assert type(rebuilt).__name__ == type(layer).__name__
         assert rebuilt.name == layer.name
+
+
+def two_stage(k):
+    """A subclassed model holding layers in attributes and in a list, the same class in both
+    libraries, registered under the same name."""
+
+    @k.saving.register_keras_serializable(package="CrossLibraryTests", name="TwoStage")
+    class TwoStage(k.Model):
+        def __init__(self, width=4, **kwargs):
+            super().__init__(**kwargs)
+            self.width = width
+            self.hidden = k.layers.Dense(5, activation="relu")
+            self.blocks = [k.layers.Dense(width), k.layers.Dense(width)]
+            self.head = k.layers.Dense(2)
+
+        def call(self, inputs):
+            x = self.hidden(inputs)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(x)
+
+        def get_config(self):
+            return {**super().get_config(), "width": self.width}
+
+    model = TwoStage(width=3)
+    model(np.zeros((1, 8), "float32"))  # Keras builds a subclassed model by calling it
+    return model
+
+
+@pytest.mark.parametrize(("source", "target"), PAIRS)
+def test_a_subclassed_model_moves_between_the_libraries(source, target, tmp_path):
+    x, y = data("mlp")
+    y = y[:, :2]
+    model = two_stage(LIBRARIES[source])
+    model.compile(optimizer=LIBRARIES[source].optimizers.Adam(0.01), loss="mse")
+    model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    weights = str(tmp_path / "model.weights.h5")
+    model.save_weights(weights)
+    fresh = two_stage(LIBRARIES[target])
+    fresh.load_weights(weights)
+    np.testing.assert_allclose(fresh.predict(x, verbose=0), model.predict(x, verbose=0), atol=1e-5)
+    two_stage(LIBRARIES[target])  # registers the class in the target library
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = LIBRARIES[target].models.load_model(path)
+    assert loaded.width == 3
+    assert_same_state(model, loaded, x)
