@@ -335,6 +335,9 @@ def test_weights_that_do_not_fit_are_refused_before_anything_changes(tmp_path):
     with pytest.warns(UserWarning, match="skipping layer"):
         narrower.load_weights(path, skip_mismatch=True)
     assert not np.array_equal(narrower.get_weights()[0], before[0])  # the first layer loaded
+    unbuilt = keras.Sequential([layers.Dense(16, activation="relu"), layers.Dense(3)])
+    with pytest.raises(ValueError, match="has no weights yet: build the model first"):
+        unbuilt.load_weights(path)
     shorter = keras.Sequential([keras.Input((8,)), layers.Dense(16, use_bias=False)])
     with pytest.raises(ValueError, match="expected 1 variables, but received 2"):
         shorter.load_weights(path)

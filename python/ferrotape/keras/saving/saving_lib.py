@@ -199,6 +199,11 @@ def _stored_values(h5, key):
 def _mismatch(obj, path, variables, stored):
     kind = "optimizer" if _is_optimizer(obj) else "layer"
     where = f"{kind} '{obj.name}' (at '{path or '/'}')"
+    if stored and not variables and not getattr(obj, "built", True):
+        return (
+            f"{where} has no weights yet: build the model first (call it on a batch, or give "
+            f"it an input shape), then load"
+        )
     if len(stored) != len(variables):
         names = [str(v.name) for v in variables]
         return (
