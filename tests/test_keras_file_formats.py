@@ -451,3 +451,14 @@ def test_model_checkpoint_writes_keras_files_and_weights_h5(tmp_path):
     target = mlp()
     target.load_weights(tmp_path / "w2.weights.h5")
     assert_same_predictions(model, target, x)
+
+
+def test_clone_model_rebuilds_a_functional_model_with_fresh_weights():
+    model = functional()
+    clone = keras.models.clone_model(model)
+    assert clone is not model and isinstance(clone, keras.models.Functional)
+    assert [layer.name for layer in clone.layers] == [layer.name for layer in model.layers]
+    assert all(a is not b for a, b in zip(clone.layers, model.layers, strict=True))
+    assert not np.array_equal(clone.get_weights()[0], model.get_weights()[0])
+    x = as_float32(DATA["functional"][0])
+    assert [p.shape for p in predictions(clone, x)] == [p.shape for p in predictions(model, x)]
