@@ -462,3 +462,67 @@ def test_clone_model_rebuilds_a_functional_model_with_fresh_weights():
     assert not np.array_equal(clone.get_weights()[0], model.get_weights()[0])
     x = as_float32(DATA["functional"][0])
     assert [p.shape for p in predictions(clone, x)] == [p.shape for p in predictions(model, x)]
+
+
+# A Dense entry exactly as Keras 3.15 writes it into config.json.
+KERAS_DENSE = {
+    "module": "keras.layers",
+    "class_name": "Dense",
+    "config": {
+        "name": "dense",
+        "trainable": True,
+        "dtype": {
+            "module": "keras",
+            "class_name": "DTypePolicy",
+            "config": {"name": "float32"},
+            "registered_name": None,
+            "shared_object_id": 140401749420112,
+        },
+        "units": 3,
+        "activation": "relu",
+        "use_bias": True,
+        "kernel_initializer": {
+            "module": "keras.initializers",
+            "class_name": "GlorotUniform",
+            "config": {"seed": None, "input_axes": None, "output_axes": None},
+            "registered_name": None,
+        },
+        "bias_initializer": {
+            "module": "keras.initializers",
+            "class_name": "Zeros",
+            "config": {},
+            "registered_name": None,
+        },
+        "kernel_regularizer": None,
+        "bias_regularizer": None,
+        "kernel_constraint": None,
+        "bias_constraint": None,
+        "quantization_config": None,
+    },
+    "registered_name": None,
+    "build_config": {"input_shape": [None, 4]},
+}
+
+
+def test_keras_configs_load_and_features_ferrotape_lacks_are_refused():
+    dense = keras.saving.deserialize_keras_object(KERAS_DENSE)
+    assert (dense.units, dense.dtype, dense.built) == (3, "float32", True)
+    assert [tuple(w.shape) for w in dense.weights] == [(4, 3), (3,)]
+    quantized = json.loads(json.dumps(KERAS_DENSE))
+    quantized["config"]["quantization_config"] = {"mode": "int8"}
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments.*quantization_config"):
+        keras.saving.deserialize_keras_object(quantized)
+
+
+def test_sequential_configs_without_modules_still_load():
+    # The form ferrotape wrote before it followed Keras 3: class_name and config only.
+    legacy = {
+        "name": "old",
+        "trainable": True,
+        "layers": [
+            {"class_name": "InputLayer", "config": {"batch_shape": [None, 4], "name": "in"}},
+            {"class_name": "Dense", "config": {"name": "d", "units": 2}},
+        ],
+    }
+    model = keras.Sequential.from_config(legacy)
+    assert model.built and model.output_shape == (None, 2) and model.layers[0].name == "d"
