@@ -813,7 +813,7 @@ def _epoch_line(history, epoch, epochs):
 def write_results(model, optimizer, args, run, out_dir, say):
     """Writes the weights, the history as JSON, the curves as PNG and the training state;
     prints the paths."""
-    from .keras.saving import _write_atomically
+    from .keras.saving.file_io import _write_atomically
 
     weights_path = out_dir / WEIGHTS_FILE
     history_path = out_dir / HISTORY_FILE
