@@ -13,6 +13,17 @@ ruff check python tests examples benches scripts
 echo "== Rust tests"
 cargo test --workspace --exclude ferrotape-py --exclude ferrotape-benches --quiet
 
+echo "== wheel"
+# The wheel users install, checked as they meet it: built (setup.sh's release build, packed),
+# installed into a fresh venv holding nothing else (pip fetches its declared dependencies) and
+# run from outside the repository's python/ (scripts/wheel_smoke.py).
+bash scripts/build_wheel.sh
+wheel_venv=$(mktemp -d)
+python -m venv "$wheel_venv"
+"$wheel_venv/bin/python" -m pip install --quiet --disable-pip-version-check dist/ferrotape-*.whl
+"$wheel_venv/bin/python" scripts/wheel_smoke.py
+rm -rf "$wheel_venv"
+
 echo "== Python tests"
 status=0
 python -m pytest -q || status=$?
