@@ -96,8 +96,9 @@ def train_command():
         written = sorted(path.name for path in pathlib.Path(out).iterdir())
         check("weights.safetensors" in written, f"ferrotape train wrote only {written}")
         check("history.json" in written, f"ferrotape train wrote only {written}")
-    lines = completed.stdout.strip().splitlines()
-    print(f"ferrotape train --epochs 1: {seconds:.1f} s; {lines[-1] if lines else '(no output)'}")
+    result = [line for line in completed.stdout.splitlines() if line.startswith("Test accuracy")]
+    check(result, f"ferrotape train printed no test accuracy:\n{completed.stdout}")
+    print(f"ferrotape train --epochs 1: {seconds:.1f} s, {result[-1]}")
 
 
 def main():
