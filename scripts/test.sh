@@ -17,6 +17,17 @@ echo "== docs (the API reference and guides; --strict fails on a reference that 
 # Not --quiet: mkdocs counts the warnings that --strict turns into failures only when it shows them.
 mkdocs build --strict
 
+echo "== wheel"
+# The wheel users install, checked as they meet it: built (setup.sh's release build, packed),
+# installed into a fresh venv holding nothing else (pip fetches its declared dependencies) and
+# run from outside the repository's python/ (scripts/wheel_smoke.py).
+bash scripts/build_wheel.sh
+wheel_venv=$(mktemp -d)
+python -m venv "$wheel_venv"
+"$wheel_venv/bin/python" -m pip install --quiet --disable-pip-version-check dist/ferrotape-*.whl
+"$wheel_venv/bin/python" scripts/wheel_smoke.py
+rm -rf "$wheel_venv"
+
 echo "== Python tests"
 status=0
 python -m pytest -q || status=$?

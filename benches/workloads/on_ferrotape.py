@@ -35,11 +35,16 @@ FRAMEWORK = "ferrotape"
 
 def build_profile():
     """ "release" or "debug" when the loaded extension is the repository's target/<profile>
-    library (the editable install's copy or hard link), else "unknown"."""
+    library (the editable install's copy or hard link), else "unknown". scripts/setup.sh builds
+    release under target/x86_64-unknown-linux-gnu (the wheel's build, scripts/build_wheel.sh);
+    `maturin develop --release` under target/release."""
     core = Path(ferrotape._core.__file__)
     target = Path(ferrotape.__file__).resolve().parents[2] / "target"
-    for profile in ("release", "debug"):
-        built = target / profile / "lib_core.so"
+    for profile, built in (
+        ("release", target / "x86_64-unknown-linux-gnu" / "release" / "lib_core.so"),
+        ("release", target / "release" / "lib_core.so"),
+        ("debug", target / "debug" / "lib_core.so"),
+    ):
         try:
             if built.exists() and filecmp.cmp(core, built, shallow=False):
                 return profile
