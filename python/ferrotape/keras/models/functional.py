@@ -24,13 +24,9 @@ class Functional(Model):
                 )
         object.__setattr__(self, "_inputs_struct", inputs)
         object.__setattr__(self, "_outputs_struct", outputs)
-        nodes = _ordered_nodes(flat_outputs, flat_inputs)
+        nodes, first_seen = _ordered_nodes(flat_outputs, flat_inputs)
         object.__setattr__(self, "_nodes", nodes)
-        layers = []
-        for node in nodes:
-            if all(node.layer is not seen for seen in layers):
-                layers.append(node.layer)
-        self._functional_layers = layers
+        self._functional_layers = _layers_by_depth(nodes, first_seen)
         object.__setattr__(self, "built", True)
         object.__setattr__(self, "_build_input_shape", _shape_of(inputs))
         object.__setattr__(self, "_output_shape", _shape_of(outputs))
@@ -42,6 +38,12 @@ class Functional(Model):
     @property
     def outputs(self):
         return nest.flatten(self._outputs_struct)
+
+    @property
+    def output_names(self):
+        """The names of the layers that produce the outputs, in output order (the keys that
+        ``compile``'s loss, loss_weights and metrics dicts use)."""
+        return [tensor._node.layer.name for tensor in self.outputs]
 
     @property
     def input(self):
@@ -103,8 +105,9 @@ def _functional_variant(cls):
 
 
 def _ordered_nodes(flat_outputs, flat_inputs):
-    """The layer calls needed for the outputs, each after the calls it depends on."""
-    order, visited = [], set()
+    """The layer calls needed for the outputs, each after the calls it depends on, and the
+    layers by when the walk back from the outputs first met them (their ids to an index)."""
+    order, visited, first_seen = [], set(), {}
     input_ids = {id(t) for t in flat_inputs}
 
     def visit(tensor):
@@ -114,6 +117,7 @@ def _ordered_nodes(flat_outputs, flat_inputs):
         if id(node) in visited:
             return
         visited.add(id(node))
+        first_seen.setdefault(id(node.layer), len(first_seen))
         if isinstance(node.layer, InputLayer):
             if id(tensor) not in input_ids:
                 raise ValueError(
@@ -126,4 +130,24 @@ def _ordered_nodes(flat_outputs, flat_inputs):
 
     for tensor in flat_outputs:
         visit(tensor)
-    return order
+    return order, first_seen
+
+
+def _layers_by_depth(nodes, first_seen):
+    """The model's layers in Keras 3's order (``map_graph``): by depth, the inputs' side first
+    (a layer's depth is its longest path to an output), ties in the order the walk back from
+    the outputs met them. ``layers``, ``weights`` and ``get_weights``/``set_weights`` follow it,
+    so weights move between ferrotape and Keras models positionally (a residual block's shortcut
+    convolution comes before the main branch's last BatchNormalization, as in Keras)."""
+    node_depth = {}
+    layer_depth = {}
+    for node in reversed(nodes):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        node_depth[id(node)] = depth
+        layer_depth[id(node.layer)] = depth
+        for parent in node.input_tensors():
+            parent_node = parent._node
+            node_depth[id(parent_node)] = max(depth + 1, node_depth.get(id(parent_node), 0))
+    layers = {id(node.layer): node.layer for node in nodes}
+    order = sorted(layers, key=lambda key: (-layer_depth[key], first_seen[key]))
+    return [layers[key] for key in order]
