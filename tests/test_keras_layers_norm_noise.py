@@ -89,6 +89,10 @@ def test_normalization_adapt_from_an_array_and_a_dataset():
     names = [w.name.split("/")[-1].split(":")[0] for w in layer.weights]
     assert names == ["mean", "variance", "count"] and layer.trainable_weights == []
     np.testing.assert_allclose(layer.adapt_mean.numpy(), data.mean((0, 1)), rtol=1e-12)
+    # `mean`/`variance` (read by the TF regression tutorial) broadcast against the inputs.
+    assert layer.mean.shape == [1, 1, 2] and layer.variance.shape == [1, 1, 2]
+    np.testing.assert_allclose(layer.mean.numpy()[0, 0], data.mean((0, 1)), rtol=1e-12)
+    np.testing.assert_allclose(layer.variance.numpy()[0, 0], data.var((0, 1)), rtol=1e-12)
     out = layer(data).numpy()
     np.testing.assert_allclose(out.mean((0, 1)), 0.0, atol=1e-12)
     np.testing.assert_allclose(out.std((0, 1)), 1.0, rtol=1e-10)

@@ -168,3 +168,90 @@ def test_builtin_layer_config_round_trip(make):
     assert type(back) is type(layer)
     assert back.get_config() == layer.get_config()
     assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
+
+
+def test_subclass_with_positional_constructor_arguments_is_not_functional():
+    # Keras 3 decides by what reaches Model.__init__, not by the subclass's own arguments:
+    # ActorCritic(2, 16) (the TF actor-critic tutorial) is a plain subclassed model.
+    class ActorCritic(keras.Model):
+        def __init__(self, num_actions, num_hidden):
+            super().__init__()
+            self.common = keras.layers.Dense(num_hidden, activation="relu")
+            self.actor = keras.layers.Dense(num_actions)
+            self.critic = keras.layers.Dense(1)
+
+        def call(self, inputs):
+            x = self.common(inputs)
+            return self.actor(x), self.critic(x)
+
+    model = ActorCritic(2, 16)
+    assert type(model) is ActorCritic
+    logits, value = model(np.ones((3, 4), "float32"))
+    assert tuple(logits.shape) == (3, 2) and tuple(value.shape) == (3, 1)
+    with pytest.raises(TypeError, match="positional arguments"):
+        keras.Model(1)
+
+
+def test_functional_layers_and_weights_follow_keras_depth_order():
+    # A residual block with a projection shortcut: Keras 3 orders layers by depth (inputs'
+    # side first), ties in the order the walk back from the outputs meets them, so the
+    # shortcut's conv comes before the main branch's last BatchNormalization. set_weights
+    # from a Keras model's get_weights() relies on this order.
+    layers = keras.layers
+    inputs = keras.Input(shape=(6, 6, 2), name="in")
+    h = layers.Conv2D(4, 3, padding="same", name="main_conv1")(inputs)
+    h = layers.BatchNormalization(name="main_bn1")(h)
+    h = layers.Conv2D(4, 3, padding="same", name="main_conv2")(h)
+    h = layers.BatchNormalization(name="main_bn2")(h)
+    shortcut = layers.Conv2D(4, 1, name="short_conv")(inputs)
+    shortcut = layers.BatchNormalization(name="short_bn")(shortcut)
+    outputs = layers.add([h, shortcut], name="sum")
+    model = keras.Model(inputs, outputs)
+    assert [layer.name for layer in model.layers] == [
+        "in",
+        "main_conv1",
+        "main_bn1",
+        "main_conv2",
+        "short_conv",
+        "main_bn2",
+        "short_bn",
+        "sum",
+    ]
+    assert [tuple(w.shape) for w in model.get_weights()][6:9] == [(3, 3, 4, 4), (4,), (1, 1, 2, 4)]
+
+
+def test_compile_dicts_keyed_by_output_names_for_list_outputs():
+    # The functional guide's multi-output model: outputs given as a list, losses, loss weights
+    # and metrics as dicts keyed by the output layers' names, targets as a dict.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(8, 3)).astype("float32")
+    score_y = rng.normal(size=(8, 1)).astype("float32")
+    class_y = np.array([0, 1, 2, 1, 0, 2, 2, 1])
+    inputs = keras.Input(shape=(3,))
+    score = keras.layers.Dense(1, name="score")(inputs)
+    kind = keras.layers.Dense(3, activation="softmax", name="kind")(inputs)
+    model = keras.Model(inputs, [score, kind])
+    assert model.output_names == ["score", "kind"]
+    model.compile(
+        optimizer="sgd",
+        loss={"kind": "sparse_categorical_crossentropy", "score": "mse"},
+        loss_weights={"score": 2.0, "kind": 0.5},
+        metrics={"kind": ["accuracy"]},
+    )
+    logs = model.evaluate(
+        x, {"score": score_y, "kind": class_y}, batch_size=8, verbose=0, return_dict=True
+    )
+    predicted_score, predicted_kind = model.predict(x, verbose=0)
+    mse = np.mean((predicted_score - score_y) ** 2)
+    cross_entropy = -np.mean(np.log(predicted_kind[np.arange(8), class_y]))
+    accuracy = np.mean(np.argmax(predicted_kind, axis=1) == class_y)
+    assert sorted(logs) == ["kind_accuracy", "kind_loss", "loss", "score_loss"]
+    np.testing.assert_allclose(logs["score_loss"], mse, rtol=1e-5)
+    np.testing.assert_allclose(logs["kind_loss"], cross_entropy, rtol=1e-5)
+    np.testing.assert_allclose(logs["loss"], 2.0 * mse + 0.5 * cross_entropy, rtol=1e-5)
+    np.testing.assert_allclose(logs["kind_accuracy"], accuracy)
+    history = model.fit(x, [score_y, class_y], epochs=2, batch_size=4, verbose=0)
+    assert sorted(history.history) == ["kind_accuracy", "kind_loss", "loss", "score_loss"]
+    with pytest.raises(ValueError, match="'other' is not one of the model's outputs"):
+        model.compile(optimizer="sgd", loss={"other": "mse", "kind": "mse"})
+        model.evaluate(x, [score_y, class_y], verbose=0)

@@ -282,6 +282,11 @@ def test_top_k_and_in_top_k():
     np.testing.assert_array_equal(values.numpy(), [[3, 3, 2], [5, 5, 5]])
     np.testing.assert_array_equal(indices.numpy(), [[1, 2, 3], [0, 1, 2]])  # ties: lower first
     assert indices.dtype == ft.int32
+    # TensorFlow returns a namedtuple: programs read `.values` and `.indices`.
+    result = ft.math.top_k(x, k=1)
+    assert type(result).__name__ == "TopKV2"
+    np.testing.assert_array_equal(result.values.numpy(), [[3], [5]])
+    np.testing.assert_array_equal(result.indices.numpy(), [[1], [0]])
     # Ties count in favour; a row holding a non-finite prediction is false.
     got = ft.nn.in_top_k([2, 3, 0], np.array([[1.0, 3, 3, 2], [5, 5, 5, 5], [np.nan, 1, 2, 0]]), 1)
     np.testing.assert_array_equal(got.numpy(), [True, True, False])

@@ -4,12 +4,15 @@
 and transposes, so gradients flow back to the entries they came from.
 """
 
+import collections
 import math
 import operator
 
 import numpy as np
 
 from . import _core
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
@@ -69,7 +72,8 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
         name: Ignored (TensorFlow's op name).
 
     Returns:
-        A pair ``(values, indices)``, each ``input.shape[:-1] + [k]``.
+        A named pair ``(values, indices)`` (TensorFlow's ``TopKV2``: ``result.values`` and
+        ``result.indices`` too), each ``input.shape[:-1] + [k]``.
 
     Raises:
         ValueError: if ``k`` is negative or above the last dimension.
@@ -98,7 +102,7 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
     values = _core.gather(_core.reshape(x, [-1]), _core.constant(flat.reshape(-1)))
     shape = [*x.shape[:-1], k]
     indices = _core.cast(_core.constant(order.reshape(shape)), index_type)
-    return _core.reshape(values, shape), indices
+    return TopKV2(_core.reshape(values, shape), indices)
 
 
 def in_top_k(targets, predictions, k, name=None):

@@ -40,6 +40,12 @@ class Functional(Model):
         return nest.flatten(self._outputs_struct)
 
     @property
+    def output_names(self):
+        """The names of the layers that produce the outputs, in output order (the keys that
+        ``compile``'s loss, loss_weights and metrics dicts use)."""
+        return [tensor._node.layer.name for tensor in self.outputs]
+
+    @property
     def input(self):
         """The model's input KerasTensor(s), as given to ``Model(inputs, ...)``."""
         return self._inputs_struct

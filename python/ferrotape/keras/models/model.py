@@ -34,6 +34,7 @@ class Model(Trainer, Layer):
         "history",
         "_compiled_loss",
         "_compile_metrics",
+        "_metric_outputs",
         "_loss_tracker",
         "_compile_config",
         "_warned_no_trainable",
@@ -41,19 +42,24 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         # Keras 3 imports functional here too: functional.py subclasses Model.
-        from .functional import Functional, _functional_variant
+        from .functional import Functional
 
-        functional = len(args) >= 2 or ("inputs" in kwargs and "outputs" in kwargs)
-        if cls is Model and functional:
+        if cls is Model and _functional_init_arguments(args, kwargs):
             return super().__new__(Functional)
-        if functional and not issubclass(cls, Functional):
-            # A subclass built as CustomModel(inputs, outputs) (for its train_step, say) is a
-            # Functional underneath. Keras rewrites the class's bases in place; a cached
-            # subclass placing Functional before Model in the MRO leaves the user's class alone.
-            return super().__new__(_functional_variant(cls))
+        # A subclass's own constructor arguments say nothing (ActorCritic(2, 16) is not
+        # functional): what its __init__ passes on to Model.__init__ decides, as in Keras 3.
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        from .functional import Functional, _functional_variant
+
+        if _functional_init_arguments(args, kwargs) and not isinstance(self, Functional):
+            # A subclass built as CustomModel(inputs, outputs) (for its train_step, say) is a
+            # Functional underneath. Keras rewrites the class's bases in place; a cached
+            # subclass placing Functional before Model in the MRO leaves the user's class alone.
+            object.__setattr__(self, "__class__", _functional_variant(type(self)))
+            Functional.__init__(self, *args, **kwargs)
+            return
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
                 f"{type(self).__name__}: positional arguments and inputs/outputs are only "
@@ -69,6 +75,7 @@ class Model(Trainer, Layer):
         setattr_(self, "history", None)
         setattr_(self, "_compiled_loss", None)
         setattr_(self, "_compile_metrics", [])
+        setattr_(self, "_metric_outputs", [])
         setattr_(self, "_loss_tracker", _MeanTracker("loss"))
         setattr_(self, "_compile_config", None)
         setattr_(self, "_warned_no_trainable", False)
@@ -243,4 +250,14 @@ def model_from_json(json_string, custom_objects=None):
 
     return object_registration.deserialize_keras_object(
         json.loads(json_string), custom_objects=custom_objects
+    )
+
+
+def _functional_init_arguments(args, kwargs):
+    """Whether ``Model.__init__``'s arguments build a functional model (Keras 3's test):
+    ``(inputs, outputs)`` positionally, or ``inputs``/``outputs`` by keyword."""
+    return (
+        len(args) == 2
+        or (len(args) == 1 and "outputs" in kwargs)
+        or ("inputs" in kwargs and "outputs" in kwargs)
     )

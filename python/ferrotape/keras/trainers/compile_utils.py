@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ... import _core
+from ... import _core, nest
 
 
 class _MeanTracker:
@@ -101,10 +101,22 @@ class _CompiledLoss:
     """The loss given to ``compile``: one loss for one output, or a list/dict matching the
     outputs, each scaled by its ``loss_weights`` entry."""
 
-    def __init__(self, loss, loss_weights):
+    def __init__(self, loss, loss_weights, output_names=None):
         from .. import losses
 
         self.structure = loss
+        self.output_names = list(output_names) if output_names else None
+        # With several named outputs, Keras 3 also reports each output's (unweighted) loss as
+        # "<output>_loss".
+        self.output_trackers = []
+        if self.output_names and len(self.output_names) > 1:
+            if isinstance(loss, dict):
+                tracked = [name for name in self.output_names if name in loss]
+            elif isinstance(loss, (list, tuple)):
+                tracked = self.output_names[: len(loss)]
+            else:
+                tracked = self.output_names
+            self.output_trackers = [_MeanTracker(f"{name}_loss") for name in tracked]
         if isinstance(loss, dict):
             self.fns = {k: losses.get(v) for k, v in loss.items()}
         elif isinstance(loss, (list, tuple)):
@@ -129,10 +141,21 @@ class _CompiledLoss:
             return self.loss_weights[key]
         return self.loss_weights
 
+    def _track(self, key, value, prediction):
+        if not self.output_trackers:
+            return
+        name = key if isinstance(key, str) else self.output_names[key]
+        for tracker in self.output_trackers:
+            if tracker.name == f"{name}_loss":
+                tracker.update_state(value, sample_weight=prediction.shape[0])
+
     def __call__(self, y_true, y_pred, sample_weight=None):
         if isinstance(self.fns, dict):
             keys = list(self.fns)
-            parts = [(k, y_true[k], y_pred[k]) for k in keys]
+            names = self.output_names
+            parts = [
+                (k, _for_output(y_true, k, names), _for_output(y_pred, k, names)) for k in keys
+            ]
         elif isinstance(self.fns, list):
             if not isinstance(y_pred, (list, tuple)) or len(y_pred) != len(self.fns):
                 raise ValueError(
@@ -155,11 +178,50 @@ class _CompiledLoss:
         for key, truth, prediction in parts:
             fn = self.fns[key] if isinstance(self.fns, (dict, list)) else self.fns
             value = _reduced_loss(fn, truth, prediction, sample_weight, _is_loss_object(fn))
+            self._track(key, value, prediction)
             weight = self._weight(key)
             if weight is not None:
                 value = value * weight
             total = value if total is None else total + value
         return total
+
+
+def _for_output(structure, output, output_names):
+    """The part of ``structure`` (targets or predictions) for the output named ``output``:
+    by key in a dict, by the output's position in a list, or a single tensor itself."""
+    if isinstance(structure, Mapping):
+        if output not in structure:
+            raise ValueError(
+                f"compile: no entry for output '{output}' in the data, which has the keys "
+                f"{sorted(structure)}"
+            )
+        return structure[output]
+    if isinstance(structure, (list, tuple)):
+        if not output_names or output not in output_names:
+            raise ValueError(
+                f"compile: output '{output}' is not one of the model's outputs "
+                f"{output_names or []}; losses and metrics given as a dict are keyed by the "
+                f"output layers' names"
+            )
+        return structure[output_names.index(output)]
+    return structure
+
+
+def _requested_metrics(group):
+    """``compile``'s ``metrics`` (or ``weighted_metrics``) as (output name or None, metric)
+    pairs: a dict gives each output its own metrics, anything else applies to the whole."""
+    if group is None:
+        return []
+    if isinstance(group, dict):
+        return [
+            (output, metric)
+            for output, metrics in group.items()
+            for metric in nest.flatten(metrics if isinstance(metrics, (list, tuple)) else [metrics])
+            if metric is not None
+        ]
+    if not isinstance(group, (list, tuple)):
+        group = [group]
+    return [(None, metric) for metric in nest.flatten(list(group)) if metric is not None]
 
 
 # ----------------------------------------------------------------------------- data adapters

@@ -9,7 +9,14 @@ import warnings
 import numpy as np
 
 from ... import GradientTape, _core, nest
-from .compile_utils import _CompiledLoss, _float_logs, _MeanTracker, _MetricResults
+from .compile_utils import (
+    _CompiledLoss,
+    _float_logs,
+    _for_output,
+    _MeanTracker,
+    _MetricResults,
+    _requested_metrics,
+)
 from .data_adapters import (
     _as_array,
     _batch_size,
@@ -60,19 +67,23 @@ class Trainer:
 
         object.__setattr__(self, "optimizer", optimizers.get(optimizer))
         object.__setattr__(self, "loss", loss)
+        output_names = getattr(self, "output_names", None)
         object.__setattr__(
-            self, "_compiled_loss", None if loss is None else _CompiledLoss(loss, loss_weights)
+            self,
+            "_compiled_loss",
+            None if loss is None else _CompiledLoss(loss, loss_weights, output_names),
         )
-        requested = []
+        compile_metrics, metric_outputs = [], []
         for group in (metrics, weighted_metrics):
-            if group is None:
-                continue
-            if isinstance(group, dict):
-                group = list(group.values())
-            if not isinstance(group, (list, tuple)):
-                group = [group]
-            requested.extend(nest.flatten(list(group)))
-        compile_metrics = [metrics_module.get(m, loss=loss) for m in requested if m is not None]
+            for output, identifier in _requested_metrics(group):
+                output_loss = loss.get(output) if isinstance(loss, dict) else loss
+                metric = metrics_module.get(identifier, loss=output_loss)
+                if output is not None and output_names and len(output_names) > 1:
+                    # Keras 3 names a metric of one output after it: "department_accuracy".
+                    metric.name = f"{output}_{metric.name}"
+                compile_metrics.append(metric)
+                metric_outputs.append(output)
+        object.__setattr__(self, "_metric_outputs", metric_outputs)
         object.__setattr__(self, "_compile_metrics", compile_metrics)
         object.__setattr__(self, "_loss_tracker", _MeanTracker("loss"))
         object.__setattr__(self, "compiled", True)
@@ -90,7 +101,8 @@ class Trainer:
         """The loss tracker ("loss") and the compiled metrics."""
         if not self.compiled:
             return []
-        return [self._loss_tracker, *self._compile_metrics]
+        per_output = [] if self._compiled_loss is None else self._compiled_loss.output_trackers
+        return [self._loss_tracker, *per_output, *self._compile_metrics]
 
     @property
     def metrics_names(self):
@@ -123,11 +135,19 @@ class Trainer:
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics with this batch; returns the metric results."""
         del x
-        for metric in self._compile_metrics:
+        names = getattr(self, "output_names", None)
+        outputs = getattr(self, "_metric_outputs", [None] * len(self._compile_metrics))
+        for metric, output in zip(self._compile_metrics, outputs, strict=True):
+            truth, prediction = y, y_pred
+            if output is not None:
+                truth, prediction = (
+                    _for_output(y, output, names),
+                    _for_output(y_pred, output, names),
+                )
             if sample_weight is None:
-                metric.update_state(y, y_pred)
+                metric.update_state(truth, prediction)
             else:
-                metric.update_state(y, y_pred, sample_weight=sample_weight)
+                metric.update_state(truth, prediction, sample_weight=sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self):

@@ -117,6 +117,17 @@ class Normalization(Layer):
             )
         return _core.reshape(mean, shape), _core.reshape(variance, shape)
 
+    @property
+    def mean(self):
+        """The mean in use, shaped to broadcast against the inputs (Keras 3 keeps it as a
+        tensor refreshed after ``adapt``), e.g. ``(1, features)`` for ``axis=-1``."""
+        return self._statistics(self.compute_dtype)[0]
+
+    @property
+    def variance(self):
+        """The variance in use, shaped like ``mean``."""
+        return self._statistics(self.compute_dtype)[1]
+
     def call(self, inputs):
         inputs = _core.cast(inputs, self.compute_dtype)
         mean, variance = self._statistics(inputs.dtype)
