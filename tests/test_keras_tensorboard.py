@@ -51,6 +51,9 @@ def test_epoch_logs_go_to_train_and_validation(tmp_path):
         callbacks=[keras.callbacks.TensorBoard(tmp_path)],
     )
     train, validation = read_events(tmp_path / "train"), read_events(tmp_path / "validation")
+    # write_graph (on by default) adds the model's Keras config as the `keras` tag at step 0.
+    graph = train.pop("keras")
+    assert [s for s, _, _ in graph] == [0]
     assert steps(train) == {
         t: [0, 1, 2] for t in ("epoch_loss", "epoch_mae", "epoch_learning_rate")
     }
