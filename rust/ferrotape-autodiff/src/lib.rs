@@ -7,6 +7,7 @@
 pub mod ops;
 pub mod optim;
 pub mod tape;
+pub mod trace;
 mod tensor;
 mod variable;
 

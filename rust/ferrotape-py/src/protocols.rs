@@ -73,6 +73,7 @@ fn array_protocol<'py>(
     dtype: Option<&Bound<'py, PyAny>>,
     copy: Option<bool>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    crate::function::note_value_read(py, &tensor, "__array__ (numpy conversion)");
     let dtype = dtype.filter(|d| !d.is_none());
     let owner = Bound::new(py, PyTensor::new(tensor.clone()))?.into_any();
     let view = if copy == Some(true) {

@@ -334,7 +334,9 @@ macro_rules! tensor_methods {
 
             /// The value as a numpy array (a numpy scalar for rank 0).
             fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-                numpy_value(slf.py(), $cls::operand(slf).value())
+                let t = $cls::operand(slf);
+                $crate::function::note_value_read(slf.py(), &t, "numpy()");
+                numpy_value(slf.py(), t.value())
             }
 
             /// The shape, a `TensorShape` (`t.shape[0]`, `t.shape.as_list()`).
@@ -391,6 +393,7 @@ macro_rules! tensor_methods {
 
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
                 let t = $cls::operand(slf);
+                $crate::function::note_value_read(slf.py(), &t, "float() or int()");
                 t.value().scalar_f64().ok_or_else(|| {
                     $crate::errors::type_error(format!("only a tensor of one element converts to float, received shape {:?}", t.shape()))
                 })
@@ -410,6 +413,8 @@ macro_rules! tensor_methods {
 
             fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
                 let t = $cls::operand(slf);
+                // A Python `if`/`while` on a tensor: the branch taken would be baked in.
+                $crate::function::note_value_read(slf.py(), &t, "a Python `if` or `while` (bool())");
                 match t.value().scalar_f64() {
                     Some(v) => Ok(v != 0.0),
                     None => Err($crate::errors::value_error(
