@@ -10,7 +10,7 @@ fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
 python -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.7,<2" "numpy>=2" "safetensors>=0.4" "tqdm>=4.60" "ml_dtypes>=0.4" "matplotlib>=3.7" \
+    "maturin>=1.7,<2" "numpy>=2" "safetensors>=0.4" "tqdm>=4.60" "ml_dtypes>=0.4" "matplotlib>=3.7" "h5py>=3.10" \
     "tensorboard>=2.12" \
     "pytest>=8" "hypothesis>=6" "ruff>=0.6" "mypy>=1.11"
 # The docs build (mkdocs.yml), pinned: its griffe extension (scripts/docs_griffe.py) uses griffe's API.

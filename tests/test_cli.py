@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,7 @@ def epoch_lines(stdout):
 
 
 def test_file_names_match_the_docs():
+    assert cli.STATE_FILE in cli.__doc__
     assert cli.WEIGHTS_FILE in cli.__doc__
     assert cli.HISTORY_FILE in cli.__doc__
     assert cli.CURVES_FILE in cli.__doc__
@@ -124,6 +126,7 @@ def test_python_m_ferrotape_train_prints_the_epoch_and_the_results(module_run):
         ("Training curves", cli.CURVES_FILE),
     ):
         assert f"{label}: {out / name}\n" in stdout
+    assert f"Training state: {out / cli.STATE_FILE} (go on with: ferrotape train --resume" in stdout
     assert "Traceback" not in completed.stderr
 
 
@@ -239,6 +242,7 @@ def test_quiet_prints_only_the_results(tiny_data, tmp_path, capsys, no_plot):
         "Weights",
         "History",
         "Training curves",
+        "Training state",
     ]
 
 
@@ -346,6 +350,8 @@ def test_help_and_version(capsys):
         "--data",
         "--full",
         "--limit",
+        "--no-augment",
+        "--resume",
         "--threads",
         "--out",
         "--quiet",
@@ -424,22 +430,266 @@ def test_a_diverged_loss_still_writes_valid_json():
     assert parsed["accuracy"] == [0.1]
 
 
-def test_ctrl_c_saves_the_finished_epochs_and_exits_130(tiny_data, tmp_path):
+# ----------------------------------------------------------------------------- the recipe
+def test_the_default_recipe_is_the_one_the_readme_and_the_docs_give():
+    args = cli.build_parser().parse_args(["train"])
+    cli._fill_settings(args, None)
+    assert (args.model, args.fit, args.augment) == ("cnn", False, True)
+    assert (args.epochs, args.batch_size, args.learning_rate) == (10, 64, 0.002)
+    assert cli.BATCH_NORM_MOMENTUM == 0.9 and cli.SHIFT_PIXELS == 1
+    norms = [
+        layer for layer in cli.build_model("cnn").layers if "BatchNorm" in type(layer).__name__
+    ]
+    assert len(norms) == 7 and {layer.momentum for layer in norms} == {0.9}
+    recipe = (
+        "10 epochs of batches of 64, Adam with a peak learning rate of 0.002 and cosine decay to 0",
+        "BatchNormalization with momentum 0.9",
+        "flipped left-right with probability 1/2 and shifted by up to one pixel",
+    )
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    docs = " ".join(cli.__doc__.split())
+    for phrase in recipe:
+        assert phrase in readme and phrase in docs
+
+
+def test_the_learning_rate_decays_along_a_cosine_over_the_run(
+    tiny_data, tmp_path, capsys, no_plot, monkeypatch
+):
+    # 64 images in batches of 32 for 2 epochs: 4 steps, so the rate ends at 0.
+    seen = []
+    original = cli.tape_loop
+
+    def spy(model, optimizer, *rest):
+        original(model, optimizer, *rest)
+        schedule = optimizer._learning_rate  # the schedule itself (learning_rate: its value)
+        seen.extend(float(schedule(step)) for step in range(5))
+        seen.append(int(optimizer.iterations))
+
+    monkeypatch.setattr(cli, "tape_loop", spy)
+    status, _, _ = run_train(
+        capsys, "--model mlp --limit 64 --batch-size 32 --epochs 2", tiny_data, tmp_path
+    )
+    assert status == 0
+    *rates, iterations = seen
+    np.testing.assert_allclose(
+        rates, [0.002, 0.001 * (1 + 0.5**0.5), 0.001, 0.001 * (1 - 0.5**0.5), 0]
+    )
+    assert iterations == 4
+
+
+def test_augment_flips_and_shifts_by_at_most_one_pixel():
+    rng = np.random.default_rng(0)
+    images = np.zeros((400, 28, 28, 1), np.float32)
+    images[:, 10, 5] = 1.0  # one bright pixel, off the vertical axis of symmetry
+    out = cli.augment(images, rng)
+    assert out.shape == images.shape and out.dtype == images.dtype
+    assert np.all(out.sum(axis=(1, 2, 3)) == 1)  # moved, never lost (away from the border)
+    rows, cols = np.nonzero(out[..., 0])[1:]
+    assert set(rows) == {9, 10, 11}
+    assert set(cols) == {4, 5, 6} | {21, 22, 23}  # 5 or its mirror image 22, then shifted
+    assert 150 < np.sum(cols > 13) < 250  # about half flipped
+    flat = cli.augment(images.reshape(400, 784), np.random.default_rng(0))
+    np.testing.assert_array_equal(flat, out.reshape(400, 784))
+    np.testing.assert_array_equal(images[:, 10, 5], 1.0)  # the input is left alone
+
+
+# ----------------------------------------------------------------------------- Ctrl-C, --resume
+def ctrl_c_at(monkeypatch, epoch, step, times=1):
+    """Makes this process get SIGINT (``times`` in a row) when the progress bar of ``epoch``
+    (1-based) reaches ``step``: a deterministic Ctrl-C, handled at that step's end."""
+    original = cli._progress_bar
+
+    def progress_bar(steps, epoch_index, args):
+        bar = original(steps, epoch_index, args)
+        update = bar.update
+
+        def update_and_interrupt(done, *rest):
+            update(done, *rest)
+            if (epoch_index + 1, done) == (epoch, step):
+                for _ in range(times):
+                    os.kill(os.getpid(), signal.SIGINT)
+
+        bar.update = update_and_interrupt
+        return bar
+
+    monkeypatch.setattr(cli, "_progress_bar", progress_bar)
+
+
+def saved_state(out):
+    arrays, state = cli.read_training_state(out)
+    return arrays, state
+
+
+def test_ctrl_c_mid_epoch_saves_a_loadable_run_and_resume_ends_where_an_unbroken_run_does(
+    tiny_data, tmp_path, capsys, no_plot, monkeypatch
+):
+    # 192 images in batches of 64: 3 steps an epoch. The MLP has no dropout, so a run stopped
+    # at epoch 2, step 2 and resumed must give exactly the weights and history of one that ran
+    # through: same shuffles, augmentation, optimizer state and step count.
+    options = "--model mlp --epochs 3 --seed 7"
+    status, _, _ = run_train(capsys, options, tiny_data, tmp_path / "unbroken")
+    assert status == 0
+    ctrl_c_at(monkeypatch, epoch=2, step=2)
+    out = tmp_path / "stopped"
+    status, stdout, stderr = run_train(capsys, options, tiny_data, out)
+    monkeypatch.undo()
+    assert status == 130
+    assert "Ctrl-C: stopping at the end of this step" in stderr
+    assert "Epoch 2/3: 2/3 (stopped) - " in stderr  # the bar ends where training stopped
+    assert (
+        f"interrupted after 1 finished epoch and 2 of 3 steps of epoch 2; saving into {out}"
+        in stderr
+    )
+    assert (
+        f"Training state: {out / cli.STATE_FILE} (go on with: ferrotape train --resume {out})"
+        in stdout
+    )
+    assert [line["epoch"] for line in epoch_lines(stdout)] == [1]
+    # What was saved loads: the weights into a fresh model, the history as JSON.
+    history = json.loads((out / cli.HISTORY_FILE).read_text())
+    assert set(history) == HISTORY_KEYS and len(history["loss"]) == 1
+    model = cli.build_model("mlp")
+    model.load_weights(out / cli.WEIGHTS_FILE)
+    arrays, state = saved_state(out)
+    assert (state["epoch"], state["step"], state["steps_done"]) == (1, 2, 5)
+    for index, weight in enumerate(model.get_weights()):
+        np.testing.assert_array_equal(weight, arrays[f"model/{index}"])
+    assert int(arrays["optimizer/0"]) == 5  # Adam's iterations: the steps done
+
+    status, stdout, _ = run_main(capsys, "train", "--resume", out)
+    assert status == 0
+    assert "Resuming the MLP run at epoch 2/3, step 3 (192 Fashion-MNIST images" in stdout
+    assert [line["epoch"] for line in epoch_lines(stdout)] == [2, 3]
+    unbroken = json.loads((tmp_path / "unbroken" / cli.HISTORY_FILE).read_text())
+    resumed = json.loads((out / cli.HISTORY_FILE).read_text())
+    for key in ("loss", "accuracy", "val_loss", "val_accuracy"):
+        assert resumed[key] == unbroken[key]
+    expected = safetensors.numpy.load_file(str(tmp_path / "unbroken" / cli.WEIGHTS_FILE))
+    got = safetensors.numpy.load_file(str(out / cli.WEIGHTS_FILE))
+    for a, b in zip(
+        (expected[k] for k in sorted(expected)), (got[k] for k in sorted(got)), strict=True
+    ):
+        np.testing.assert_array_equal(a, b)
+    # The finished run can be taken further.
+    status, stdout, _ = run_main(capsys, "train", "--resume", out, "--epochs", 4)
+    assert status == 0 and [line["epoch"] for line in epoch_lines(stdout)] == [4]
+    assert len(json.loads((out / cli.HISTORY_FILE).read_text())["loss"]) == 4
+
+
+def test_a_second_ctrl_c_quits_at_once_without_saving(
+    tiny_data, tmp_path, capsys, no_plot, monkeypatch
+):
+    handler = signal.getsignal(signal.SIGINT)
+    ctrl_c_at(monkeypatch, epoch=1, step=1, times=2)
+    status, _, stderr = run_train(capsys, "--model mlp --epochs 2", tiny_data, tmp_path)
+    assert status == 130
+    assert stderr.endswith("ferrotape train: interrupted\n") and "saving into" not in stderr
+    assert not (tmp_path / cli.STATE_FILE).exists() and not (tmp_path / cli.WEIGHTS_FILE).exists()
+    assert signal.getsignal(signal.SIGINT) is handler  # the command's handler is gone again
+
+
+def test_ctrl_c_during_fit_saves_and_resume_starts_the_unfinished_epoch_again(
+    tiny_data, tmp_path, capsys, no_plot, monkeypatch
+):
+    # fit's own progress bar is not cli._progress_bar: interrupt from a callback instead.
+    from ferrotape.keras.callbacks import Callback
+
+    class CtrlC(Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if self.epoch == 1 and batch == 0:
+                os.kill(os.getpid(), signal.SIGINT)
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+    fit = ft.keras.Model.fit
+
+    def fit_with_ctrl_c(model, *args, callbacks=(), **kwargs):
+        return fit(model, *args, callbacks=[CtrlC(), *callbacks], **kwargs)
+
+    monkeypatch.setattr(ft.keras.Model, "fit", fit_with_ctrl_c)
+    out = tmp_path / "run"
+    options = "--fit --model mlp --batch-size 96 --epochs 3 --seed 2"
+    status, stdout, stderr = run_train(capsys, options, tiny_data, out)
+    monkeypatch.undo()
+    assert status == 130
+    assert (
+        "interrupted after 1 finished epoch and 1 of 2 steps of epoch 2 "
+        "(--fit: --resume starts epoch 2 again)" in stderr
+    )
+    _, state = saved_state(out)
+    assert (state["epoch"], state["step"], state["steps_done"]) == (1, 0, 3)
+    status, stdout, _ = run_main(capsys, "train", "--resume", out)
+    assert status == 0
+    assert [line["epoch"] for line in epoch_lines(stdout)] == [2, 3]
+    history = json.loads((out / cli.HISTORY_FILE).read_text())
+    assert len(history["loss"]) == 3
+    _, state = saved_state(out)
+    assert (state["epoch"], state["steps_done"]) == (3, 7)
+
+
+def test_ctrl_c_in_a_real_process_saves_and_exits_130(tiny_data, tmp_path):
+    # SIGINT goes in once the first epoch's line is out (no timing guess); the run stops at
+    # the end of the step under way, whichever it is.
     out = tmp_path / "run"
     command = [sys.executable, "-m", "ferrotape", "train", "--data", str(tiny_data)]
     command += ["--model", "mlp", "--epochs", "100000", "--out", str(out)]
     trainer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for line in trainer.stdout:
-            if line.startswith("Epoch 2/"):
+            if line.startswith("Epoch 1/"):
                 break
-        trainer.send_signal(subprocess.signal.SIGINT)
-        stdout, stderr = trainer.communicate(timeout=60)
+        trainer.send_signal(signal.SIGINT)
+        stdout, stderr = trainer.communicate(timeout=120)
     finally:
         trainer.kill()
     assert trainer.returncode == 130, stderr
-    assert "interrupted after" in stderr and str(out) in stderr
+    assert "interrupted after" in stderr and f"saving into {out}" in stderr
+    assert "Traceback" not in stderr
+    assert f"Training state: {out / cli.STATE_FILE}" in stdout
     history = json.loads((out / cli.HISTORY_FILE).read_text())
-    assert len(history["loss"]) >= 2
+    assert len(history["loss"]) >= 1
     weights = safetensors.numpy.load_file(out / cli.WEIGHTS_FILE)
     assert len(weights) == 4
+    _, state = saved_state(out)
+    assert state["epoch"] == len(history["loss"])
+    assert state["settings"]["epochs"] == 100000 and state["settings"]["model"] == "mlp"
+
+
+def test_bad_resume_directories_are_one_line_and_exit_2(tiny_data, tmp_path, capsys, no_plot):
+    status, _, _ = run_train(
+        capsys, "--model mlp --limit 64 --epochs 1", tiny_data, tmp_path / "run"
+    )
+    assert status == 0
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "garbage").mkdir()
+    (tmp_path / "garbage" / cli.STATE_FILE).write_bytes(
+        b"\x10\x00\x00\x00\x00\x00\x00\x00{not json"
+    )
+    (tmp_path / "weights-only").mkdir()
+    (tmp_path / "weights-only" / cli.STATE_FILE).write_bytes(
+        (tmp_path / "run" / cli.WEIGHTS_FILE).read_bytes()
+    )
+    cases = [
+        (["--resume", tmp_path / "nowhere"], "no such directory"),
+        (["--resume", tmp_path / "a-file"], "not a directory (pass the --out directory of a run)"),
+        (["--resume", tmp_path / "empty"], f"there is no {cli.STATE_FILE} in it"),
+        (["--resume", tmp_path / "garbage"], cli.STATE_FILE),
+        (["--resume", tmp_path / "weights-only"], "is not a ferrotape training state"),
+        (["--resume", tmp_path / "run"], "the run has finished 1 of its 1 epochs; pass --epochs"),
+        (
+            ["--resume", tmp_path / "run", "--epochs", "2", "--model", "cnn"],
+            "the run was trained with --model mlp; leave --model out",
+        ),
+        (
+            ["--resume", tmp_path / "run", "--epochs", "2", "--fit"],
+            "the run was trained without --fit",
+        ),
+    ]
+    for argv, message in cases:
+        status, stdout, stderr = run_main(capsys, "train", *argv)
+        assert status == 2, argv
+        assert stdout == "" and len(stderr.splitlines()) == 1, stderr
+        assert stderr.startswith(f"ferrotape train: error: --resume {argv[1]}: ")
+        assert message in stderr, (argv, stderr)

@@ -528,9 +528,13 @@ def test_clone_model_rebuilds_layers_with_fresh_weights():
     assert not np.array_equal(clone.get_weights()[0], model.get_weights()[0])
     config = model.get_config()
     assert config["layers"][0]["class_name"] == "InputLayer"
+    # Keras 3's serialized form: an unregistered class is named by its module and class.
     assert config["layers"][1] == {
+        "module": __name__,
         "class_name": "ConfigurableLinear",
         "config": {"name": "hidden", "trainable": True, "dtype": "float32", "units": 4},
+        "registered_name": "ConfigurableLinear",
+        "build_config": {"input_shape": [None, 3]},
     }
 
 

@@ -10,6 +10,7 @@ import safetensors.numpy
 
 import ferrotape as ft
 from ferrotape.keras import saving
+from ferrotape.keras.saving.safetensors_file import ORDER_KEY
 
 
 def sample_arrays():
@@ -75,7 +76,7 @@ def test_metadata_round_trips_without_the_order_key(tmp_path):
     arrays, loaded = saving.load_weights_file(path, return_metadata=True)
     assert loaded == metadata and list(arrays) == ["b", "a"]
     header, _ = header_and_data(path)
-    assert json.loads(header["__metadata__"][saving.ORDER_KEY]) == ["b", "a"]
+    assert json.loads(header["__metadata__"][ORDER_KEY]) == ["b", "a"]
 
 
 def test_files_are_plain_safetensors(tmp_path):
@@ -106,7 +107,7 @@ def test_bad_arguments_are_rejected(tmp_path):
     with pytest.raises(TypeError, match="metadata must map strings to strings"):
         saving.save_weights_file(path, {"a": np.ones(1)}, {"epoch": 3})
     with pytest.raises(ValueError, match="reserved"):
-        saving.save_weights_file(path, {"a": np.ones(1)}, {saving.ORDER_KEY: "[]"})
+        saving.save_weights_file(path, {"a": np.ones(1)}, {ORDER_KEY: "[]"})
     with pytest.raises(ValueError, match="appears twice"):
         saving.save_weights_file(path, [("a", np.ones(1)), ("a", np.ones(1))])
     with pytest.raises(TypeError, match="non-empty strings"):
@@ -126,7 +127,7 @@ def test_an_interrupted_write_leaves_the_existing_file_intact(tmp_path, monkeypa
     def failing_fsync(fd):
         raise OSError("disk full")
 
-    monkeypatch.setattr(saving.os, "fsync", failing_fsync)
+    monkeypatch.setattr(os, "fsync", failing_fsync)
     with pytest.raises(OSError, match="disk full"):
         saving.save_weights_file(path, {"a": np.zeros(1000)})
     monkeypatch.undo()
@@ -136,7 +137,7 @@ def test_an_interrupted_write_leaves_the_existing_file_intact(tmp_path, monkeypa
     def interrupted_replace(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(saving.os, "replace", interrupted_replace)
+    monkeypatch.setattr(os, "replace", interrupted_replace)
     with pytest.raises(KeyboardInterrupt):
         saving.save_weights_file(path, {"a": np.zeros(1000)})
     monkeypatch.undo()
@@ -152,7 +153,7 @@ def test_the_temporary_file_is_in_the_target_directory(tmp_path, monkeypatch):
         renames.append((os.path.dirname(src), os.path.dirname(dst)))
         real_replace(src, dst)
 
-    monkeypatch.setattr(saving.os, "replace", recording_replace)
+    monkeypatch.setattr(os, "replace", recording_replace)
     saving.save_weights_file(tmp_path / "w.safetensors", {"a": np.ones(2)})
     assert renames == [(str(tmp_path), str(tmp_path))]
 
@@ -210,7 +211,7 @@ def test_headers_that_disagree_with_the_data_are_reported(tmp_path):
     write_raw(path, {"x": entry}, data + b"extra")
     with pytest.raises(ValueError, match="cover 16 bytes of data but 21 follow"):
         saving.load_weights_file(path)
-    write_raw(path, {"x": entry, "__metadata__": {saving.ORDER_KEY: '["y"]'}}, data)
+    write_raw(path, {"x": entry, "__metadata__": {ORDER_KEY: '["y"]'}}, data)
     with pytest.raises(ValueError, match="does not list the tensors"):
         saving.load_weights_file(path)
     write_raw(path, {"x": entry}, data)  # the same header, consistent, loads

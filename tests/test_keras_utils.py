@@ -174,6 +174,27 @@ def test_verbose_1_on_a_terminal_draws_a_live_bar(fake_clock):
     assert final == "Epoch 2/2: 4/4 " + "━" * 20 + " 4s 1s/step - loss: 0.2500 - 8.00 samples/s"
 
 
+def test_stop_ends_the_bar_at_its_step_where_close_fills_it(fake_clock):
+    out = Terminal()
+    bar = utils.ProgressBar(4, description="Epoch 2/2", verbose=1, file=out)
+    fake_clock.now += 1.0
+    bar.update(1, {"loss": 0.5}, samples_seen=8)
+    bar.stop()
+    bar.close()  # after stop, nothing more
+    final = out.getvalue().rstrip("\n").rsplit("\r", 1)[1].rstrip()
+    assert final.startswith("Epoch 2/2: 1/4 ━━━━━ ") and final.endswith(
+        "loss: 0.5000 - 8.00 samples/s"
+    )
+    plain = io.StringIO()
+    bar = utils.ProgressBar(4, description="Epoch 2/2", verbose=1, file=plain)
+    fake_clock.now += 1.0
+    bar.update(1, {"loss": 0.5}, samples_seen=8)
+    bar.stop()
+    assert (
+        plain.getvalue() == "Epoch 2/2: 1/4 (stopped) - 1s/step - loss: 0.5000 - 8.00 samples/s\n"
+    )
+
+
 def test_unknown_total_and_no_samples(fake_clock):
     out = io.StringIO()
     bar = utils.ProgressBar(None, verbose=2, file=out)

@@ -32,6 +32,17 @@ from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
 from .clip import clip_by_global_norm, clip_by_norm
+from .control_flow import (
+    case,
+    cond,
+    control_dependencies,
+    get_static_value,
+    group,
+    identity_n,
+    no_op,
+    switch_case,
+    while_loop,
+)
 from .debugging import assert_equal, assert_greater, assert_less, assert_rank
 from .dtypes import (
     DType,
@@ -47,6 +58,7 @@ from .dtypes import (
     int64,
 )
 from .einsum import einsum, tensordot
+from .functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from .gradients import custom_gradient, stop_gradient
 from .linalg import sqrtm as matrix_square_root
 from .math import atan2, cumsum, realdiv, scalar_mul
@@ -54,8 +66,10 @@ from .module import Module
 from .nn import batch_to_space, space_to_batch
 from .norms import norm
 from .polymorphic_function import function
+from .printing import print  # tf.print; it shadows the builtin in this module (and its doctests)
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
+from .tensor_spec import TensorSpec
 
 __version__ = "0.1.0"
 
@@ -159,7 +173,8 @@ def device(device_name):
 
     >>> import ferrotape as ft
     >>> with ft.device("/CPU:0"):
-    ...     print(ft.constant(1.0).numpy())
+    ...     x = ft.constant(1.0)
+    >>> float(x)
     1.0
     """
     del device_name
@@ -251,4 +266,21 @@ __all__ = [
     "tensordot",
     "train",
     "where",
+    # control flow (control_flow.py, functional_ops.py), print (printing.py), TensorSpec
+    "TensorSpec",
+    "case",
+    "cond",
+    "control_dependencies",
+    "foldl",
+    "foldr",
+    "get_static_value",
+    "group",
+    "identity_n",
+    "map_fn",
+    "no_op",
+    "print",
+    "scan",
+    "switch_case",
+    "vectorized_map",
+    "while_loop",
 ]

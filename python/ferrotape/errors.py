@@ -26,10 +26,15 @@ class FailedPreconditionError(OpError, RuntimeError):
     """An API was used out of order."""
 
 
+class OutOfRangeError(OpError):
+    """A read past the end of a sequence (``scan``/``foldl`` over zero elements)."""
+
+
 __all__ = [
     "OpError",
     "InvalidArgumentError",
     "UnimplementedError",
     "ResourceExhaustedError",
     "FailedPreconditionError",
+    "OutOfRangeError",
 ]

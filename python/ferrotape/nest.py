@@ -204,6 +204,11 @@ def assert_same_structure(nest1, nest2, check_types=True):
     _assert_same(nest1, nest2, check_types, SEQUENCES, "nest.assert_same_structure")
 
 
+def assert_same_for(nest1, nest2, check_types, who):
+    """``assert_same_structure`` whose errors name ``who`` (the public function that checks)."""
+    _assert_same(nest1, nest2, check_types, SEQUENCES, who)
+
+
 def _assert_same(nest1, nest2, check_types, sequences, who):
     walks = (_walk(nest1, sequences, who), _walk(nest2, sequences, who))
     for a, b in _zip_longest(*walks):

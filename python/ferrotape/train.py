@@ -384,7 +384,7 @@ def _read_state(directory):
 def _write_state(directory, latest, paths):
     from pathlib import Path
 
-    from .keras.saving import _write_atomically
+    from .keras.saving.file_io import _write_atomically
 
     def relative(p):
         return os.path.relpath(p, directory)

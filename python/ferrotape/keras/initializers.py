@@ -454,7 +454,9 @@ def deserialize(config):
     cls = _BY_NAME.get(config["class_name"])
     if cls is None:
         raise ValueError(f"initializers.deserialize: unknown initializer {config['class_name']!r}")
-    return cls.from_config(config.get("config") or {})
+    from .object_registration import _without_keras_only_defaults
+
+    return cls.from_config(_without_keras_only_defaults(cls, config.get("config") or {}))
 
 
 def get(identifier):

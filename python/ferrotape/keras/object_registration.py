@@ -130,6 +130,8 @@ def serialize_keras_object(obj):
     function as its registered name, plain values as themselves)."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
+    if type(obj).__module__ == "numpy":  # numpy scalars and arrays, as JSON-ready values
+        return obj.tolist()
     if isinstance(obj, (list, tuple)):
         return [serialize_keras_object(item) for item in obj]
     if isinstance(obj, dict):
@@ -142,13 +144,28 @@ def serialize_keras_object(obj):
             f"get_config() method"
         )
     cls = type(obj)
+    module = _public_module(cls)
     registered = GLOBAL_CUSTOM_NAMES.get(cls)
-    return {
-        "module": _public_module(cls),
+    if registered is None and not module.startswith("keras"):
+        registered = cls.__name__
+    if module == "keras" and cls.__name__ == "Functional":
+        # Keras 3 writes functional models under their source module, registered by name.
+        module, registered = "keras.src.models.functional", "Functional"
+    serialized = {
+        "module": module,
         "class_name": cls.__name__,
-        "config": obj.get_config(),
-        "registered_name": registered if registered is not None else cls.__name__,
+        "config": serialize_keras_object(obj.get_config()),
+        "registered_name": registered,  # None for built-in classes, as Keras writes
     }
+    # Keras's entries that rebuild a model's state: the input shape and the compile arguments.
+    for key, method in (
+        ("build_config", "get_build_config"),
+        ("compile_config", "get_compile_config"),
+    ):
+        value = getattr(obj, method, lambda: None)()
+        if value is not None:
+            serialized[key] = serialize_keras_object(value)
+    return serialized
 
 
 def _public_module(cls):
@@ -156,6 +173,8 @@ def _public_module(cls):
     prefix = "ferrotape.keras."
     if module.startswith(prefix):
         head = module[len(prefix) :].split(".")[0]
+        if head == "models":
+            return "keras"  # Keras files name Sequential, Functional and Model this way
         for public in _BUILTIN_MODULES:
             if head.startswith(public):
                 return f"keras.{public}"
@@ -165,6 +184,8 @@ def _public_module(cls):
 def _builtin(class_name, module):
     keras = importlib.import_module("ferrotape.keras")
     names = [module.split(".", 1)[1]] if module and module.startswith("keras.") else []
+    if module == "keras" and class_name == "Functional":
+        return keras.models.Functional
     for public in names + list(_BUILTIN_MODULES):
         namespace = getattr(keras, public, None)
         found = getattr(namespace, class_name, None) if namespace is not None else None
@@ -202,17 +223,57 @@ def deserialize_keras_object(config, custom_objects=None, **kwargs):
             "custom classes are decorated with `@keras.saving.register_keras_serializable()` "
             "or passed in `custom_objects`."
         )
-    inner = config.get("config") or {}
+    inner = _without_keras_only_defaults(cls, config.get("config") or {})
     if not hasattr(cls, "from_config"):
         return cls(**inner)
     try:
         with CustomObjectScope(custom_objects):
-            return cls.from_config(inner)
+            instance = cls.from_config(inner)
+            # Keras's order: the object, then its weights (build), then compile.
+            if config.get("build_config") and hasattr(instance, "build_from_config"):
+                instance.build_from_config(config["build_config"])
+            if config.get("compile_config") and hasattr(instance, "compile_from_config"):
+                instance.compile_from_config(config["compile_config"])
+            return instance
     except TypeError as error:
         raise TypeError(
             f"deserialize_keras_object: {class_name}.from_config could not rebuild the object "
             f"from {inner!r}: {error}"
         ) from error
+
+
+# Arguments Keras 3 writes into configs for features ferrotape does not have, with the values
+# that mean "not used": a config holding them loads, one using the feature is refused.
+_KERAS_ONLY_DEFAULTS = {
+    "quantization_config": None,
+    "lora_rank": None,
+    "lora_alpha": None,
+    "synchronized": False,
+    "renorm": False,
+    "renorm_clipping": None,
+    "renorm_momentum": 0.99,
+    "sparse": False,
+    "ragged": False,
+    "optional": False,
+    "input_axes": None,
+    "output_axes": None,
+}
+
+
+def _without_keras_only_defaults(cls, config):
+    """``config`` less the Keras-only arguments that hold their unused value and that
+    ``cls`` does not accept."""
+    if not isinstance(config, dict):
+        return config
+    try:
+        accepted = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return config
+    return {
+        key: value
+        for key, value in config.items()
+        if key in accepted or key not in _KERAS_ONLY_DEFAULTS or value != _KERAS_ONLY_DEFAULTS[key]
+    }
 
 
 __all__ = [

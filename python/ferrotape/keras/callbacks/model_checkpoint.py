@@ -16,11 +16,10 @@ class ModelCheckpoint(_MonitorCallback):
     the logs, e.g. ``"ckpt/{epoch:02d}-{val_loss:.2f}.weights.safetensors"``; missing
     directories are created. With ``save_best_only``, a file is written only when ``monitor``
     improves on the best so far (``mode`` ``"min"``, ``"max"`` or ``"auto"``), starting from
-    ``initial_value_threshold`` if given. Saving goes through ``model.save_weights(path)``.
-
-    ferrotape saves weights only: ``save_weights_only=False`` (Keras's full-model ``.keras``
-    format) is not supported and writes the weights as ``save_weights_only=True`` does; for
-    the same reason no file extension is required.
+    ``initial_value_threshold`` if given. A ``.keras`` path (with ``save_weights_only=False``)
+    gets the whole model through ``model.save``; any other path gets the weights through
+    ``model.save_weights``, whose file name picks the format (``.weights.h5`` or
+    ``.safetensors``).
     """
 
     def __init__(
@@ -89,7 +88,10 @@ class ModelCheckpoint(_MonitorCallback):
                 "Please specify a non-directory filepath for ModelCheckpoint. "
                 f"Filepath used is an existing directory: {filepath}"
             )
-        self.model.save_weights(filepath)
+        if not self.save_weights_only and filepath.endswith(".keras"):
+            self.model.save(filepath, overwrite=True)
+        else:
+            self.model.save_weights(filepath)
 
     def _should_save(self, epoch, logs, filepath):
         if not self.save_best_only:

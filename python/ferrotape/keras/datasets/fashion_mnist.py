@@ -10,7 +10,8 @@ files from the first directory that holds them:
 
 and failing that downloads them from Keras's mirror into ``~/.ferrotape/datasets/fashion-mnist/``.
 ``load_data(subset="small")`` returns a class-balanced subset of 6,000 training and 1,000 test
-images shipped with ferrotape, for examples and tests that must run offline.
+images shipped with ferrotape, for examples and tests that must run offline; to keep the package
+small its pixels are rounded to 16 grey levels (0, 17, ..., 255).
 
 >>> from ferrotape.keras.datasets import fashion_mnist
 >>> (x_train, y_train), (x_test, y_test) = fashion_mnist.load_data(subset="small")
@@ -58,9 +59,10 @@ def load_data(subset=None):
 
     ``x_*`` are uint8 arrays of shape ``(n, 28, 28)`` (0 to 255), ``y_*`` uint8 labels 0-9 of
     shape ``(n,)``: n is 60,000 and 10,000 for the full data set, 6,000 and 1,000 for
-    ``subset="small"`` (shipped with ferrotape, no download). Raises ``FileNotFoundError`` saying
-    where to put the files when they are nowhere and cannot be downloaded, and ``ValueError``
-    naming the file when one is corrupt.
+    ``subset="small"`` (shipped with ferrotape, no download; its pixels rounded to 16 grey
+    levels, 0, 17, ..., 255). Raises ``FileNotFoundError`` saying where to put the files when
+    they are nowhere and cannot be downloaded, and ``ValueError`` naming the file when one is
+    corrupt.
     """
     if subset is not None:
         if subset != "small":

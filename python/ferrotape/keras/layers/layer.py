@@ -30,6 +30,7 @@ from .. import backend, initializers, regularizers
 from . import keras_tensor
 from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
+from .layer_build_config import LayerBuildConfig
 from .layer_losses import LayerLosses
 from .layer_utils import (
     _CONTEXT,
@@ -65,7 +66,7 @@ def _find_layers(value, found, seen):
             _find_layers(item, found, seen)
 
 
-class Layer(LayerLosses, NativeFormCopying, Module):
+class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
     """Base class of all layers (Keras 3's ``keras.layers.Layer``).
 
     Subclasses create weights in ``build(input_shape)`` with ``add_weight`` and compute in
@@ -140,8 +141,7 @@ class Layer(LayerLosses, NativeFormCopying, Module):
         return (batch_size,) + _plain_shape(tuple(input_shape))
 
     def _user_stacklevel(self):
-        """The warnings stack level of the code constructing this layer: past the chain of
-        ``__init__`` methods of its classes, however deep the subclassing."""
+        """The stack level of the code constructing this layer, past all its ``__init__``s."""
         frame, level = sys._getframe(2), 2
         while frame is not None and frame.f_code.co_name == "__init__":
             if frame.f_locals.get("self") is not self:

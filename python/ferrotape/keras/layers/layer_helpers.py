@@ -7,7 +7,7 @@ import reprlib
 import numpy as np
 
 from ... import _core
-from .. import activations
+from .. import activations, object_registration
 from .layer import Layer
 
 # Keras's activations that a native layer call applies itself: the Rust table's names.
@@ -156,3 +156,15 @@ class _KernelLayer(Layer):
         fused, after = _current_activation(self)
         outputs = self._native(inputs, activation=fused, **self._call_settings())
         return outputs if after is None else after(outputs)
+
+
+def _weight_settings(layer, *weights):
+    """Keras's config entries for the named weights' ``*_initializer``, ``*_regularizer`` and
+    ``*_constraint`` arguments (those the layer has), serialized as Keras writes them."""
+    config = {}
+    for weight in weights:
+        for part in ("initializer", "regularizer", "constraint"):
+            key = f"{weight}_{part}"
+            if hasattr(layer, key):
+                config[key] = object_registration.serialize_keras_object(getattr(layer, key))
+    return config

@@ -167,6 +167,8 @@ class DTypePolicy:
     def __init__(self, name="float32"):
         if isinstance(name, DTypePolicy):
             name = name.name
+        if isinstance(name, dict):  # Keras 3 configs serialize the policy
+            name = (name.get("config") or {}).get("name", name)
         if isinstance(name, str) and name in ("mixed_float16", "mixed_bfloat16"):
             compute, variable = name.split("_", 1)[1], "float32"
         else:

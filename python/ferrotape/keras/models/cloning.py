@@ -1,17 +1,22 @@
 """``clone_model`` (Keras 3's ``keras.src.models.cloning``)."""
 
 from ..layers.core.input_layer import InputLayer
+from .functional import Functional
 from .sequential import Sequential
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
-    """A new Sequential model with the same layers rebuilt from their configs (fresh weights,
-    as Keras); ``clone_function(layer)`` may build each new layer instead."""
+    """A new model with the same layers rebuilt from their configs (fresh weights, as Keras);
+    for a Sequential model ``clone_function(layer)`` may build each new layer instead. A
+    functional model is rebuilt from its config (``get_config``/``from_config``)."""
     if input_tensors is not None:
         raise ValueError("clone_model: input_tensors is not supported by ferrotape")
+    if isinstance(model, Functional) and clone_function is None:
+        return type(model).from_config(model.get_config())
     if not isinstance(model, Sequential):
         raise ValueError(
-            f"clone_model: only Sequential models can be cloned by ferrotape, received "
+            f"clone_model: only Sequential and functional models (the latter without "
+            f"clone_function) can be cloned by ferrotape, received "
             f"{type(model).__name__}"
         )
 

@@ -26,11 +26,7 @@ class Functional(Model):
         object.__setattr__(self, "_outputs_struct", outputs)
         nodes = _ordered_nodes(flat_outputs, flat_inputs)
         object.__setattr__(self, "_nodes", nodes)
-        layers = []
-        for node in nodes:
-            if all(node.layer is not seen for seen in layers):
-                layers.append(node.layer)
-        self._functional_layers = layers
+        self._functional_layers = _keras_layer_order(nodes, flat_outputs, flat_inputs)
         object.__setattr__(self, "built", True)
         object.__setattr__(self, "_build_input_shape", _shape_of(inputs))
         object.__setattr__(self, "_output_shape", _shape_of(outputs))
@@ -87,6 +83,161 @@ class Functional(Model):
         flat = [values[id(t)] for t in nest.flatten(self._outputs_struct)]
         return nest.pack_sequence_as(self._outputs_struct, flat)
 
+    # ------------------------------------------------------------------ configuration
+    def get_config(self):
+        """Keras 3's functional config: every layer serialized with the calls made on it
+        (``inbound_nodes``, each input named by ``[layer, node index, tensor index]``), and
+        the model's inputs and outputs named the same way."""
+        from .. import object_registration
+
+        node_index, per_layer = {}, {}
+        for node in self._nodes:
+            node_index[id(node)] = per_layer.setdefault(id(node.layer), 0)
+            per_layer[id(node.layer)] += 1
+
+        def history(tensor):
+            node = tensor._node
+            return [node.layer.name, node_index[id(node)], node.outputs.index(tensor)]
+
+        def node_config(node):
+            def entry(value):
+                if isinstance(value, KerasTensor):
+                    return {
+                        "class_name": "__keras_tensor__",
+                        "config": {
+                            "shape": list(value.shape),
+                            "dtype": value.dtype,
+                            "keras_history": history(value),
+                        },
+                    }
+                return object_registration.serialize_keras_object(value)
+
+            args = nest.map_structure(entry, [node.inputs, *node.rest])
+            return {"args": args, "kwargs": nest.map_structure(entry, node.kwargs)}
+
+        layers = []
+        for layer in self._functional_layers:
+            serialized = object_registration.serialize_keras_object(layer)
+            nodes = [n for n in self._nodes if n.layer is layer and not _is_input(n)]
+            layers.append(
+                {**serialized, "name": layer.name, "inbound_nodes": [node_config(n) for n in nodes]}
+            )
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": layers,
+            "input_layers": nest.map_structure(history, self._inputs_struct),
+            "output_layers": nest.map_structure(history, self._outputs_struct),
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A functional model from ``get_config()``'s dict (Keras's or ferrotape's): the
+        layers are rebuilt and called again in the order of the saved calls."""
+        from .. import object_registration
+
+        layers, pending = {}, []
+        for layer_data in config["layers"]:
+            layer = object_registration.deserialize_keras_object(
+                layer_data, custom_objects=custom_objects
+            )
+            layers[layer_data["name"]] = layer
+            pending.append((layer, list(layer_data.get("inbound_nodes") or [])))
+        outputs = {}  # (layer name, node index) -> the call's flat outputs
+        for name, layer in layers.items():
+            if isinstance(layer, InputLayer):
+                outputs[(name, 0)] = [layer.output]
+        while any(nodes for _, nodes in pending):
+            progressed = False
+            for layer, nodes in pending:
+                while nodes and _inputs_ready(nodes[0], outputs):
+                    _replay(layer, nodes.pop(0), outputs)
+                    progressed = True
+            if not progressed:
+                raise ValueError(
+                    f"Functional.from_config: the config of model {config.get('name')!r} "
+                    f"calls layers on tensors that no layer produces"
+                )
+
+        def tensor(history):
+            name, index, tensor_index = history
+            return outputs[(name, index)][tensor_index]
+
+        inputs = _map_histories(tensor, config["input_layers"])
+        model_outputs = _map_histories(tensor, config["output_layers"])
+        kwargs = {k: config[k] for k in ("name", "trainable") if k in config}
+        return cls(inputs, model_outputs, **kwargs)
+
+
+def _is_input(node):
+    return isinstance(node.layer, InputLayer)
+
+
+def _is_history(value):
+    return isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
+
+
+def _map_histories(fn, structure):
+    """Applies ``fn`` to each ``[layer, node, tensor]`` entry of a nest of them (a single
+    entry, a list or a dict), keeping the nest."""
+    if _is_history(structure):
+        return fn(structure)
+    if isinstance(structure, dict):
+        return {key: _map_histories(fn, value) for key, value in structure.items()}
+    return [_map_histories(fn, value) for value in structure]
+
+
+def _is_saved_tensor(value):
+    return isinstance(value, dict) and value.get("class_name") == "__keras_tensor__"
+
+
+def _inputs_ready(node_data, outputs):
+    histories = [_saved_history(v) for v in _saved_tensors(node_data)]
+    return all(key in outputs for key in histories)
+
+
+def _saved_history(value):
+    name, index, _ = value["config"]["keras_history"]
+    return (name, index)
+
+
+def _saved_tensors(node_data):
+    found = []
+
+    def visit(value):
+        if _is_saved_tensor(value):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                visit(item)
+        elif isinstance(value, list):
+            for item in value:
+                visit(item)
+
+    visit(node_data)
+    return found
+
+
+def _replay(layer, node_data, outputs):
+    """Calls ``layer`` again as one saved call did, recording the outputs under the next
+    node index of the layer."""
+
+    def restore(value):
+        if _is_saved_tensor(value):
+            name, index, tensor_index = value["config"]["keras_history"]
+            return outputs[(name, index)][tensor_index]
+        if isinstance(value, dict):
+            return {key: restore(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [restore(item) for item in value]
+        return value
+
+    args = [restore(value) for value in node_data.get("args", [])]
+    kwargs = {key: restore(value) for key, value in (node_data.get("kwargs") or {}).items()}
+    result = layer(*args, **kwargs)
+    index = sum(1 for name, _ in outputs if name == layer.name)
+    outputs[(layer.name, index)] = nest.flatten(result)
+
 
 _FUNCTIONAL_VARIANTS = {}
 
@@ -100,6 +251,42 @@ def _functional_variant(cls):
         variant.__qualname__ = cls.__qualname__
         _FUNCTIONAL_VARIANTS[cls] = variant
     return variant
+
+
+def _keras_layer_order(nodes, flat_outputs, flat_inputs):
+    """The layers in Keras 3's order (``keras.src.ops.function.map_graph``): deepest first,
+    a layer's depth being the most layer calls between one of its calls and an output, ties
+    in the order a depth-first walk from the outputs first meets them. ``layers``, the
+    weights and the groups of a weights file all follow it, so it must be Keras's."""
+    first_seen, seen_nodes = {}, set()
+
+    def walk(tensor):
+        node = tensor._node
+        if node is None or id(node) in seen_nodes:
+            return
+        seen_nodes.add(id(node))
+        first_seen.setdefault(id(node.layer), len(first_seen))
+        if not isinstance(node.layer, InputLayer):
+            for parent in node.input_tensors():
+                walk(parent)
+
+    for tensor in flat_outputs:
+        walk(tensor)
+    node_depth, layer_depth, layers = {}, {}, {}
+    for node in reversed(nodes):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        layers[id(node.layer)] = node.layer
+        for parent in node.input_tensors():
+            if parent._node is not None:
+                key = id(parent._node)
+                node_depth[key] = max(depth + 1, node_depth.get(key, 0))
+    for tensor in flat_inputs:  # inputs the outputs do not use still belong to the model
+        layer = tensor._node.layer
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)], first_seen[id(layer)], layers[id(layer)] = 0, -1, layer
+    order = sorted(layers, key=lambda key: (-layer_depth[key], first_seen[key]))
+    return [layers[key] for key in order]
 
 
 def _ordered_nodes(flat_outputs, flat_inputs):

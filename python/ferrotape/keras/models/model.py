@@ -15,8 +15,6 @@ bar refreshes (at most ten times a second) or a callback asks for batch logs.
 True
 """
 
-import numpy as np
-
 from ..layers.layer import Layer
 from ..layers.layer_utils import _CONTEXT, _plain_shape, _zeros_for
 from ..trainers.compile_utils import _MeanTracker
@@ -125,72 +123,60 @@ class Model(Trainer, Layer):
             _CONTEXT.symbolic_batch = previous
         object.__setattr__(self, "_build_input_shape", input_shape)
 
-    # ------------------------------------------------------------------ weight files
+    # ------------------------------------------------------------------ files
     def save_weights(self, filepath, overwrite=True, max_shard_size=None):
-        """Writes the weights to a safetensors file, keyed ``"0003/conv2d_1/kernel"``
-        (position, layer, weight) so the order survives."""
-        import os
+        """Writes the weights: Keras 3's HDF5 layout for ``.weights.h5`` names (optimizer
+        state included), safetensors keyed ``"0003/conv2d_1/kernel"`` for ``.safetensors``
+        names; any other name is a ValueError. See ``keras.saving.save_weights``."""
+        from ..saving import saving_api
 
-        from ... import __version__
-        from .. import saving
-
-        del max_shard_size
-        filepath = os.fspath(filepath)
-        if not overwrite and os.path.exists(filepath):
-            raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False was given")
-        named = {
-            f"{index:04d}/{layer.name}/{weight_name}": variable.numpy()
-            for index, (layer, weight_name, variable) in enumerate(self._weights_with_owners())
-        }
-        metadata = {
-            "format": "ferrotape.keras.weights",
-            "format_version": "1",
-            "ferrotape_version": str(__version__),
-            "model_name": self.name,
-        }
-        saving.save_weights_file(filepath, named, metadata)
+        saving_api.save_weights(self, filepath, overwrite, max_shard_size)
 
     def load_weights(self, filepath, skip_mismatch=False):
-        """Loads weights written by ``save_weights``: matched by position, with the count and
-        every shape checked (a ValueError names the first mismatching weight)."""
-        import os
+        """Loads weights from a ``.weights.h5``, ``.keras`` or ``.safetensors`` file (written
+        by ferrotape or Keras), checking every count and shape before assigning anything."""
+        from ..saving import saving_api
 
-        from .. import saving
+        saving_api.load_weights(self, filepath, skip_mismatch)
 
-        filepath = os.fspath(filepath)
-        stored = saving.load_weights_file(filepath)
-        keys = sorted(stored)
-        owned = self._weights_with_owners()
-        if not owned and keys:
-            raise ValueError(
-                f"load_weights: model '{self.name}' has no weights yet; build it first (call it "
-                f"on a batch, or give it an input shape) and then load {filepath}"
-            )
-        if len(keys) != len(owned) and not skip_mismatch:
-            raise ValueError(
-                f"load_weights: {filepath} holds {len(keys)} weights but model '{self.name}' "
-                f"has {len(owned)}"
-            )
-        assignments = []
-        for key, (layer, weight_name, variable) in zip(keys, owned, strict=False):
-            value = stored[key]
-            expected = tuple(variable.shape)
-            if tuple(value.shape) != expected:
-                if skip_mismatch:
-                    continue
-                raise ValueError(
-                    f"load_weights: weight {key!r} in {filepath} has shape {tuple(value.shape)} "
-                    f"but the model's weight '{layer.name}/{weight_name}' has shape {expected}"
-                )
-            assignments.append((variable, value))
-        for variable, value in assignments:
-            variable.assign(np.asarray(value, dtype=variable.dtype.name))
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Saves the whole model (config, weights, optimizer state) as a Keras 3 ``.keras``
+        file, which ``keras.models.load_model`` (ferrotape's or Keras's) reads back."""
+        from ..saving import saving_api
 
-    def save(self, filepath, overwrite=True, **kwargs):
-        raise NotImplementedError(
-            "Model.save: whole-model files are not supported by ferrotape; use "
-            "save_weights/load_weights"
-        )
+        saving_api.save_model(self, filepath, overwrite, zipped, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The model's config (``serialize_keras_object``) as a JSON string, which
+        ``keras.models.model_from_json`` turns back into a model (fresh weights)."""
+        import json
+
+        from ..saving import saving_lib
+
+        return json.dumps(json.loads(saving_lib.config_json(self)), **kwargs)
+
+    def get_compile_config(self):
+        """The arguments of ``compile`` (the optimizer with its config), serialized; None
+        if the model was not compiled."""
+        from .. import object_registration
+
+        if not self.compiled or self._compile_config is None:
+            return None
+        config = {**self._compile_config, "optimizer": self.optimizer}
+        return object_registration.serialize_keras_object(config)
+
+    def compile_from_config(self, config):
+        """Compiles the model from ``get_compile_config()``'s dict and builds the optimizer's
+        variables, so saved optimizer state can be loaded into them."""
+        from .. import losses, metrics, optimizers
+
+        config = dict(config)
+        config["optimizer"] = optimizers.get(config.get("optimizer") or "rmsprop")
+        for key in ("loss", "metrics", "weighted_metrics"):
+            config[key] = _deserialized(config.get(key), losses if key == "loss" else metrics)
+        self.compile(**config)
+        if self.built:
+            self.optimizer.build(self.trainable_variables)
 
     # ------------------------------------------------------------------ summary
     def summary(
@@ -211,3 +197,50 @@ class Model(Trainer, Layer):
 
     def get_config(self):
         return {"name": self.name, "trainable": self.trainable}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A model from its config: a functional config (``layers``, ``input_layers``,
+        ``output_layers``) is rebuilt as a functional model, as Keras does; any other is
+        passed to the constructor."""
+        if {"layers", "input_layers", "output_layers"} <= set(config):
+            from .functional import Functional
+
+            return Functional.from_config.__func__(cls, config, custom_objects)
+        return cls(**config)
+
+
+def _deserialized(value, module):
+    """Loss or metric identifiers from a compile config: serialized objects become objects
+    again, names stay names, lists and dicts are mapped."""
+    if isinstance(value, dict) and "class_name" in value:
+        return module.deserialize(value)
+    if isinstance(value, dict):
+        return {key: _deserialized(item, module) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_deserialized(item, module) for item in value]
+    return value
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A model from ``Model.to_json()``'s string (Keras's or ferrotape's), with fresh weights.
+
+    Args:
+        json_string: The JSON text.
+        custom_objects: A dict of names to custom classes the config refers to.
+
+    Returns:
+        The model (compiled when the JSON holds a ``compile_config``).
+
+    >>> import ferrotape as ft
+    >>> model = ft.keras.Sequential([ft.keras.Input(shape=(3,)), ft.keras.layers.Dense(2)])
+    >>> ft.keras.models.model_from_json(model.to_json()).output_shape
+    (None, 2)
+    """
+    import json
+
+    from .. import object_registration
+
+    return object_registration.deserialize_keras_object(
+        json.loads(json_string), custom_objects=custom_objects
+    )

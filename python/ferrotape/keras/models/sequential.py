@@ -140,21 +140,44 @@ class Sequential(Model):
         return outputs
 
     def get_config(self):
-        layers = []
-        if self._input_layer is not None:
-            layers.append(
-                {
-                    "class_name": "InputLayer",
-                    "config": {
-                        "batch_shape": self._input_layer.batch_shape,
-                        "dtype": self._input_layer.dtype,
-                        "name": self._input_layer.name,
-                    },
-                }
+        """Keras 3's Sequential config: each layer serialized (the ``InputLayer`` first when
+        the model has one) and the input shape the model was built with."""
+        from .. import object_registration
+
+        layers = [self._input_layer] if self._input_layer is not None else []
+        config = {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": [object_registration.serialize_keras_object(layer) for layer in layers]
+            + [object_registration.serialize_keras_object(layer) for layer in self._layers],
+        }
+        if self._build_input_shape is not None:
+            config["build_input_shape"] = self._build_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A new Sequential model from ``get_config()``'s dict (Keras's or ferrotape's):
+        its layers rebuilt, and the model built when the config gives an input shape."""
+        from .. import object_registration
+
+        config = dict(config)
+        layer_configs = config.pop("layers", [])
+        build_input_shape = config.pop("build_input_shape", None)
+        config.pop("dtype", None)  # Keras records the model's policy; its layers carry theirs
+        model = cls(**config)
+        for layer_config in layer_configs:
+            if "module" not in layer_config and "registered_name" not in layer_config:
+                layer_config = {"module": "keras.layers", **layer_config}
+            layer = object_registration.deserialize_keras_object(
+                layer_config, custom_objects=custom_objects
             )
-        for layer in self._layers:
-            layers.append({"class_name": type(layer).__name__, "config": layer.get_config()})
-        return {"name": self.name, "trainable": self.trainable, "layers": layers}
+            model.add(layer, rebuild=False)
+        if model._input_layer is not None:
+            model._maybe_rebuild()
+        elif build_input_shape is not None:
+            model.build(_plain_shape(build_input_shape))
+        return model
 
 
 # ----------------------------------------------------------------------------- Functional

@@ -42,7 +42,19 @@ class Trainer:
     ):
         """Configures training: the optimizer (name or instance), the loss (name, function or
         Loss; a list/dict for several outputs) and the metrics to report."""
-        del run_eagerly, steps_per_execution, jit_compile, auto_scale_loss
+        # Kept as Keras's compile_config records them (saved in .keras files); ferrotape
+        # always runs eagerly, one step at a time.
+        compile_config = {
+            "optimizer": optimizer,
+            "loss": loss,
+            "loss_weights": loss_weights,
+            "metrics": metrics,
+            "weighted_metrics": weighted_metrics,
+            "run_eagerly": run_eagerly,
+            "steps_per_execution": steps_per_execution,
+            "jit_compile": jit_compile if isinstance(jit_compile, bool) else False,
+        }
+        del auto_scale_loss
         from .. import metrics as metrics_module
         from .. import optimizers
 
@@ -64,11 +76,7 @@ class Trainer:
         object.__setattr__(self, "_compile_metrics", compile_metrics)
         object.__setattr__(self, "_loss_tracker", _MeanTracker("loss"))
         object.__setattr__(self, "compiled", True)
-        object.__setattr__(
-            self,
-            "_compile_config",
-            {"optimizer": optimizer, "loss": loss, "metrics": metrics},
-        )
+        object.__setattr__(self, "_compile_config", compile_config)
 
     def _assert_compiled(self, who):
         if not self.compiled:

@@ -161,6 +161,20 @@ class ProgressBar:
         elif self.verbose:
             print_msg(self.final_line(), file=self.file)
 
+    def stop(self):
+        """Ends the bar where it stands, for an epoch stopped part of the way through (Ctrl-C):
+        the line keeps its last step count, where ``close`` would fill it to the total."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._bar is not None:
+            self._bar.info = self._info(final=True)
+            self._bar.refresh()
+            self._bar.close()
+        elif self.verbose:
+            parts = [f"{self.steps_done}/{self.total or 'Unknown'} (stopped)", *self._details()]
+            print_msg(self._prefix() + " - ".join(parts), file=self.file)
+
     def final_line(self):
         """The epoch's closing line as ``close`` writes it for this verbosity."""
         elapsed = clock() - self._start

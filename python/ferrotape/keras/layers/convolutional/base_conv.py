@@ -7,7 +7,7 @@ the arguments, checked once for any spatial ``rank``, and the build of a kernel 
 import reprlib
 
 from .... import _core, nn
-from ... import activations, initializers, regularizers
+from ... import activations, initializers, object_registration, regularizers
 from ..layer_helpers import (
     _channels_last,
     _expect_rank,
@@ -16,6 +16,7 @@ from ..layer_helpers import (
     _known_dim,
     _ntuple,
     _padding,
+    _weight_settings,
 )
 
 
@@ -67,6 +68,10 @@ class _BaseConv(_KernelLayer):
     rank = 2
     # Keras lets only Conv1D pad causally.
     _allow_causal = False
+
+    # The name Keras's config gives the kernel's settings ("depthwise" for depthwise and
+    # separable convolutions, which keep their depthwise kernel as `kernel`).
+    _kernel_role = "kernel"
 
     def __init__(
         self,
@@ -139,6 +144,13 @@ class _BaseConv(_KernelLayer):
             "dilation_rate": self.dilation_rate,
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,
+            **{
+                key.replace("kernel", self._kernel_role, 1): value
+                for key, value in _weight_settings(self, "kernel", "bias").items()
+            },
+            "activity_regularizer": object_registration.serialize_keras_object(
+                self.activity_regularizer
+            ),
         }
 
     def _finish(self, outputs):

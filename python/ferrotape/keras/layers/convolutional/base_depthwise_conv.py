@@ -10,6 +10,8 @@ class _BaseDepthwiseConv(_BaseConv):
     """Each input channel convolved with its own ``depth_multiplier`` filters; output channel
     ``c * depth_multiplier + q``."""
 
+    _kernel_role = "depthwise"
+
     def __init__(
         self,
         kernel_size,

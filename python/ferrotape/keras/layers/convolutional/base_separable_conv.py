@@ -8,11 +8,13 @@ that order (Keras's).
 """
 
 from ... import initializers, regularizers
-from ..layer_helpers import _expect_rank, _is_int, _known_dim
+from ..layer_helpers import _expect_rank, _is_int, _known_dim, _weight_settings
 from .base_conv import _BaseConv, _check_filters_and_groups
 
 
 class _BaseSeparableConv(_BaseConv):
+    _kernel_role = "depthwise"
+
     def __init__(
         self,
         filters,
@@ -99,4 +101,5 @@ class _BaseSeparableConv(_BaseConv):
             **super().get_config(),
             "filters": self.filters,
             "depth_multiplier": self.depth_multiplier,
+            **_weight_settings(self, "pointwise"),
         }

@@ -20,7 +20,7 @@ TensorShape([2, 3])
 import reprlib
 
 from ... import activations, initializers, regularizers
-from ..layer_helpers import _is_int, _KernelLayer, _known_dim
+from ..layer_helpers import _is_int, _KernelLayer, _known_dim, _weight_settings
 
 
 class Dense(_KernelLayer):
@@ -68,4 +68,5 @@ class Dense(_KernelLayer):
             "units": self.units,
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,
+            **_weight_settings(self, "kernel", "bias"),
         }

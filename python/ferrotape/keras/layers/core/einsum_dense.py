@@ -13,6 +13,7 @@ import re
 from .... import einsum
 from ... import activations, initializers, regularizers
 from ..layer import Layer
+from ..layer_helpers import _weight_settings
 
 
 def _shapes(equation, bias_axes, input_shape, output_shape):
@@ -151,4 +152,5 @@ class EinsumDense(Layer):
             "output_shape": self.partial_output_shape,
             "activation": activations.serialize(self.activation),
             "bias_axes": self.bias_axes,
+            **_weight_settings(self, "kernel", "bias"),
         }

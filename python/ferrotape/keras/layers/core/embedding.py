@@ -5,7 +5,7 @@ import reprlib
 from .... import _core
 from ... import initializers, regularizers
 from ..layer import Layer
-from ..layer_helpers import _is_int
+from ..layer_helpers import _is_int, _weight_settings
 
 
 class Embedding(Layer):
@@ -56,4 +56,9 @@ class Embedding(Layer):
         return self._native(inputs)
 
     def get_config(self):
-        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            **_weight_settings(self, "embeddings"),
+        }

@@ -43,9 +43,10 @@ class InputLayer(Layer):
         input_tensor=None,
         optional=False,
         name=None,
+        ragged=None,
         **kwargs,
     ):
-        del sparse, input_tensor, optional
+        del sparse, input_tensor, optional, ragged
         if "input_shape" in kwargs and shape is None:
             shape = kwargs.pop("input_shape")
         if "batch_input_shape" in kwargs and batch_shape is None:
@@ -73,6 +74,21 @@ class InputLayer(Layer):
 
     def call(self, inputs):
         return inputs
+
+    def get_build_config(self):
+        return None  # built on construction; Keras writes no build_config for it
+
+    def get_config(self):
+        """Keras 3's InputLayer config (``sparse``, ``ragged`` and ``optional`` are always
+        False in ferrotape)."""
+        return {
+            "batch_shape": self.batch_shape,
+            "dtype": self.dtype,
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+            "optional": False,
+        }
 
 
 def Input(  # noqa: N802 - Keras's name

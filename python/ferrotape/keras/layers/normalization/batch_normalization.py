@@ -5,7 +5,7 @@
 from .... import _core
 from ... import initializers, regularizers
 from ..layer import Layer
-from ..layer_helpers import _float_arg, _is_int, _known_dim
+from ..layer_helpers import _float_arg, _is_int, _known_dim, _weight_settings
 
 
 class _Normalization(Layer):
@@ -142,4 +142,5 @@ class BatchNormalization(_Normalization):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
+            **_weight_settings(self, "beta", "gamma", "moving_mean", "moving_variance"),
         }

@@ -4,7 +4,7 @@
 
 from .... import _core
 from ... import initializers, regularizers
-from ..layer_helpers import _known_dim
+from ..layer_helpers import _known_dim, _weight_settings
 from .batch_normalization import _Normalization
 
 
@@ -71,4 +71,5 @@ class LayerNormalization(_Normalization):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
+            **_weight_settings(self, "beta", "gamma"),
         }

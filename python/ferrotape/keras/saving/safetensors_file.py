@@ -1,4 +1,5 @@
-"""Weight files: named numpy arrays in the safetensors format, written atomically, checked on load.
+"""safetensors files: named numpy arrays, written atomically, checked on load (what
+``save_weights("x.safetensors")`` writes, and ``ft.train.Checkpoint``'s index).
 
 A safetensors file is an 8-byte little-endian header length, a JSON header mapping each name to
 its ``dtype``, ``shape`` and ``data_offsets`` (plus an optional ``__metadata__`` of strings),
@@ -14,14 +15,9 @@ safetensors: ``safetensors.numpy.load_file`` and other readers open them.
 (['b', 'a'], 'float32', {'epoch': '3'})
 """
 
-import contextlib
 import json
 import math
-import os
-import re
-import stat
 import struct
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,16 +25,7 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 
-from .object_registration import (
-    CustomObjectScope,
-    custom_object_scope,
-    deserialize_keras_object,
-    get_custom_objects,
-    get_registered_name,
-    get_registered_object,
-    register_keras_serializable,
-    serialize_keras_object,
-)
+from .file_io import _read_regular_file, _write_atomically
 
 ORDER_KEY = "ferrotape.names"
 # A header takes about 100 bytes per tensor, so 16 MiB is room for over 100,000 tensors while
@@ -121,21 +108,6 @@ def load_weights_file(path, return_metadata=False):
     return (ordered, metadata) if return_metadata else ordered
 
 
-def _read_regular_file(path):
-    """The bytes of ``path``, which must be a regular file: a FIFO would block for ever and a
-    device such as /dev/zero never ends. Opened without blocking, then checked on the open
-    descriptor, so a file swapped for a FIFO after a first look is caught too."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{path}: is a directory, not a weights file") from None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file (a device, FIFO or socket)")
-        return file.read()
-
-
 def _decoded(data, start, entry):
     """One tensor's array (a copy, native byte order), BF16 widened to float32."""
     begin, shape = entry["data_offsets"][0], entry["shape"]
@@ -176,84 +148,6 @@ def _checked_metadata(metadata):
     if ORDER_KEY in metadata:
         raise ValueError(f"save_weights_file: the metadata key {ORDER_KEY!r} is reserved")
     return metadata
-
-
-def _write_atomically(path, data):
-    """Writes ``data`` to ``path`` so that a reader sees the old file or the new one, never a
-    mix, and an interrupted write leaves the old file as it was.
-
-    The data goes to a hidden temporary file beside the target (the target of a symbolic
-    link: the link itself stays), is synced, and is renamed over the target. The new file gets
-    the mode of the file it replaces, or 0666 less the umask as ``open`` would give. A
-    temporary left by a save that was killed outright is removed by the next save of the same
-    file (its name holds the writer's process id, which is then no longer alive).
-    """
-    path = Path(os.path.realpath(path))
-    prefix = f".{path.name}.{os.getpid()}."
-    _remove_stale_temporaries(path)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            os.fchmod(file.fileno(), _mode_for(path))
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    _sync_directory(path.parent)
-
-
-def _mode_for(path):
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return 0o666 & ~_umask()
-
-
-def _umask():
-    """The process's umask, read without changing it where Linux reports it."""
-    with contextlib.suppress(OSError, ValueError):
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    mask = os.umask(0o022)  # elsewhere: set and restore (not atomic, but nothing better exists)
-    os.umask(mask)
-    return mask
-
-
-def _remove_stale_temporaries(path):
-    """Removes ``.NAME.PID.*.tmp`` files of ``path`` whose writer process is gone."""
-    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)\.[^.]+\.tmp$")
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(path.parent):
-            match = pattern.match(entry.name)
-            if match and not _process_alive(int(match.group(1))):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-
-
-def _process_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists but belongs to someone else
-    return True
-
-
-def _sync_directory(directory):
-    """Makes the rename durable where the platform allows syncing a directory."""
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _checked_header(path, data):
@@ -334,15 +228,4 @@ def _stored_order(path, order_json, header):
     return order
 
 
-__all__ = [
-    "CustomObjectScope",
-    "custom_object_scope",
-    "deserialize_keras_object",
-    "get_custom_objects",
-    "get_registered_name",
-    "get_registered_object",
-    "load_weights_file",
-    "register_keras_serializable",
-    "save_weights_file",
-    "serialize_keras_object",
-]
+__all__ = ["load_weights_file", "save_weights_file"]
