@@ -100,7 +100,7 @@ def _check_signature(signature, tensors, name):
                 f"{name}: argument {i} has dtype {t.dtype.name}, but the input_signature "
                 f"expects {spec.dtype.name}"
             )
-        if spec.shape is not None and not spec.shape.is_compatible_with(t.shape):
+        if not spec.is_compatible_with(t):
             raise ValueError(
                 f"{name}: argument {i} has shape {t.shape}, which is not compatible with the "
                 f"input_signature's {spec.shape}"

@@ -7,8 +7,8 @@
 pub mod ops;
 pub mod optim;
 pub mod tape;
-pub mod trace;
 mod tensor;
+pub mod trace;
 mod variable;
 
 pub use ferrotape_core::{self as core, Array, DType, Error, Result};

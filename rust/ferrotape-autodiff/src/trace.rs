@@ -138,8 +138,12 @@ pub fn node<F>(
 }
 
 /// [`node`] for the common one-result kernel.
-pub fn node1<F>(name: &'static str, inputs: &[&Tensor], output: &Tensor, make_replay: impl FnOnce() -> F)
-where
+pub fn node1<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    make_replay: impl FnOnce() -> F,
+) where
     F: Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
     node(name, inputs, &[output], || {
@@ -244,7 +248,10 @@ pub fn end(outputs: &[Tensor]) -> std::result::Result<Graph, String> {
     let Some(mut rec) = rec else {
         return Err("no trace was being recorded".into());
     };
-    let outs: Vec<usize> = outputs.iter().map(|t| rec.slot_of(t, "the result")).collect();
+    let outs: Vec<usize> = outputs
+        .iter()
+        .map(|t| rec.slot_of(t, "the result"))
+        .collect();
     if let Some(reason) = rec.invalid.take() {
         return Err(reason);
     }
@@ -277,7 +284,8 @@ impl Graph {
         }
         let mut keep = vec![false; rec.nodes.len()];
         for (i, n) in rec.nodes.iter().enumerate().rev() {
-            let needed = matches!(n.work, Work::Effect(_)) || n.outputs.iter().any(|(s, ..)| live[*s]);
+            let needed =
+                matches!(n.work, Work::Effect(_)) || n.outputs.iter().any(|(s, ..)| live[*s]);
             if needed {
                 keep[i] = true;
                 for &s in &n.inputs {
@@ -368,7 +376,11 @@ impl Graph {
             ferrotape_core::interrupt::check(node.name)?;
             args.clear();
             for &s in &node.inputs {
-                args.push(values[s].clone().expect("a slot is filled before it is read"));
+                args.push(
+                    values[s]
+                        .clone()
+                        .expect("a slot is filled before it is read"),
+                );
             }
             match &node.work {
                 Work::Kernel(f) => {

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::Raise;
-use crate::tensor::{PyTensor, TensorLike};
+use crate::tensor::PyTensor;
 
 /// A trace's graph, replayed by `ft.function` on later calls with the same argument key.
 #[pyclass(name = "TracedGraph", module = "ferrotape._core", frozen)]
@@ -47,10 +47,10 @@ impl PyTracedGraph {
 }
 
 fn tensor_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-    match obj.cast::<PyTensor>() {
-        Ok(t) => Ok(PyTensor::operand(t)),
-        Err(_) => Err(crate::errors::type_error(format!(
-            "function: a traced graph takes tensors, received {}",
+    match crate::convert::as_tensor(obj) {
+        Some(t) => Ok(t),
+        None => Err(crate::errors::type_error(format!(
+            "function: expected tensors, received {}",
             obj.get_type().name()?
         ))),
     }
@@ -141,10 +141,34 @@ pub fn note_value_read(py: Python<'_>, t: &Tensor, what: &str) {
 
 /// ` at FILE:LINE` of the innermost Python frame, if there is one.
 fn python_line(py: Python<'_>) -> Option<String> {
-    let frame = py.import("sys").ok()?.call_method1("_getframe", (0,)).ok()?;
-    let file: String = frame.getattr("f_code").ok()?.getattr("co_filename").ok()?.extract().ok()?;
+    let frame = py
+        .import("sys")
+        .ok()?
+        .call_method1("_getframe", (0,))
+        .ok()?;
+    let file: String = frame
+        .getattr("f_code")
+        .ok()?
+        .getattr("co_filename")
+        .ok()?
+        .extract()
+        .ok()?;
     let line: u32 = frame.getattr("f_lineno").ok()?.extract().ok()?;
     Some(format!(" at {file}:{line}"))
+}
+
+/// The value of a tensor as numpy, read without refusing a trace: for `tf.print`, whose
+/// reads are recorded as an effect that runs again on every replay.
+///
+/// Args:
+///     tensor: A tensor or variable.
+///
+/// Returns:
+///     A numpy array (a numpy scalar for rank 0).
+#[pyfunction]
+pub fn host_value<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let t = crate::convert::to_tensor(tensor, None)?;
+    crate::convert::numpy_value(tensor.py(), t.value())
 }
 
 /// Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
@@ -157,7 +181,10 @@ fn python_line(py: Python<'_>) -> Option<String> {
 /// Returns:
 ///     None.
 #[pyfunction]
-pub fn trace_host_effect(callback: Bound<'_, PyAny>, tensors: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+pub fn trace_host_effect(
+    callback: Bound<'_, PyAny>,
+    tensors: Vec<Bound<'_, PyAny>>,
+) -> PyResult<()> {
     let tensors = tensors
         .iter()
         .map(tensor_of)
@@ -167,7 +194,10 @@ pub fn trace_host_effect(callback: Bound<'_, PyAny>, tensors: Vec<Bound<'_, PyAn
     trace::effect("HostCallback", &refs, || {
         move |t: &[Tensor]| {
             Python::attach(|py| {
-                let args = t.iter().map(|t| PyTensor::new(t.clone())).collect::<Vec<_>>();
+                let args = t
+                    .iter()
+                    .map(|t| PyTensor::new(t.clone()))
+                    .collect::<Vec<_>>();
                 let args = PyTuple::new(py, args)?;
                 callback.bind(py).call1(args).map(drop)
             })
@@ -190,5 +220,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
     m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;
     m.add_function(wrap_pyfunction!(trace_host_effect, m)?)?;
+    m.add_function(wrap_pyfunction!(host_value, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! dtype, Python operators, indexing and iteration. Operators convert a non-tensor operand to
 //! the tensor's dtype first, as TensorFlow's operator overloads do.
 
-use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
 use ferrotape_autodiff::ops::{self, AxisSlice};
 use ferrotape_autodiff::{DType, Error, Result, Tensor};
 use pyo3::prelude::*;
@@ -165,9 +165,7 @@ pub fn logical(
 ) -> PyResult<PyTensor> {
     let b = other_operand(a, other)?;
     let (x, y) = if reflected { (&b, a) } else { (a, &b) };
-    Ok(PyTensor::new(Tensor::new(
-        kernels::logical(op, x.value(), y.value()).raise()?,
-    )))
+    Ok(PyTensor::new(ops::logical(op, x, y).raise()?))
 }
 
 fn index_axis(op: &'static str, i: i64, d: usize) -> Result<usize> {
@@ -457,7 +455,7 @@ macro_rules! tensor_methods {
             fn __pos__(slf: &Bound<'_, Self>) -> PyTensor { PyTensor::new($cls::operand(slf)) }
             fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::abs(&$cls::operand(slf))) }
             fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                Ok(PyTensor::new(Tensor::new(kernels::logical_not($cls::operand(slf).value()).raise()?)))
+                Ok(PyTensor::new(ops::logical_not(&$cls::operand(slf)).raise()?))
             }
             fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, false) }
             fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, true) }

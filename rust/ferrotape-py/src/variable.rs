@@ -1,6 +1,6 @@
 //! `ft.Variable`: a mutable, named value that tapes watch automatically when trainable.
 
-use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
 use ferrotape_autodiff::{ops, trace};
 use ferrotape_autodiff::{Tensor, Variable};
 use pyo3::prelude::*;

@@ -5,8 +5,8 @@ use ferrotape_core::{Error, Result, Shape};
 
 use super::{log, unbroadcast, where_, zeros_like};
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 pub(crate) fn binary_kernel(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::binary(op, a.value(), b.value())?);
@@ -18,7 +18,9 @@ pub(crate) fn binary_kernel(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tens
 
 pub(crate) fn unary_kernel(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::unary(op, x.value())?);
-    trace::node1("Unary", &[x], &y, || move |t: &[Tensor]| unary_kernel(op, &t[0]));
+    trace::node1("Unary", &[x], &y, || {
+        move |t: &[Tensor]| unary_kernel(op, &t[0])
+    });
     Ok(y)
 }
 

@@ -13,8 +13,8 @@ use ferrotape_core::Result;
 
 use super::{reduce_sum, reshape, take_add};
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// NHWC `x` convolved with HWIO `filter`, plus `bias` (`[out_channels]`) when given: one op,
 /// so the bias costs no pass of its own over the output.
@@ -149,14 +149,31 @@ pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
         let index = kernels::max_pool_argmax(x.value(), y.value(), window)
             .expect("the argmax of max_pool's own output");
         let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
+        let (x, window) = (x.clone(), window.clone());
         move |gs: &[Tensor], _: &[bool]| {
             let g = &gs[0];
             let flat = reshape(g, &[g.len()])?;
             let dx = take_add(&flat, 0, index.clone(), shape.iter().product())?;
-            Ok(vec![Some(reshape(&dx, &shape)?)])
+            let dx = reshape(&dx, &shape)?;
+            // The positions are host values read from `x`: a replay finds them again.
+            trace::node1("MaxPoolGrad", &[&x, g], &dx, || {
+                let window = window.clone();
+                move |t: &[Tensor]| max_pool2d_grad(&t[0], &t[1], &window)
+            });
+            Ok(vec![Some(dx)])
         }
     });
     Ok(y)
+}
+
+/// Max pooling's gradient for `x` and output gradient `g` (what a replayed trace runs).
+fn max_pool2d_grad(x: &Tensor, g: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let y = kernels::max_pool(x.value(), window)?;
+    let index = kernels::max_pool_argmax(x.value(), &y, window)?;
+    let flat = reshape(g, &[g.len()])?;
+    let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
+    let dx = take_add(&flat, 0, index, x.len())?;
+    reshape(&dx, x.shape())
 }
 
 /// The mean of each window's elements inside the image; d/dx = avg_pool2d_grad(g).

@@ -4,8 +4,8 @@ use ferrotape_core::{kernels, Result, Shape};
 
 use super::{mul, neg, reshape, transpose, unbroadcast};
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// Swaps the last two axes (the matrix transpose of a batch).
 pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
@@ -70,7 +70,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
 /// x with a·x = b; db = solve(aᵀ, g), da = -db·xᵀ.
 pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let x = Tensor::new(kernels::solve(a.value(), b.value())?);
-    trace::node1("MatrixSolve", &[a, b], &x, || |t: &[Tensor]| solve(&t[0], &t[1]));
+    trace::node1("MatrixSolve", &[a, b], &x, || {
+        |t: &[Tensor]| solve(&t[0], &t[1])
+    });
     record("MatrixSolve", &[a, b], &[&x], || {
         let (a, x) = (a.clone(), x.clone());
         move |gs: &[Tensor], _: &[bool]| {

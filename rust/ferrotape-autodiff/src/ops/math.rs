@@ -10,8 +10,8 @@ use super::{
     zeros_like,
 };
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// exp(x); d/dx = exp(x), saved as the output.
 ///
@@ -430,7 +430,13 @@ pub fn round(x: &Tensor) -> Result<Tensor> {
 pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = Tensor::new(kernels::select(cond.value(), x.value(), y.value())?);
     trace::node1("SelectV2", &[cond, x, y], &out, || {
-        |t: &[Tensor]| Ok(Tensor::new(kernels::select(t[0].value(), t[1].value(), t[2].value())?))
+        |t: &[Tensor]| {
+            Ok(Tensor::new(kernels::select(
+                t[0].value(),
+                t[1].value(),
+                t[2].value(),
+            )?))
+        }
     });
     record("SelectV2", &[cond, x, y], &[&out], || {
         let (cond, sx, sy): (Tensor, Shape, Shape) =
@@ -465,7 +471,9 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn identity(x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(x.value().clone());
-    trace::node1("Identity", &[x], &y, || |t: &[Tensor]| Ok(stop_gradient(&t[0])));
+    trace::node1("Identity", &[x], &y, || {
+        |t: &[Tensor]| Ok(stop_gradient(&t[0]))
+    });
     record("Identity", &[x], &[&y], grad!(|g| g.clone()));
     Ok(y)
 }
@@ -473,7 +481,9 @@ pub fn identity(x: &Tensor) -> Result<Tensor> {
 /// The same value with no gradient path back to `x`.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = Tensor::new(x.value().clone());
-    trace::node1("StopGradient", &[x], &y, || |t: &[Tensor]| Ok(stop_gradient(&t[0])));
+    trace::node1("StopGradient", &[x], &y, || {
+        |t: &[Tensor]| Ok(stop_gradient(&t[0]))
+    });
     y
 }
 

@@ -10,8 +10,8 @@ use ferrotape_core::{Array, DType, Result};
 
 use super::{add, mul, reduce_mean, reduce_sum, reshape, rsqrt, squared_difference, sub};
 use crate::tape::{record, would_record};
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 fn as_f64(t: &Tensor) -> Result<Vec<f64>> {
     Ok(kernels::cast(t.value(), DType::F64)?.to_vec::<f64>())
@@ -91,14 +91,19 @@ pub fn fused_batch_norm(
     let (batch_mean, batch_variance) = (stats(&mean)?, stats(&variance)?);
     // The statistics are host values read from `x`: a replay computes them again.
     let (has_gamma, has_beta) = (gamma.is_some(), beta.is_some());
-    trace::node("FusedBatchNormV3", &inputs, &[&y, &batch_mean, &batch_variance], || {
-        move |t: &[Tensor]| {
-            let gamma = has_gamma.then(|| &t[1]);
-            let beta = has_beta.then(|| &t[1 + usize::from(has_gamma)]);
-            let (y, m, v) = fused_batch_norm(&t[0], gamma, beta, axis, epsilon)?;
-            Ok(vec![y, m, v])
-        }
-    });
+    trace::node(
+        "FusedBatchNormV3",
+        &inputs,
+        &[&y, &batch_mean, &batch_variance],
+        || {
+            move |t: &[Tensor]| {
+                let gamma = has_gamma.then(|| &t[1]);
+                let beta = has_beta.then(|| &t[1 + usize::from(has_gamma)]);
+                let (y, m, v) = fused_batch_norm(&t[0], gamma, beta, axis, epsilon)?;
+                Ok(vec![y, m, v])
+            }
+        },
+    );
     record("FusedBatchNormV3", &inputs, &[&y], || {
         let x = x.clone();
         let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
@@ -170,14 +175,8 @@ fn fused_backward(
     let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
     let inv_std = inverse_std(&variance, epsilon);
     let (gamma_values, _, _) = scale_and_shift(&mean, &inv_std, gamma, None)?;
-    let grads = kernels::batch_norm_backward(
-        x.value(),
-        g.value(),
-        axis,
-        &mean,
-        &inv_std,
-        &gamma_values,
-    )?;
+    let grads =
+        kernels::batch_norm_backward(x.value(), g.value(), axis, &mean, &inv_std, &gamma_values)?;
     Ok((
         Tensor::new(grads.dx),
         Tensor::new(grads.dgamma),

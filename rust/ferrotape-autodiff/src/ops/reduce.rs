@@ -9,8 +9,8 @@ use super::{
     zeros_like,
 };
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// The indices of the reduced axes of a mask.
 fn reduced_axes(mask: &[bool]) -> Vec<i64> {
@@ -40,7 +40,14 @@ fn reduce_kernel(
     let y = Tensor::new(kernels::reduce(op, x.value(), &mask, keepdims)?);
     trace::node1(op.name(), &[x], &y, || {
         let mask = mask.clone();
-        move |t: &[Tensor]| Ok(Tensor::new(kernels::reduce(op, t[0].value(), &mask, keepdims)?))
+        move |t: &[Tensor]| {
+            Ok(Tensor::new(kernels::reduce(
+                op,
+                t[0].value(),
+                &mask,
+                keepdims,
+            )?))
+        }
     });
     Ok((y, mask))
 }

@@ -9,8 +9,8 @@ use ferrotape_core::{Array, DType, Error, Result, Shape};
 
 use super::{reduce_sum, unbroadcast};
 use crate::tape::record;
-use crate::trace;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// Resolves a shape with at most one -1 for a tensor of `len` elements.
 pub fn resolve_shape(op: &'static str, len: usize, shape: &[i64]) -> Result<Shape> {
@@ -383,7 +383,9 @@ pub fn concat(xs: &[Tensor], axis: i64) -> Result<Tensor> {
     let arrays: Vec<Array> = xs.iter().map(|t| t.value().clone()).collect();
     let y = Tensor::new(kernels::concat(&arrays, axis)?);
     let refs: Vec<&Tensor> = xs.iter().collect();
-    trace::node1("ConcatV2", &refs, &y, || move |t: &[Tensor]| concat(t, axis as i64));
+    trace::node1("ConcatV2", &refs, &y, || {
+        move |t: &[Tensor]| concat(t, axis as i64)
+    });
     record("ConcatV2", &refs, &[&y], || {
         let sizes: Vec<usize> = xs.iter().map(|t| t.shape()[axis]).collect();
         move |gs: &[Tensor], needs: &[bool]| {
