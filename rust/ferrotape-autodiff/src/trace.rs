@@ -419,3 +419,100 @@ impl Graph {
 
 /// Shares a graph between the host's handles (it is immutable once planned).
 pub type SharedGraph = Arc<Graph>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops;
+    use crate::Variable;
+    use ferrotape_core::Array;
+
+    fn vector(v: &[f32]) -> Tensor {
+        Tensor::new(Array::from_vec(v.to_vec(), &[v.len()]).unwrap())
+    }
+
+    fn values(t: &Tensor) -> Vec<f32> {
+        t.value().to_vec::<f32>()
+    }
+
+    #[test]
+    fn a_trace_replays_its_kernels_on_new_inputs_and_drops_dead_ones() {
+        let x = vector(&[1.0, -2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let _unused = ops::exp(&x).unwrap();
+        let y = ops::mul(&ops::relu(&x).unwrap(), &x.scalar_like(3.0)).unwrap();
+        let graph = end(std::slice::from_ref(&y)).unwrap();
+        assert!(!is_tracing());
+        assert_eq!(graph.node_names(), ["Unary", "Binary"]);
+        let out = graph.run(&[vector(&[-1.0, 4.0])]).unwrap();
+        assert_eq!(values(&out[0]), [0.0, 12.0]);
+    }
+
+    #[test]
+    fn variables_are_read_and_written_when_the_trace_runs() {
+        let v = Variable::new(Array::from_vec(vec![1.0f32], &[1]).unwrap(), true, "v");
+        begin(&[]).unwrap();
+        let doubled = ops::add(&v.read(), &v.read()).unwrap();
+        effect("AssignVariableOp", &[&doubled], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        v.assign(doubled.value()).unwrap();
+        let graph = end(&[]).unwrap();
+        assert_eq!(values(&v.read()), [2.0]);
+        graph.run(&[]).unwrap();
+        graph.run(&[]).unwrap();
+        assert_eq!(values(&v.read()), [8.0]);
+    }
+
+    #[test]
+    fn a_tensor_made_by_an_unrecorded_path_refuses_the_trace() {
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let unknown = Tensor::new(x.value().clone()); // no node: cannot be made again
+        let y = ops::add(&x, &unknown).unwrap();
+        let reason = end(&[y]).err().unwrap();
+        assert!(reason.contains("cannot be traced"), "{reason}");
+    }
+
+    #[test]
+    fn tensors_from_before_the_trace_are_captured_as_constants() {
+        let captured = vector(&[10.0]);
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let y = ops::add(&x, &captured).unwrap();
+        let graph = end(&[y]).unwrap();
+        assert_eq!(values(&graph.run(&[vector(&[5.0])]).unwrap()[0]), [15.0]);
+    }
+
+    #[test]
+    fn an_opaque_result_still_needed_refuses_and_a_later_node_replaces_it() {
+        let params = vector(&[1.0, 2.0, 3.0]);
+        let indices = Tensor::new(Array::from_vec(vec![2i32, 0], &[2]).unwrap());
+        begin(&[params.clone(), indices.clone()]).unwrap();
+        let y = ops::gather(&params, &indices, 0).unwrap(); // Take (opaque), then GatherV2
+        let graph = end(&[y]).unwrap();
+        let index = Tensor::new(Array::from_vec(vec![1i32, 1], &[2]).unwrap());
+        assert_eq!(
+            values(&graph.run(&[params.clone(), index]).unwrap()[0]),
+            [2.0, 2.0]
+        );
+
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let taken = ops::take(&x, 0, Arc::new(vec![Some(1)]), 0.0).unwrap();
+        let reason = end(&[taken]).err().unwrap();
+        assert!(reason.contains("Take"), "{reason}");
+    }
+
+    #[test]
+    fn a_replay_with_other_shapes_is_an_error_not_a_wrong_result() {
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let y = ops::exp(&x).unwrap();
+        let graph = end(&[y]).unwrap();
+        let err = graph.run(&[vector(&[1.0, 2.0, 3.0])]).unwrap_err();
+        assert!(err.to_string().contains("replayed trace"), "{err}");
+        assert!(graph.run(&[]).is_err());
+    }
+}
