@@ -45,9 +45,10 @@ class ConcreteFunction:
     Calling it replays the graph on tensors shaped like those it was traced with.
     """
 
-    def __init__(self, graph, structure, slots, function_name):
+    def __init__(self, graph, skeleton, leaves, slots, function_name):
         self._graph = graph
-        self._structure = structure  # the result's flat leaves, tensors replaced by None
+        self._skeleton = skeleton  # the result's structure, its tensors replaced by None
+        self._leaves = leaves  # its flat leaves: the Python constants, None for tensors
         self._slots = slots  # for each flat leaf, its output index (None: a Python constant)
         self._name = function_name
 
@@ -60,9 +61,9 @@ class ConcreteFunction:
         outputs = self._graph.run(tensors)
         flat = [
             leaf if slot is None else outputs[slot]
-            for leaf, slot in zip(self._structure[1], self._slots, strict=True)
+            for leaf, slot in zip(self._leaves, self._slots, strict=True)
         ]
-        return nest.pack_sequence_as(self._structure[0], flat)
+        return nest.pack_sequence_as(self._skeleton, flat)
 
     def __repr__(self):
         return f"<ConcreteFunction {self._name} ({len(self._graph)} recorded operations)>"
@@ -200,7 +201,9 @@ class Function:
             self._traces[key] = _EagerOnly(graph)
             self._warn_once(graph)
         else:
-            self._traces[key] = ConcreteFunction(graph, (result, leaves), slots, self._name)
+            # The skeleton holds no tensor of this call, so the trace keeps none of them alive.
+            skeleton = nest.pack_sequence_as(result, leaves)
+            self._traces[key] = ConcreteFunction(graph, skeleton, leaves, slots, self._name)
         return result
 
     def _warn_once(self, reason):

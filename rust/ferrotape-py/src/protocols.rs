@@ -209,7 +209,7 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
         "bfloat16" => lend::<u16, bf16>(&array.call_method1("view", ("uint16",))?, Buffer::BF16)?,
         _ => None,
     };
-    Ok(shared.map(|a| PyTensor::new(Tensor::new(a))))
+    Ok(shared.map(|a| PyTensor::new(crate::convert::host_constant(a))))
 }
 
 /// What `ref()` returns: a hashable handle comparing by identity, as TensorFlow's
