@@ -1,4 +1,5 @@
-"""ferrotape's workloads: the TensorFlow-API code of `tape_api`, run eagerly by ferrotape.
+"""ferrotape's workloads: the TensorFlow-API code of `tape_api`, run eagerly by ferrotape and, for
+the training steps and inference, inside `ft.function` (traced once, replayed from Rust).
 
 The native thread pool reads RAYON_NUM_THREADS when the first op runs; compare.py sets it in the
 worker's environment before this module is imported.
@@ -66,11 +67,19 @@ def setup(threads):
     }
 
 
-def _eager(family):
-    return {"eager": lambda data: tape_api.FAMILIES[family](ferrotape, data)}
+# The families TensorFlow's worker also runs in tf.function: the same ones, for like-for-like rows.
+GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer")
 
 
-VARIANTS = {family: _eager(family) for family in tape_api.FAMILIES}
+def _variants(family):
+    build = tape_api.FAMILIES[family]
+    variants = {"eager": lambda data: build(ferrotape, data)}
+    if family in GRAPH_FAMILIES:
+        variants["ft.function"] = lambda data: ferrotape.function(build(ferrotape, data))
+    return variants
+
+
+VARIANTS = {family: _variants(family) for family in tape_api.FAMILIES}
 
 
 def to_numpy(result):

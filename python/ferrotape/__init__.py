@@ -65,6 +65,7 @@ from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
 from .nn import batch_to_space, space_to_batch
 from .norms import norm
+from .polymorphic_function import function
 from .printing import print  # tf.print; it shadows the builtin in this module (and its doctests)
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
@@ -159,31 +160,6 @@ def _int_list(name, values):
             f"strided_slice: {name} must be a list of ints, received {name}={_reprlib.repr(values)}"
         )
     return [_builtins.int(v) for v in items]
-
-
-def function(func=None, **kwargs):
-    """Returns ``func`` unchanged: ferrotape runs eagerly, so there is no graph to build.
-
-    Usable as ``@ft.function`` or ``@ft.function(...)``.
-
-    Args:
-        func: The Python function to decorate; ``None`` when called with keyword arguments.
-        **kwargs: TensorFlow's options (``input_signature``, ``jit_compile``, ...), ignored.
-
-    Returns:
-        ``func`` itself, or a decorator that returns its argument.
-
-    >>> import ferrotape as ft
-    >>> @ft.function(jit_compile=True)
-    ... def double(x):
-    ...     return 2 * x
-    >>> double(ft.constant(3.0)).numpy()
-    np.float32(6.0)
-    """
-    del kwargs
-    if func is None:
-        return lambda f: f
-    return func
 
 
 def device(device_name):

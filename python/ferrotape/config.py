@@ -122,7 +122,7 @@ def set_visible_devices(devices, device_type=None):
 
 
 def run_functions_eagerly(run_eagerly):
-    """Sets whether ``ft.function`` runs its Python function eagerly (it always does for now).
+    """Sets whether ``ft.function`` runs its Python function eagerly instead of tracing it.
 
     Args:
         run_eagerly: A bool, reported back by ``functions_run_eagerly``.

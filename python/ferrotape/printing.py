@@ -114,7 +114,9 @@ def format_tensor(tensor, summarize=3):
     >>> format_tensor(ft.constant([[0.5, 1.0], [1 / 3, 2.0]]))
     '[[0.5 1]\\n [0.333333343 2]]'
     """
-    array = np.asarray(tensor.numpy())
+    # Read without refusing a trace: inside ``ft.function`` the print is recorded as an effect
+    # that runs again with the replayed values (see ``print``).
+    array = np.asarray(_core.host_value(tensor))
     summarize = 3 if summarize is None else int(summarize)
     limit = array.size if summarize < 0 else min(summarize, array.size)
     return _summary(array, tensor.dtype.name, limit)
@@ -203,10 +205,17 @@ def print(*inputs, **kwargs):  # noqa: A001 - TensorFlow's name
         raise ValueError(f"print: unrecognized keyword arguments: {kwargs}")
     template, placeholder, tensors = _template(inputs, sep)
     parts = template.split(placeholder)
-    text = parts[0]
-    for tensor, rest in zip(tensors, parts[1:], strict=True):
-        text += format_tensor(tensor, summarize) + rest
-    _write(text + end, output_stream)
+
+    def emit(*values):
+        text = parts[0]
+        for tensor, rest in zip(values, parts[1:], strict=True):
+            text += format_tensor(tensor, summarize) + rest
+        _write(text + end, output_stream)
+
+    emit(*tensors)
+    if _core.is_tracing():
+        # Inside ft.function: print again on every replayed call, as TensorFlow's print op.
+        _core.trace_host_effect(emit, list(tensors))
 
 
 __all__ = ["format_tensor", "print"]

@@ -28,6 +28,7 @@ __all__ = [
     "Reference",
     "StopRecording",
     "Tensor",
+    "TracedGraph",
     "Variable",
     "abs",
     "acos",
@@ -66,9 +67,11 @@ __all__ = [
     "gather_nd",
     "greater",
     "greater_equal",
+    "host_value",
     "identity",
     "is_nan",
     "is_tensor",
+    "is_tracing",
     "keras",
     "less",
     "less_equal",
@@ -135,7 +138,12 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "tape_is_recording",
     "tile",
+    "trace_abandon",
+    "trace_begin",
+    "trace_end",
+    "trace_host_effect",
     "transpose",
     "truediv",
     "unstack",
@@ -286,6 +294,11 @@ class Tensor:
     def ref(self) -> Reference: ...
     @property
     def shape(self) -> TensorShape: ...
+
+@final
+class TracedGraph:
+    def node_names(self) -> Any: ...
+    def run(self, inputs: Any) -> Any: ...
 
 @final
 class Variable:
@@ -559,6 +572,10 @@ def greater(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 def greater_equal(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x >= y (bool); no gradient."""
 
+def host_value(tensor: Any) -> Any:
+    """The value of a tensor as numpy, read without refusing a trace: for `tf.print`, whose reads
+    are recorded as an effect that runs again on every replay."""
+
 def identity(x: _TensorLike, name: str | None = None) -> Tensor:
     """A new tensor with the same value; d/dx = 1."""
 
@@ -567,6 +584,9 @@ def is_nan(x: _TensorLike, name: str | None = None) -> Tensor:
 
 def is_tensor(x: _TensorLike) -> bool:
     """Is this object a ferrotape tensor or variable?"""
+
+def is_tracing() -> Any:
+    """Whether a trace is being recorded on this thread."""
 
 def less(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x < y (bool); no gradient."""
@@ -850,8 +870,25 @@ def tan(x: _TensorLike, name: str | None = None) -> Tensor:
 def tanh(x: _TensorLike, name: str | None = None) -> Tensor:
     """tanh(x); d/dx = 1 - y²."""
 
+def tape_is_recording() -> Any:
+    """Whether a gradient tape on this thread is recording (a traced function then runs eagerly, so
+    that the tape sees its operations)."""
+
 def tile(input: _TensorLike, multiples: _TensorLike, name: str | None = None) -> Tensor:
     """Repeats `x` `multiples[i]` times along axis i; d/dx = the repeats summed."""
+
+def trace_abandon() -> Any:
+    """Abandons the trace being recorded on this thread (the traced function raised)."""
+
+def trace_begin(inputs: Any) -> Any:
+    """Starts recording a trace on this thread with `inputs` as the function's tensor arguments."""
+
+def trace_end(outputs: Any) -> Any:
+    """Ends the trace being recorded: its graph, or the reason it cannot be replayed (a string)."""
+
+def trace_host_effect(callback: Any, tensors: Any) -> Any:
+    """Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
+    (`tf.print` inside a traced function): the host callback runs with the replayed values."""
 
 def transpose(
     a: _TensorLike,

@@ -17,4 +17,6 @@ def apply(
 ) -> Any:
     """Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
     `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools) to
-    every variable, from its gradient and its slot variables."""
+    every variable, from its gradient and its slot variables. `learning_rate` may be a variable
+    (read when the step runs), and `step` the optimizer's `iterations` variable (the step is then
+    its value plus one, read when the step runs)."""

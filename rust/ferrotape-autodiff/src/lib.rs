@@ -8,6 +8,7 @@ pub mod ops;
 pub mod optim;
 pub mod tape;
 mod tensor;
+pub mod trace;
 mod variable;
 
 pub use ferrotape_core::{self as core, Array, DType, Error, Result};

@@ -73,7 +73,9 @@ impl Tensor {
 
     /// A scalar of this tensor's dtype.
     pub fn scalar_like(&self, value: f64) -> Tensor {
-        Tensor::new(Array::scalar_of(self.dtype(), value))
+        let t = Tensor::new(Array::scalar_of(self.dtype(), value));
+        crate::trace::constant(&t);
+        t
     }
 }
 

@@ -92,6 +92,10 @@ impl Variable {
     pub fn read(&self) -> Tensor {
         let out = Tensor::new(self.snapshot());
         tape::note_variable_read(self, &out);
+        crate::trace::node1("ReadVariableOp", &[], &out, || {
+            let var = self.clone();
+            move |_: &[Tensor]| Ok(var.read())
+        });
         out
     }
 

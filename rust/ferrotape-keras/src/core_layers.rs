@@ -2,8 +2,10 @@
 
 use ferrotape_autodiff::core::random::{self, StdRng};
 use ferrotape_autodiff::core::{kernels, Array, DType};
-use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{ops, trace};
 use ferrotape_autodiff::{Error, Result, Tensor, Variable};
+use std::sync::Arc;
+
 use parking_lot::Mutex;
 
 use crate::autocast;
@@ -53,13 +55,14 @@ impl Layer for Dense {
 /// by `1 / (1 - rate)`; otherwise the identity. Each layer draws from its own seeded stream.
 /// Settings: `rate`, and `noise_shape` (axes of length 1 in it share one draw).
 pub struct Dropout {
-    rng: Mutex<StdRng>,
+    /// Shared with the replays of a traced step, which draw fresh masks from the same stream.
+    rng: Arc<Mutex<StdRng>>,
 }
 
 impl Dropout {
     pub fn new(seed: u64) -> Dropout {
         Dropout {
-            rng: Mutex::new(random::op_rng(seed, 0x0D_0D)),
+            rng: Arc::new(Mutex::new(random::op_rng(seed, 0x0D_0D))),
         }
     }
 }
@@ -81,6 +84,27 @@ fn mask_shape(noise_shape: Option<Vec<Option<usize>>>, shape: &[usize]) -> Resul
         .collect())
 }
 
+/// A mask of `1 / (1 - rate)` where a uniform draw is at least `rate`, else 0.
+fn dropout_mask(rng: &Mutex<StdRng>, shape: &[usize], rate: f64, dtype: DType) -> Result<Tensor> {
+    let draws = random::uniform(&mut rng.lock(), shape, 0.0, 1.0, DType::F32)?;
+    let keep_scale = 1.0 / (1.0 - rate);
+    let scaled: Vec<f32> = draws
+        .to_vec::<f32>()
+        .into_iter()
+        .map(|u| {
+            if f64::from(u) >= rate {
+                keep_scale as f32
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Ok(Tensor::new(kernels::cast(
+        &Array::from_vec(scaled, shape)?,
+        dtype,
+    )?))
+}
+
 impl Layer for Dropout {
     fn call(&self, x: &Tensor, training: bool, settings: &Settings) -> Result<Tensor> {
         let rate = settings.number("rate")?;
@@ -100,21 +124,12 @@ impl Layer for Dropout {
         };
         let x = autocast(x, dtype)?;
         let shape = mask_shape(settings.optional_dims("noise_shape")?, x.shape())?;
-        let draws = random::uniform(&mut self.rng.lock(), &shape, 0.0, 1.0, DType::F32)?;
-        let keep_scale = 1.0 / (1.0 - rate);
-        let scaled: Vec<f32> = draws
-            .to_vec::<f32>()
-            .into_iter()
-            .map(|u| {
-                if f64::from(u) >= rate {
-                    keep_scale as f32
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        let mask = kernels::cast(&Array::from_vec(scaled, &shape)?, dtype)?;
-        ops::mul(&x, &Tensor::new(mask))
+        let mask = dropout_mask(&self.rng, &shape, rate, dtype)?;
+        trace::node1("DropoutMask", &[], &mask, move || {
+            let rng = self.rng.clone();
+            move |_: &[Tensor]| dropout_mask(&rng, &shape, rate, dtype)
+        });
+        ops::mul(&x, &mask)
     }
 }
 

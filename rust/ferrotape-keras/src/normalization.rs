@@ -2,7 +2,7 @@
 
 use ferrotape_autodiff::core::kernels::{self, BinaryOp};
 use ferrotape_autodiff::core::Array;
-use ferrotape_autodiff::ops;
+use ferrotape_autodiff::{ops, trace};
 use ferrotape_autodiff::{Error, Result, Tensor, Variable};
 
 use crate::autocast;
@@ -51,6 +51,16 @@ pub struct BatchNormalization {
 }
 
 fn update_moving(moving: &Variable, batch: &Tensor, momentum: f64) -> Result<()> {
+    moving_step(moving, batch, momentum)?;
+    // A traced step updates the moving averages again on every replay.
+    trace::effect("AssignMovingAvg", &[batch], || {
+        let moving = moving.clone();
+        move |t: &[Tensor]| moving_step(&moving, &t[0], momentum)
+    });
+    Ok(())
+}
+
+fn moving_step(moving: &Variable, batch: &Tensor, momentum: f64) -> Result<()> {
     let current = moving.snapshot();
     let batch = batch.value().reshape(current.shape())?;
     let batch = kernels::cast(&batch, current.dtype())?;

@@ -7,7 +7,8 @@ use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
 
 use crate::convert::{
-    dims_of, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real, Text,
+    dims_of, host_constant, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real,
+    Text,
 };
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::{self, in_argument, Raise};
@@ -590,7 +591,7 @@ fn filled(
 ) -> PyResult<PyTensor> {
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
     let a = Array::full(op, d, &dims_of(op, shape)?, value).raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    Ok(PyTensor::new(host_constant(a)))
 }
 
 /// A tensor of `shape` filled with 0 (float32 unless `dtype`); no gradient.
@@ -653,7 +654,7 @@ fn filled_like(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
-    Ok(PyTensor::new(Tensor::new(
+    Ok(PyTensor::new(host_constant(
         Array::full("Fill", d, t.shape(), value).raise()?,
     )))
 }
@@ -775,7 +776,7 @@ fn eye(
     };
     let d = optional_dtype(dtype)?.unwrap_or(DType::F32);
     let a = kernels::eye(num_rows, num_columns, &batch, d).raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    Ok(PyTensor::new(host_constant(a)))
 }
 
 fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -838,7 +839,7 @@ fn range(
     let d = optional_dtype(dtype)?.unwrap_or(if any_float { DType::F32 } else { DType::I32 });
     let (s, l) = (number("Range", "start", &s)?, number("Range", "limit", &l)?);
     let a = kernels::range(s, l, step, d).raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    Ok(PyTensor::new(host_constant(a)))
 }
 
 /// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).
@@ -881,7 +882,7 @@ fn linspace(
     );
     let num = int_of(num).map_err(in_argument("num"))?;
     let a = kernels::linspace(lo, hi, num, axis, dtype).raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    Ok(PyTensor::new(host_constant(a)))
 }
 
 /// `tf.constant(value, dtype=None, shape=None)`: a scalar value fills `shape`.
@@ -921,24 +922,18 @@ fn constant(
         },
         None => to_tensor(value, d)?,
     };
-    let t = Tensor::new(t.value().clone());
+    // A new tensor without history: a constant of a trace when made from Python values, a
+    // recorded copy when made from a traced tensor.
+    let t = ops::stop_gradient(&t);
     match shape {
         Some(s) if !s.is_none() => {
             let s = shape_of(s).map_err(in_argument("shape"))?;
             let dims = resolve_shape("Const", t.len(), &s).raise()?;
             if t.len() == 1 {
-                let filled = t
-                    .value()
-                    .reshape(&[])
-                    .raise()?
-                    .broadcast_to(&dims)
-                    .and_then(|b| b.try_contiguous("Const"))
-                    .raise()?;
-                return Ok(PyTensor::new(Tensor::new(filled)));
+                let scalar = ops::reshape(&t, &[]).raise()?;
+                return Ok(PyTensor::new(ops::fill(&dims, &scalar).raise()?));
             }
-            Ok(PyTensor::new(Tensor::new(
-                t.value().reshape(&dims).raise()?,
-            )))
+            Ok(PyTensor::new(ops::reshape(&t, &dims).raise()?))
         }
         _ => Ok(PyTensor::new(t)),
     }
@@ -1010,7 +1005,7 @@ fn shape(
     let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
     let a = kernels::cast(&Array::from_vec(dims, &[t.rank()]).raise()?, d).raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    Ok(PyTensor::new(host_constant(a)))
 }
 
 /// The number of elements of `input`, an int32 (or `out_type`) scalar.
@@ -1038,7 +1033,7 @@ fn size(
     let _ = name;
     let n = to_tensor(input, None)?.len();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    Ok(PyTensor::new(Tensor::new(Array::scalar_of(d, n as f64))))
+    Ok(PyTensor::new(host_constant(Array::scalar_of(d, n as f64))))
 }
 
 /// The number of dimensions of `input`, an int32 scalar.
@@ -1060,7 +1055,7 @@ fn size(
 fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let _ = name;
     let r = to_tensor(input, None)?.rank();
-    Ok(PyTensor::new(Tensor::new(Array::scalar(r as i32))))
+    Ok(PyTensor::new(host_constant(Array::scalar(r as i32))))
 }
 
 /// Is this object a ferrotape tensor or variable?

@@ -4,7 +4,7 @@
 //! numpy, and lists holding tensors are stacked (so gradients flow through them).
 
 use ferrotape_autodiff::core::{kernels, Array, Buffer};
-use ferrotape_autodiff::{ops, DType, Tensor};
+use ferrotape_autodiff::{ops, trace, DType, Tensor};
 use half::{bf16, f16};
 use numpy::{
     PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
@@ -153,12 +153,19 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
             _ => Ok(t),
         };
     }
-    Ok(Tensor::new(to_array(obj, dtype, 0)?))
+    Ok(host_constant(to_array(obj, dtype, 0)?))
+}
+
+/// A tensor made from host values: a constant of the trace being recorded, if any.
+pub fn host_constant(a: Array) -> Tensor {
+    let t = Tensor::new(a);
+    trace::constant(&t);
+    t
 }
 
 /// Converts a value already known not to be a tensor or variable to `dtype`.
 pub fn value_to_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
-    Ok(Tensor::new(to_array(obj, Some(dtype), 0)?))
+    Ok(host_constant(to_array(obj, Some(dtype), 0)?))
 }
 
 /// `to_tensor` for an element `depth` levels inside a nest being converted.
@@ -169,7 +176,7 @@ fn nested_to_tensor(
 ) -> PyResult<Tensor> {
     match as_tensor(obj) {
         Some(_) => to_tensor(obj, dtype),
-        None => Ok(Tensor::new(to_array(obj, dtype, depth)?)),
+        None => Ok(host_constant(to_array(obj, dtype, depth)?)),
     }
 }
 

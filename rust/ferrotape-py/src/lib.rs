@@ -23,6 +23,7 @@ mod array;
 mod convert;
 mod dtype;
 mod errors;
+mod function;
 mod interrupts;
 mod keras;
 mod linalg;
@@ -103,6 +104,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dtype::PyDType>()?;
     m.add_class::<protocols::PyReference>()?;
     tape::register(m)?;
+    function::register(m)?;
     array::register(m)?;
     math::register(m)?;
     submodule(m, "nn", nn::register)?;

@@ -1,7 +1,7 @@
 //! `ft.math` (and the top-level math of `ft`): element-wise ops, comparisons, logic,
 //! reductions, casts and select. Conversion and exposure only; the math is in the ops.
 
-use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
@@ -76,7 +76,7 @@ unary_ops! {
         3.0"
     ),
     logical_not ["logical_not", "math.logical_not"] => no_grad(
-        |t: &Tensor| Ok(Tensor::new(kernels::logical_not(t.value())?)),
+        |t: &Tensor| ops::logical_not(t),
         "The logical negation of a bool tensor, element-wise; no gradient.\n\nFor example:\n\n\
         >>> import ferrotape as ft\n\
         >>> ft.logical_not([True, False]).numpy()\n\
@@ -114,7 +114,7 @@ macro_rules! binary_ops {
 }
 
 fn logical(op: LogicalOp) -> impl Fn(&Tensor, &Tensor) -> ferrotape_autodiff::Result<Tensor> {
-    move |a, b| Ok(Tensor::new(kernels::logical(op, a.value(), b.value())?))
+    move |a, b| ops::logical(op, a, b)
 }
 
 fn compare(op: CompareOp) -> impl Fn(&Tensor, &Tensor) -> ferrotape_autodiff::Result<Tensor> {

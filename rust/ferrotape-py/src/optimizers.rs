@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use ferrotape_autodiff::core::kernels::OptimizerStep;
-use ferrotape_autodiff::{optim, Tensor, Variable};
+use ferrotape_autodiff::{optim, trace, Tensor, Variable};
 use pyo3::prelude::*;
 
 use crate::convert::to_tensor;
@@ -32,26 +32,61 @@ fn same_length(what: &str, n: usize, expected: usize) -> PyResult<()> {
     Ok(())
 }
 
+/// A number given either as a Python number or as a variable read when the step runs (so that
+/// a step traced by `ft.function` reads the current learning rate and iteration count).
+#[derive(Clone)]
+enum Scalar {
+    Value(f64),
+    Read(Variable),
+}
+
+impl Scalar {
+    fn of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Scalar> {
+        if let Ok(v) = obj.cast::<PyVariable>() {
+            return Ok(Scalar::Read(v.get().var.clone()));
+        }
+        obj.extract::<f64>().map(Scalar::Value).map_err(|_| {
+            type_error(format!(
+                "optimizers.apply: `{what}` must be a number or a Variable, received {}",
+                obj.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })
+    }
+
+    fn get(&self) -> f64 {
+        match self {
+            Scalar::Value(v) => *v,
+            Scalar::Read(var) => var.snapshot().scalar_f64().unwrap_or(f64::NAN),
+        }
+    }
+}
+
 /// Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
 /// `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools)
-/// to every variable, from its gradient and its slot variables.
+/// to every variable, from its gradient and its slot variables. `learning_rate` may be a
+/// variable (read when the step runs), and `step` the optimizer's `iterations` variable (the
+/// step is then its value plus one, read when the step runs).
 #[pyfunction]
 #[pyo3(signature = (rule, learning_rate, step, hyperparameters, variables_, grads, slots))]
 #[allow(clippy::too_many_arguments)]
 fn apply(
     py: Python<'_>,
     rule: &str,
-    learning_rate: f64,
-    step: u64,
+    learning_rate: &Bound<'_, PyAny>,
+    step: &Bound<'_, PyAny>,
     hyperparameters: HashMap<String, f64>,
     variables_: Vec<Bound<'_, PyAny>>,
     grads: Vec<Bound<'_, PyAny>>,
     slots: Vec<Vec<Bound<'_, PyAny>>>,
 ) -> PyResult<()> {
-    let optimizer_step = OptimizerStep::new(rule, learning_rate, step, |name| {
-        hyperparameters.get(name).copied()
-    })
-    .raise()?;
+    let learning_rate = Scalar::of(learning_rate, "learning_rate")?;
+    let step = match Scalar::of(step, "step")? {
+        Scalar::Read(iterations) => StepSource::AfterIterations(iterations),
+        Scalar::Value(v) => StepSource::Given(v as u64),
+    };
     let params = variables(&variables_)?;
     same_length("gradients", grads.len(), params.len())?;
     same_length("slot lists", slots.len(), params.len())?;
@@ -64,14 +99,37 @@ fn apply(
         .iter()
         .map(|s| variables(s))
         .collect::<PyResult<Vec<_>>>()?;
-    let work = grads.iter().map(Tensor::len).sum();
-    compute(py, work, || {
-        for ((p, g), s) in params.iter().zip(&grads).zip(&slots) {
+    let rule = rule.to_string();
+    let run = move |grads: &[Tensor]| -> ferrotape_autodiff::Result<()> {
+        let optimizer_step = OptimizerStep::new(&rule, learning_rate.get(), step.get(), |name| {
+            hyperparameters.get(name).copied()
+        })?;
+        for ((p, g), s) in params.iter().zip(grads).zip(&slots) {
             optim::apply_optimizer_step(&optimizer_step, p, s, g)?;
         }
         Ok(())
-    })
-    .raise()
+    };
+    let work = grads.iter().map(Tensor::len).sum();
+    compute(py, work, || run(&grads)).raise()?;
+    let refs: Vec<&Tensor> = grads.iter().collect();
+    trace::effect("OptimizerStep", &refs, move || run);
+    Ok(())
+}
+
+/// Where a step's number comes from.
+#[derive(Clone)]
+enum StepSource {
+    Given(u64),
+    AfterIterations(Variable),
+}
+
+impl StepSource {
+    fn get(&self) -> u64 {
+        match self {
+            StepSource::Given(s) => *s,
+            StepSource::AfterIterations(v) => v.snapshot().scalar_f64().unwrap_or(0.0) as u64 + 1,
+        }
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

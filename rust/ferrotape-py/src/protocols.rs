@@ -73,6 +73,7 @@ fn array_protocol<'py>(
     dtype: Option<&Bound<'py, PyAny>>,
     copy: Option<bool>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    crate::function::note_value_read(py, &tensor, "__array__ (numpy conversion)");
     let dtype = dtype.filter(|d| !d.is_none());
     let owner = Bound::new(py, PyTensor::new(tensor.clone()))?.into_any();
     let view = if copy == Some(true) {
@@ -208,7 +209,7 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
         "bfloat16" => lend::<u16, bf16>(&array.call_method1("view", ("uint16",))?, Buffer::BF16)?,
         _ => None,
     };
-    Ok(shared.map(|a| PyTensor::new(Tensor::new(a))))
+    Ok(shared.map(|a| PyTensor::new(crate::convert::host_constant(a))))
 }
 
 /// What `ref()` returns: a hashable handle comparing by identity, as TensorFlow's

@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use ferrotape_autodiff::core::random::{self, StdRng};
-use ferrotape_autodiff::{DType, Tensor};
+use ferrotape_autodiff::core::Array;
+use ferrotape_autodiff::{trace, DType, Tensor};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
@@ -27,6 +28,17 @@ struct Seeds {
 }
 
 static SEEDS: Mutex<Option<Seeds>> = Mutex::new(None);
+
+/// A tensor of fresh random draws; a trace records the draw so that each replay draws anew
+/// from the same stream (as a random op inside a TensorFlow function does).
+fn drawn(
+    op: &'static str,
+    draw: impl Fn() -> ferrotape_autodiff::Result<Array> + Send + Sync + 'static,
+) -> PyResult<PyTensor> {
+    let t = Tensor::new(draw().raise()?);
+    trace::node1(op, &[], &t, || move |_: &[Tensor]| Ok(Tensor::new(draw()?)));
+    Ok(PyTensor::new(t))
+}
 
 fn next_rng(op_seed: Option<u64>) -> StdRng {
     let mut guard = SEEDS.lock();
@@ -114,15 +126,11 @@ fn normal(
     let mean = mean.0;
     let stddev = stddev.0;
     let _ = name;
-    let a = random::normal(
-        &mut next_rng(seed),
-        &dims_of("RandomStandardNormal", shape)?,
-        mean,
-        stddev,
-        float_dtype(dtype)?,
-    )
-    .raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    let dims = dims_of("RandomStandardNormal", shape)?;
+    let arg2 = float_dtype(dtype)?;
+    drawn("RandomStandardNormal", move || {
+        random::normal(&mut next_rng(seed), &dims, mean, stddev, arg2)
+    })
 }
 
 /// Normal samples of `shape` redrawn until within two `stddev` of `mean`.
@@ -157,15 +165,11 @@ fn truncated_normal(
     let mean = mean.0;
     let stddev = stddev.0;
     let _ = name;
-    let a = random::truncated_normal(
-        &mut next_rng(seed),
-        &dims_of("TruncatedNormal", shape)?,
-        mean,
-        stddev,
-        float_dtype(dtype)?,
-    )
-    .raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    let dims = dims_of("TruncatedNormal", shape)?;
+    let arg2 = float_dtype(dtype)?;
+    drawn("TruncatedNormal", move || {
+        random::truncated_normal(&mut next_rng(seed), &dims, mean, stddev, arg2)
+    })
 }
 
 /// Uniform samples of `shape` in [`minval`, `maxval`) (`maxval` 1 for floats, required for
@@ -203,15 +207,10 @@ fn uniform(
     let _ = name;
     let d = float_dtype(dtype)?;
     let maxval = random::uniform_maxval(maxval, d).raise()?;
-    let a = random::uniform(
-        &mut next_rng(seed),
-        &dims_of("RandomUniform", shape)?,
-        minval,
-        maxval,
-        d,
-    )
-    .raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    let dims = dims_of("RandomUniform", shape)?;
+    drawn("RandomUniform", move || {
+        random::uniform(&mut next_rng(seed), &dims, minval, maxval, d)
+    })
 }
 
 /// Shuffles the first axis.
@@ -242,11 +241,18 @@ fn shuffle(
     if t.rank() == 0 {
         return Ok(PyTensor::new(t));
     }
+    let a = shuffled(&t, seed).raise()?;
+    let a = Tensor::new(a);
+    trace::node1("RandomShuffle", &[&t], &a, || {
+        move |x: &[Tensor]| Ok(Tensor::new(shuffled(&x[0], seed)?))
+    });
+    Ok(PyTensor::new(a))
+}
+
+fn shuffled(t: &Tensor, seed: Option<u64>) -> ferrotape_autodiff::Result<Array> {
     let perm = random::permutation(&mut next_rng(seed), t.shape()[0]);
     let index: Vec<Option<usize>> = perm.into_iter().map(Some).collect();
-    let a = ferrotape_autodiff::core::kernels::take("RandomShuffle", t.value(), 0, &index, 0.0)
-        .raise()?;
-    Ok(PyTensor::new(Tensor::new(a)))
+    ferrotape_autodiff::core::kernels::take("RandomShuffle", t.value(), 0, &index, 0.0)
 }
 
 functions! {

@@ -586,9 +586,7 @@ fn custom_gradient_call(
 /// A new tensor with the same value as `x` and no recorded history.
 #[pyfunction]
 fn fresh_tensor(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    Ok(PyTensor::new(Tensor::new(
-        to_tensor(x, None)?.value().clone(),
-    )))
+    Ok(PyTensor::new(ops::stop_gradient(&to_tensor(x, None)?)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -2,7 +2,7 @@
 //! dtype, Python operators, indexing and iteration. Operators convert a non-tensor operand to
 //! the tensor's dtype first, as TensorFlow's operator overloads do.
 
-use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
+use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
 use ferrotape_autodiff::ops::{self, AxisSlice};
 use ferrotape_autodiff::{DType, Error, Result, Tensor};
 use pyo3::prelude::*;
@@ -165,9 +165,7 @@ pub fn logical(
 ) -> PyResult<PyTensor> {
     let b = other_operand(a, other)?;
     let (x, y) = if reflected { (&b, a) } else { (a, &b) };
-    Ok(PyTensor::new(Tensor::new(
-        kernels::logical(op, x.value(), y.value()).raise()?,
-    )))
+    Ok(PyTensor::new(ops::logical(op, x, y).raise()?))
 }
 
 fn index_axis(op: &'static str, i: i64, d: usize) -> Result<usize> {
@@ -334,7 +332,9 @@ macro_rules! tensor_methods {
 
             /// The value as a numpy array (a numpy scalar for rank 0).
             fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-                numpy_value(slf.py(), $cls::operand(slf).value())
+                let t = $cls::operand(slf);
+                $crate::function::note_value_read(slf.py(), &t, "numpy()");
+                numpy_value(slf.py(), t.value())
             }
 
             /// The shape, a `TensorShape` (`t.shape[0]`, `t.shape.as_list()`).
@@ -391,6 +391,7 @@ macro_rules! tensor_methods {
 
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
                 let t = $cls::operand(slf);
+                $crate::function::note_value_read(slf.py(), &t, "float() or int()");
                 t.value().scalar_f64().ok_or_else(|| {
                     $crate::errors::type_error(format!("only a tensor of one element converts to float, received shape {:?}", t.shape()))
                 })
@@ -410,6 +411,8 @@ macro_rules! tensor_methods {
 
             fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
                 let t = $cls::operand(slf);
+                // A Python `if`/`while` on a tensor: the branch taken would be baked in.
+                $crate::function::note_value_read(slf.py(), &t, "a Python `if` or `while` (bool())");
                 match t.value().scalar_f64() {
                     Some(v) => Ok(v != 0.0),
                     None => Err($crate::errors::value_error(
@@ -452,7 +455,7 @@ macro_rules! tensor_methods {
             fn __pos__(slf: &Bound<'_, Self>) -> PyTensor { PyTensor::new($cls::operand(slf)) }
             fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::abs(&$cls::operand(slf))) }
             fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                Ok(PyTensor::new(Tensor::new(kernels::logical_not($cls::operand(slf).value()).raise()?)))
+                Ok(PyTensor::new(ops::logical_not(&$cls::operand(slf)).raise()?))
             }
             fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, false) }
             fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, true) }

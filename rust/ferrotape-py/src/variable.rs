@@ -1,7 +1,7 @@
 //! `ft.Variable`: a mutable, named value that tapes watch automatically when trainable.
 
-use ferrotape_autodiff::core::kernels::{self, CompareOp, LogicalOp};
-use ferrotape_autodiff::ops;
+use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
+use ferrotape_autodiff::{ops, trace};
 use ferrotape_autodiff::{Tensor, Variable};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
@@ -79,10 +79,16 @@ fn update(
 ) -> PyResult<()> {
     let var = &slf.get().var;
     let v = to_tensor(value, Some(var.dtype())).or_else(|_| to_tensor(value, None))?;
-    match subtract {
-        None => var.assign(v.value()).raise(),
-        Some(s) => var.assign_update(v.value(), s).raise(),
-    }
+    let write = move |var: &Variable, v: &Tensor| match subtract {
+        None => var.assign(v.value()),
+        Some(s) => var.assign_update(v.value(), s),
+    };
+    write(var, &v).raise()?;
+    trace::effect("AssignVariableOp", &[&v], || {
+        let var = var.clone();
+        move |t: &[Tensor]| write(&var, &t[0])
+    });
+    Ok(())
 }
 
 #[pymethods]

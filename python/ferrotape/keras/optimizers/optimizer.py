@@ -85,6 +85,13 @@ class Optimizer(BaseOptimizer):
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
         grads = self._clip_gradients(grads)
+        if self._reads_step_natively():
+            # The rule reads `iterations` and the learning-rate variable itself when it runs,
+            # so that a step traced by ft.function replays with their current values.
+            slots = [self._slots[index] for index in indices]
+            self._apply_native_rule(grads, variables, slots, self._learning_rate, self._iterations)
+            self._iterations.assign_add(1)
+            return
         step = int(self._iterations.numpy())
         learning_rate = self._current_learning_rate(step)
         if self.weight_decay is not None:
@@ -162,6 +169,17 @@ class Optimizer(BaseOptimizer):
         if self._native_rule is not None and type(self).update_step is Optimizer.update_step:
             return "one native call"
         return "update_step"
+
+    def _reads_step_natively(self):
+        """Whether the whole step is the native rule with a plain learning-rate variable: no
+        schedule, legacy decay, weight decay or moving averages computed in Python."""
+        return (
+            self._update_path() == "one native call"
+            and isinstance(self._learning_rate, ft.Variable)
+            and not self._legacy_decay
+            and self.weight_decay is None
+            and not self.use_ema
+        )
 
     def update_step(self, gradient, variable, learning_rate):
         """Keras 3's update of one variable from its gradient: here the optimizer's native rule

@@ -6,13 +6,22 @@ use ferrotape_core::{Error, Result, Shape};
 use super::{log, unbroadcast, where_, zeros_like};
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 pub(crate) fn binary_kernel(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::new(kernels::binary(op, a.value(), b.value())?))
+    let y = Tensor::new(kernels::binary(op, a.value(), b.value())?);
+    trace::node1("Binary", &[a, b], &y, || {
+        move |x: &[Tensor]| binary_kernel(op, &x[0], &x[1])
+    });
+    Ok(y)
 }
 
 pub(crate) fn unary_kernel(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::new(kernels::unary(op, x.value())?))
+    let y = Tensor::new(kernels::unary(op, x.value())?);
+    trace::node1("Unary", &[x], &y, || {
+        move |t: &[Tensor]| unary_kernel(op, &t[0])
+    });
+    Ok(y)
 }
 
 /// Backward of a binary op: `da`/`db` map the output gradient to each input's (before
@@ -389,7 +398,11 @@ pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
 
 /// Element-wise comparison; the bool result has no gradient.
 pub fn compare(op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::new(kernels::compare(op, a.value(), b.value())?))
+    let y = Tensor::new(kernels::compare(op, a.value(), b.value())?);
+    trace::node1("Compare", &[a, b], &y, || {
+        move |x: &[Tensor]| compare(op, &x[0], &x[1])
+    });
+    Ok(y)
 }
 
 /// `x` as `dtype`; the gradient is cast back between float types, and there is none to or
@@ -399,6 +412,7 @@ pub fn cast(x: &Tensor, dtype: ferrotape_core::DType) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let y = Tensor::new(kernels::cast(x.value(), dtype)?);
+    trace::node1("Cast", &[x], &y, || move |t: &[Tensor]| cast(&t[0], dtype));
     if x.dtype().is_float() {
         let src = x.dtype();
         record("Cast", &[x], &[&y], grad!(|g| cast(g, src)?));

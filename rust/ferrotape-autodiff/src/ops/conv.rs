@@ -14,6 +14,7 @@ use ferrotape_core::Result;
 use super::{reduce_sum, reshape, take_add};
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// NHWC `x` convolved with HWIO `filter`, plus `bias` (`[out_channels]`) when given: one op,
 /// so the bias costs no pass of its own over the output.
@@ -31,6 +32,14 @@ pub fn conv2d(
         bias.map(Tensor::value),
         &params,
     )?);
+    match bias {
+        Some(b) => trace::node1("Conv2D", &[x, filter, b], &y, || {
+            move |t: &[Tensor]| conv2d(&t[0], &t[1], Some(&t[2]), params)
+        }),
+        None => trace::node1("Conv2D", &[x, filter], &y, || {
+            move |t: &[Tensor]| conv2d(&t[0], &t[1], None, params)
+        }),
+    }
     let mut inputs = vec![x, filter];
     inputs.extend(bias);
     record("Conv2D", &inputs, &[&y], || {
@@ -71,6 +80,10 @@ pub fn conv2d_backprop_input(
         dy.value(),
         &params,
     )?);
+    trace::node1("Conv2DBackpropInput", &[filter, dy], &dx, || {
+        let input_shape = input_shape.to_vec();
+        move |t: &[Tensor]| conv2d_backprop_input(&input_shape, &t[0], &t[1], params)
+    });
     record("Conv2DBackpropInput", &[filter, dy], &[&dx], || {
         let (filter, dy) = (filter.clone(), dy.clone());
         move |gs: &[Tensor], needs: &[bool]| {
@@ -101,6 +114,10 @@ pub fn conv2d_backprop_filter(
         dy.value(),
         &params,
     )?);
+    trace::node1("Conv2DBackpropFilter", &[x, dy], &df, || {
+        let filter_shape = filter_shape.to_vec();
+        move |t: &[Tensor]| conv2d_backprop_filter(&t[0], &filter_shape, &t[1], params)
+    });
     record("Conv2DBackpropFilter", &[x, dy], &[&df], || {
         let (x, dy) = (x.clone(), dy.clone());
         move |gs: &[Tensor], needs: &[bool]| {
@@ -119,6 +136,10 @@ pub fn conv2d_backprop_filter(
 /// of its window: the adjoint of gathering those elements, so higher orders follow the gather.
 pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::max_pool(x.value(), window)?);
+    trace::node1("MaxPool", &[x], &y, || {
+        let window = window.clone();
+        move |t: &[Tensor]| max_pool2d(&t[0], &window)
+    });
     // The argmax is found only when a tape records the op (a second, cheap pass), so
     // inference pays for the maxima alone.
     record("MaxPool", &[x], &[&y], || {
@@ -128,19 +149,40 @@ pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
         let index = kernels::max_pool_argmax(x.value(), y.value(), window)
             .expect("the argmax of max_pool's own output");
         let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
+        let (x, window) = (x.clone(), window.clone());
         move |gs: &[Tensor], _: &[bool]| {
             let g = &gs[0];
             let flat = reshape(g, &[g.len()])?;
             let dx = take_add(&flat, 0, index.clone(), shape.iter().product())?;
-            Ok(vec![Some(reshape(&dx, &shape)?)])
+            let dx = reshape(&dx, &shape)?;
+            // The positions are host values read from `x`: a replay finds them again.
+            trace::node1("MaxPoolGrad", &[&x, g], &dx, || {
+                let window = window.clone();
+                move |t: &[Tensor]| max_pool2d_grad(&t[0], &t[1], &window)
+            });
+            Ok(vec![Some(dx)])
         }
     });
     Ok(y)
 }
 
+/// Max pooling's gradient for `x` and output gradient `g` (what a replayed trace runs).
+fn max_pool2d_grad(x: &Tensor, g: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let y = kernels::max_pool(x.value(), window)?;
+    let index = kernels::max_pool_argmax(x.value(), &y, window)?;
+    let flat = reshape(g, &[g.len()])?;
+    let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
+    let dx = take_add(&flat, 0, index, x.len())?;
+    reshape(&dx, x.shape())
+}
+
 /// The mean of each window's elements inside the image; d/dx = avg_pool2d_grad(g).
 pub fn avg_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::avg_pool(x.value(), window)?);
+    trace::node1("AvgPool", &[x], &y, || {
+        let window = window.clone();
+        move |t: &[Tensor]| avg_pool2d(&t[0], &window)
+    });
     record("AvgPool", &[x], &[&y], || {
         let window = window.clone();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(avg_pool2d_grad(&gs[0], &window)?)])
@@ -151,6 +193,10 @@ pub fn avg_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
 /// The adjoint of [`avg_pool2d`]: each gradient spread evenly over its window; d/dg = avg_pool2d.
 pub fn avg_pool2d_grad(dy: &Tensor, window: &Window2d) -> Result<Tensor> {
     let dx = Tensor::new(kernels::avg_pool_grad(dy.value(), window)?);
+    trace::node1("AvgPoolGrad", &[dy], &dx, || {
+        let window = window.clone();
+        move |t: &[Tensor]| avg_pool2d_grad(&t[0], &window)
+    });
     record("AvgPoolGrad", &[dy], &[&dx], || {
         let window = window.clone();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(avg_pool2d(&gs[0], &window)?)])

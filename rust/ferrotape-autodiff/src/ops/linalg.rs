@@ -5,6 +5,7 @@ use ferrotape_core::{kernels, Result, Shape};
 use super::{mul, neg, reshape, transpose, unbroadcast};
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// Swaps the last two axes (the matrix transpose of a batch).
 pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
@@ -29,6 +30,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         transpose_a,
         transpose_b,
     )?);
+    trace::node1("BatchMatMulV2", &[a, b], &y, || {
+        move |t: &[Tensor]| matmul(&t[0], &t[1], transpose_a, transpose_b)
+    });
     record("BatchMatMulV2", &[a, b], &[&y], || {
         let (a, b) = (a.clone(), b.clone());
         let (sa, sb): (Shape, Shape) = (a.shape().into(), b.shape().into());
@@ -66,6 +70,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
 /// x with a·x = b; db = solve(aᵀ, g), da = -db·xᵀ.
 pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let x = Tensor::new(kernels::solve(a.value(), b.value())?);
+    trace::node1("MatrixSolve", &[a, b], &x, || {
+        |t: &[Tensor]| solve(&t[0], &t[1])
+    });
     record("MatrixSolve", &[a, b], &[&x], || {
         let (a, x) = (a.clone(), x.clone());
         move |gs: &[Tensor], _: &[bool]| {
@@ -80,6 +87,7 @@ pub fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// a⁻¹; da = -a⁻ᵀ·g·a⁻ᵀ.
 pub fn inv(a: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::inv(a.value())?);
+    trace::node1("MatrixInverse", &[a], &y, || |t: &[Tensor]| inv(&t[0]));
     record(
         "MatrixInverse",
         &[a],
@@ -94,6 +102,7 @@ pub fn inv(a: &Tensor) -> Result<Tensor> {
 /// det(a); da = g·det(a)·a⁻ᵀ.
 pub fn det(a: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::det(a.value())?);
+    trace::node1("MatrixDeterminant", &[a], &y, || |t: &[Tensor]| det(&t[0]));
     record(
         "MatrixDeterminant",
         &[a],

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// exp(x); d/dx = exp(x), saved as the output.
 ///
@@ -428,6 +429,15 @@ pub fn round(x: &Tensor) -> Result<Tensor> {
 /// `cond ? x : y` element-wise with broadcasting; d/dx = cond, d/dy = !cond; none for `cond`.
 pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = Tensor::new(kernels::select(cond.value(), x.value(), y.value())?);
+    trace::node1("SelectV2", &[cond, x, y], &out, || {
+        |t: &[Tensor]| {
+            Ok(Tensor::new(kernels::select(
+                t[0].value(),
+                t[1].value(),
+                t[2].value(),
+            )?))
+        }
+    });
     record("SelectV2", &[cond, x, y], &[&out], || {
         let (cond, sx, sy): (Tensor, Shape, Shape) =
             (cond.clone(), x.shape().into(), y.shape().into());
@@ -461,13 +471,20 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn identity(x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(x.value().clone());
+    trace::node1("Identity", &[x], &y, || {
+        |t: &[Tensor]| Ok(stop_gradient(&t[0]))
+    });
     record("Identity", &[x], &[&y], grad!(|g| g.clone()));
     Ok(y)
 }
 
 /// The same value with no gradient path back to `x`.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
-    Tensor::new(x.value().clone())
+    let y = Tensor::new(x.value().clone());
+    trace::node1("StopGradient", &[x], &y, || {
+        |t: &[Tensor]| Ok(stop_gradient(&t[0]))
+    });
+    y
 }
 
 /// min(max(x, lo), hi), TensorFlow's composition (so ties pass the gradient to `x`).
@@ -483,4 +500,20 @@ pub(crate) fn positive(x: &Tensor) -> Result<Tensor> {
 /// `g` where `mask` holds, else 0 (a broadcast scalar zero: no zero-filled copy of `g`).
 pub(crate) fn masked(mask: &Tensor, g: &Tensor) -> Result<Tensor> {
     where_(mask, g, &g.scalar_like(0.0))
+}
+
+/// Element-wise logical `op` of two bool tensors, with broadcasting; no gradient.
+pub fn logical(op: kernels::LogicalOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = Tensor::new(kernels::logical(op, a.value(), b.value())?);
+    trace::node1("Logical", &[a, b], &y, || {
+        move |t: &[Tensor]| logical(op, &t[0], &t[1])
+    });
+    Ok(y)
+}
+
+/// The logical negation of a bool tensor, element-wise; no gradient.
+pub fn logical_not(x: &Tensor) -> Result<Tensor> {
+    let y = Tensor::new(kernels::logical_not(x.value())?);
+    trace::node1("LogicalNot", &[x], &y, || |t: &[Tensor]| logical_not(&t[0]));
+    Ok(y)
 }

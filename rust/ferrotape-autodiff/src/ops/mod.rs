@@ -61,24 +61,22 @@ use crate::tensor::Tensor;
 
 /// A new (untracked) tensor of zeros.
 pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
-    Ok(Tensor::new(Array::zeros("Zeros", dtype, shape)?))
+    let y = Tensor::new(Array::zeros("Zeros", dtype, shape)?);
+    crate::trace::constant(&y);
+    Ok(y)
 }
 
 pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::new(Array::zeros(
-        "ZerosLike",
-        t.dtype(),
-        t.shape(),
-    )?))
+    // A trace's shapes are fixed, so zeros of `t`'s shape are a constant of it.
+    let y = Tensor::new(Array::zeros("ZerosLike", t.dtype(), t.shape())?);
+    crate::trace::constant(&y);
+    Ok(y)
 }
 
 pub fn ones_like(t: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::new(Array::full(
-        "OnesLike",
-        t.dtype(),
-        t.shape(),
-        1.0,
-    )?))
+    let y = Tensor::new(Array::full("OnesLike", t.dtype(), t.shape(), 1.0)?);
+    crate::trace::constant(&y);
+    Ok(y)
 }
 
 /// A tensor shaped like `t` with ones at the given flat positions: a Jacobian row's seed.
@@ -88,7 +86,9 @@ pub(crate) fn one_hot_seed(t: &Tensor, hot: &[usize]) -> Result<Tensor> {
         v[i] = 1.0;
     }
     let a = ferrotape_core::kernels::cast(&Array::from_vec(v, t.shape())?, t.dtype())?;
-    Ok(Tensor::new(a))
+    let y = Tensor::new(a);
+    crate::trace::constant(&y);
+    Ok(y)
 }
 
 /// Undoes numpy broadcasting: sums `g` down to `shape`. Every binary op's backward ends here.

@@ -12,6 +12,7 @@ use super::{
 };
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// max(x, 0); d/dx = 1 where x > 0, else 0 (0 at the kink, as TensorFlow).
 ///
@@ -32,6 +33,9 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
 /// d/dg = relu_grad(gg, y); `y` only selects, so it has no gradient.
 fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
     let dx = Tensor::new(kernels::relu_grad(g.value(), y.value())?);
+    trace::node1("ReluGrad", &[g, y], &dx, || {
+        |t: &[Tensor]| relu_grad(&t[0], &t[1])
+    });
     record("ReluGrad", &[g], &[&dx], grad!(|gg; y| relu_grad(gg, y)?));
     Ok(dx)
 }
@@ -52,17 +56,18 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
         &relu,
         x.scalar_like(6.0).value(),
     )?);
+    trace::node1("Relu6", &[x], &y, || |t: &[Tensor]| relu6(&t[0]));
     record(
         "Relu6",
         &[x],
         &[&y],
         grad!(|g; x| {
-            let inside = kernels::logical(
+            let inside = super::logical(
                 kernels::LogicalOp::And,
-                positive(x)?.value(),
-                compare(CompareOp::Less, x, &x.scalar_like(6.0))?.value(),
+                &positive(x)?,
+                &compare(CompareOp::Less, x, &x.scalar_like(6.0))?,
             )?;
-            masked(&Tensor::new(inside), g)?
+            masked(&inside, g)?
         }),
     );
     Ok(y)
@@ -192,6 +197,9 @@ pub fn softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
     let mask = axis_mask("Softmax", x, axis)?;
     let (_, e, sum) = shifted_exp(x, &mask)?;
     let y = Tensor::new(kernels::binary(BinaryOp::Div, &e, &sum)?);
+    trace::node1("Softmax", &[x], &y, || {
+        move |t: &[Tensor]| softmax(&t[0], axis)
+    });
     record("Softmax", &[x], &[&y], || {
         let y = y.clone();
         move |gs: &[Tensor], _: &[bool]| {
@@ -212,6 +220,9 @@ pub fn log_softmax(x: &Tensor, axis: i64) -> Result<Tensor> {
         &shifted,
         &kernels::unary(UnaryOp::Log, &sum)?,
     )?);
+    trace::node1("LogSoftmax", &[x], &y, || {
+        move |t: &[Tensor]| log_softmax(&t[0], axis)
+    });
     record("LogSoftmax", &[x], &[&y], || {
         let y = y.clone();
         move |gs: &[Tensor], _: &[bool]| {

@@ -11,6 +11,7 @@ use ferrotape_core::{Array, DType, Result};
 use super::{add, mul, reduce_mean, reduce_sum, reshape, rsqrt, squared_difference, sub};
 use crate::tape::{record, would_record};
 use crate::tensor::Tensor;
+use crate::trace;
 
 fn as_f64(t: &Tensor) -> Result<Vec<f64>> {
     Ok(kernels::cast(t.value(), DType::F64)?.to_vec::<f64>())
@@ -81,6 +82,28 @@ pub fn fused_batch_norm(
     let mut inputs = vec![x];
     inputs.extend(gamma);
     inputs.extend(beta);
+    let stats = |v: &[f64]| -> Result<Tensor> {
+        Ok(Tensor::new(kernels::cast(
+            &Array::from_vec(v.to_vec(), &[features])?,
+            x.dtype(),
+        )?))
+    };
+    let (batch_mean, batch_variance) = (stats(&mean)?, stats(&variance)?);
+    // The statistics are host values read from `x`: a replay computes them again.
+    let (has_gamma, has_beta) = (gamma.is_some(), beta.is_some());
+    trace::node(
+        "FusedBatchNormV3",
+        &inputs,
+        &[&y, &batch_mean, &batch_variance],
+        || {
+            move |t: &[Tensor]| {
+                let gamma = has_gamma.then(|| &t[1]);
+                let beta = has_beta.then(|| &t[1 + usize::from(has_gamma)]);
+                let (y, m, v) = fused_batch_norm(&t[0], gamma, beta, axis, epsilon)?;
+                Ok(vec![y, m, v])
+            }
+        },
+    );
     record("FusedBatchNormV3", &inputs, &[&y], || {
         let x = x.clone();
         let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
@@ -100,11 +123,32 @@ pub fn fused_batch_norm(
                     &inv_std,
                     &gamma_values,
                 )?;
-                (
+                let grads = (
                     Tensor::new(grads.dx),
                     Tensor::new(grads.dgamma),
                     Tensor::new(grads.dbeta),
-                )
+                );
+                let mut inputs = vec![&x, g];
+                inputs.extend(gamma.as_ref());
+                trace::node(
+                    "FusedBatchNormGradV3",
+                    &inputs,
+                    &[&grads.0, &grads.1, &grads.2],
+                    || {
+                        let has_gamma = gamma.is_some();
+                        move |t: &[Tensor]| {
+                            let (dx, dgamma, dbeta) = fused_backward(
+                                &t[0],
+                                &t[1],
+                                has_gamma.then(|| &t[2]),
+                                axis,
+                                epsilon,
+                            )?;
+                            Ok(vec![dx, dgamma, dbeta])
+                        }
+                    },
+                );
+                grads
             };
             let mut out = vec![needs[0].then_some(dx)];
             if gamma.is_some() {
@@ -116,13 +160,28 @@ pub fn fused_batch_norm(
             Ok(out)
         }
     });
-    let stats = |v: Vec<f64>| -> Result<Tensor> {
-        Ok(Tensor::new(kernels::cast(
-            &Array::from_vec(v, &[features])?,
-            x.dtype(),
-        )?))
-    };
-    Ok((y, stats(mean)?, stats(variance)?))
+    Ok((y, batch_mean, batch_variance))
+}
+
+/// The backward kernel of [`fused_batch_norm`] with the statistics computed again from `x`
+/// (what a replayed trace runs: the statistics were host values while tracing).
+fn fused_backward(
+    x: &Tensor,
+    g: &Tensor,
+    gamma: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
+    let inv_std = inverse_std(&variance, epsilon);
+    let (gamma_values, _, _) = scale_and_shift(&mean, &inv_std, gamma, None)?;
+    let grads =
+        kernels::batch_norm_backward(x.value(), g.value(), axis, &mean, &inv_std, &gamma_values)?;
+    Ok((
+        Tensor::new(grads.dx),
+        Tensor::new(grads.dgamma),
+        Tensor::new(grads.dbeta),
+    ))
 }
 
 /// The same derivative in differentiable ops: with x̂ = (x - mean)·rsqrt(var + ε),
@@ -174,6 +233,15 @@ pub fn batch_norm_inference(
     let mut inputs = vec![x, mean, variance];
     inputs.extend(gamma);
     inputs.extend(beta);
+    // The statistics were read into the host: a replay reads them again.
+    trace::node1("FusedBatchNormV3", &inputs, &y, || {
+        let (has_gamma, has_beta) = (gamma.is_some(), beta.is_some());
+        move |t: &[Tensor]| {
+            let gamma = has_gamma.then(|| &t[3]);
+            let beta = has_beta.then(|| &t[3 + usize::from(has_gamma)]);
+            batch_norm_inference(&t[0], &t[1], &t[2], gamma, beta, axis, epsilon)
+        }
+    });
     record("FusedBatchNormV3", &inputs, &[&y], || {
         let (x, mean, variance) = (x.clone(), mean.clone(), variance.clone());
         let (gamma, has_beta) = (gamma.cloned(), beta.is_some());

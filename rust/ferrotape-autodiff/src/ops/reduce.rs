@@ -10,6 +10,7 @@ use super::{
 };
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// The indices of the reduced axes of a mask.
 fn reduced_axes(mask: &[bool]) -> Vec<i64> {
@@ -36,10 +37,19 @@ fn reduce_kernel(
     keepdims: bool,
 ) -> Result<(Tensor, Vec<bool>)> {
     let mask = axes_mask(op.name(), x.rank(), axes)?;
-    Ok((
-        Tensor::new(kernels::reduce(op, x.value(), &mask, keepdims)?),
-        mask,
-    ))
+    let y = Tensor::new(kernels::reduce(op, x.value(), &mask, keepdims)?);
+    trace::node1(op.name(), &[x], &y, || {
+        let mask = mask.clone();
+        move |t: &[Tensor]| {
+            Ok(Tensor::new(kernels::reduce(
+                op,
+                t[0].value(),
+                &mask,
+                keepdims,
+            )?))
+        }
+    });
+    Ok((y, mask))
 }
 
 /// Σ x over `axes` (all when `None`); d/dx = 1 broadcast over the reduced axes.
@@ -155,11 +165,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
             let zeros = super::reduce_sum(&cast(&is_zero, x.dtype())?, Some(&axes), true)?;
             let none_zero = compare(CompareOp::Equal, &zeros, &zero)?;
             let one_zero = compare(CompareOp::Equal, &zeros, &x.scalar_like(1.0))?;
-            let lone_zero = Tensor::new(kernels::logical(
-                kernels::LogicalOp::And,
-                one_zero.value(),
-                is_zero.value(),
-            )?);
+            let lone_zero = super::logical(kernels::LogicalOp::And, &one_zero, &is_zero)?;
             let others = where_(
                 &none_zero,
                 &div(&prod_nonzero, &nonzero)?,
@@ -214,5 +220,9 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, dtype: DType) -> Result<Tens
         ArgReduce::ArgMin
     };
     let idx = kernels::arg_reduce(which, x.value(), axis)?;
-    Ok(Tensor::new(kernels::cast(&idx, dtype)?))
+    let y = Tensor::new(kernels::cast(&idx, dtype)?);
+    trace::node1(op, &[x], &y, || {
+        move |t: &[Tensor]| arg_reduce(max, &t[0], axis as i64, dtype)
+    });
+    Ok(y)
 }

@@ -10,6 +10,7 @@ use ferrotape_core::{Array, DType, Error, Result, Shape};
 use super::{reduce_sum, unbroadcast};
 use crate::tape::record;
 use crate::tensor::Tensor;
+use crate::trace;
 
 /// Resolves a shape with at most one -1 for a tensor of `len` elements.
 pub fn resolve_shape(op: &'static str, len: usize, shape: &[i64]) -> Result<Shape> {
@@ -78,6 +79,10 @@ pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let y = Tensor::new(x.value().reshape(shape)?);
+    trace::node1("Reshape", &[x], &y, || {
+        let shape = shape.to_vec();
+        move |t: &[Tensor]| reshape(&t[0], &shape)
+    });
     record("Reshape", &[x], &[&y], || {
         let s: Shape = x.shape().into();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(reshape(&gs[0], &s)?)])
@@ -88,6 +93,10 @@ pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
 /// Axes permuted (a view); d/dx = transpose by the inverse permutation.
 pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let y = Tensor::new(x.value().transpose(perm)?);
+    trace::node1("Transpose", &[x], &y, || {
+        let perm = perm.to_vec();
+        move |t: &[Tensor]| transpose(&t[0], &perm)
+    });
     record("Transpose", &[x], &[&y], || {
         let mut inverse = vec![0; perm.len()];
         for (i, &p) in perm.iter().enumerate() {
@@ -104,6 +113,10 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let y = Tensor::new(x.value().broadcast_to(shape)?);
+    trace::node1("BroadcastTo", &[x], &y, || {
+        let shape = shape.to_vec();
+        move |t: &[Tensor]| broadcast_to(&t[0], &shape)
+    });
     record("BroadcastTo", &[x], &[&y], || {
         let s: Shape = x.shape().into();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(unbroadcast(&gs[0], &s)?)])
@@ -172,6 +185,10 @@ pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
         }
     }
     let y = Tensor::new(view);
+    trace::node1("StridedSlice", &[x], &y, || {
+        let spec = spec.to_vec();
+        move |t: &[Tensor]| strided_slice(&t[0], &spec)
+    });
     record("StridedSlice", &[x], &[&y], || {
         let full: Shape = x.shape().into();
         move |gs: &[Tensor], _: &[bool]| {
@@ -197,6 +214,10 @@ pub fn slice_scatter(
         steps,
         g.value(),
     )?);
+    trace::node1("StridedSliceGrad", &[g], &y, || {
+        let (shape, begins, steps) = (shape.to_vec(), begins.to_vec(), steps.to_vec());
+        move |t: &[Tensor]| slice_scatter(&t[0], &shape, &begins, &steps)
+    });
     record("StridedSliceGrad", &[g], &[&y], || {
         let spec: Vec<AxisSlice> = begins
             .iter()
@@ -241,6 +262,9 @@ pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
 /// d/dx = the gradient summed back into the positions it was taken from.
 pub fn take(x: &Tensor, axis: usize, index: Arc<Vec<Option<usize>>>, fill: f64) -> Result<Tensor> {
     let y = Tensor::new(kernels::take("Take", x.value(), axis, &index, fill)?);
+    // The positions are host values, often read from a tensor (gather's indices): a caller
+    // that can recompute them from tensors records its own node over this one.
+    trace::opaque("Take", &[x], &[&y]);
     record("Take", &[x], &[&y], || {
         let d = x.shape()[axis];
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take_add(&gs[0], axis, index.clone(), d)?)])
@@ -257,6 +281,7 @@ pub fn take_add(
     d: usize,
 ) -> Result<Tensor> {
     let y = Tensor::new(kernels::take_add(g.value(), axis, &index, d)?);
+    trace::opaque("TakeGrad", &[g], &[&y]);
     record("TakeGrad", &[g], &[&y], || {
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take(&gs[0], axis, index.clone(), 0.0)?)])
     });
@@ -283,7 +308,12 @@ pub fn fill(dims: &[usize], value: &Tensor) -> Result<Tensor> {
         ));
     }
     let filled = broadcast_to(value, dims)?;
-    Ok(Tensor::new(filled.value().try_contiguous("Fill")?))
+    let y = Tensor::new(filled.value().try_contiguous("Fill")?);
+    trace::node1("Fill", &[value], &y, || {
+        let dims = dims.to_vec();
+        move |t: &[Tensor]| fill(&dims, &t[0])
+    });
+    Ok(y)
 }
 
 /// `tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`.
@@ -305,12 +335,20 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
     let mut shape: Shape = params.shape()[..axis].into();
     shape.extend_from_slice(indices.shape());
     shape.extend_from_slice(&params.shape()[axis + 1..]);
-    reshape(&taken, &shape)
+    let y = reshape(&taken, &shape)?;
+    // Replaces the `Take` node: a replay reads the positions from `indices` again.
+    trace::node1(OP, &[params, indices], &y, || {
+        move |t: &[Tensor]| gather(&t[0], &t[1], axis as i64)
+    });
+    Ok(y)
 }
 
 /// `tf.gather_nd`; d/dparams = scatter_nd of the gradient.
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::gather_nd(params.value(), indices.value())?);
+    trace::node1("GatherNd", &[params, indices], &y, || {
+        |t: &[Tensor]| gather_nd(&t[0], &t[1])
+    });
     record("GatherNd", &[params, indices], &[&y], || {
         let (indices, shape): (Tensor, Shape) = (indices.clone(), params.shape().into());
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(scatter_nd(&indices, &gs[0], &shape)?), None])
@@ -325,6 +363,10 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result
         updates.value(),
         shape,
     )?);
+    trace::node1("ScatterNd", &[indices, updates], &y, || {
+        let shape = shape.to_vec();
+        move |t: &[Tensor]| scatter_nd(&t[0], &t[1], &shape)
+    });
     record("ScatterNd", &[indices, updates], &[&y], || {
         let indices = indices.clone();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![None, Some(gather_nd(&gs[0], &indices)?)])
@@ -341,6 +383,9 @@ pub fn concat(xs: &[Tensor], axis: i64) -> Result<Tensor> {
     let arrays: Vec<Array> = xs.iter().map(|t| t.value().clone()).collect();
     let y = Tensor::new(kernels::concat(&arrays, axis)?);
     let refs: Vec<&Tensor> = xs.iter().collect();
+    trace::node1("ConcatV2", &refs, &y, || {
+        move |t: &[Tensor]| concat(t, axis as i64)
+    });
     record("ConcatV2", &refs, &[&y], || {
         let sizes: Vec<usize> = xs.iter().map(|t| t.shape()[axis]).collect();
         move |gs: &[Tensor], needs: &[bool]| {
@@ -557,6 +602,10 @@ pub fn squeeze(x: &Tensor, axes: Option<&[i64]>) -> Result<Tensor> {
 /// Repeats `x` `multiples[i]` times along axis i; d/dx = the repeats summed.
 pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     let y = Tensor::new(kernels::tile(x.value(), multiples)?);
+    trace::node1("Tile", &[x], &y, || {
+        let multiples = multiples.to_vec();
+        move |t: &[Tensor]| tile(&t[0], &multiples)
+    });
     record("Tile", &[x], &[&y], || {
         let mut split_shape = Shape::new();
         for (&m, &d) in multiples.iter().zip(x.shape()) {
@@ -647,18 +696,23 @@ pub fn one_hot(
     axis: i64,
     dtype: DType,
 ) -> Result<Tensor> {
+    let (depth_arg, axis_arg) = (depth, axis);
     let depth = kernels::count("OneHot", "depth", depth)?;
     let axis = if axis == -1 {
         indices.rank()
     } else {
         norm_axis("OneHot", axis, indices.rank() + 1)?
     };
-    Ok(Tensor::new(kernels::one_hot(
+    let y = Tensor::new(kernels::one_hot(
         indices.value(),
         depth,
         on,
         off,
         axis,
         dtype,
-    )?))
+    )?);
+    trace::node1("OneHot", &[indices], &y, || {
+        move |t: &[Tensor]| one_hot(&t[0], depth_arg, on, off, axis_arg, dtype)
+    });
+    Ok(y)
 }

@@ -16,6 +16,6 @@ pub use backprop::Source;
 pub use contract::{GradientTape, Pause};
 pub(crate) use record::note_variable_read;
 pub use record::{
-    pop_variable_watcher, push_variable_watcher, record, record_custom, would_record, BackwardFn,
-    Entry, HostObject, Tape,
+    any_recording, pop_variable_watcher, push_variable_watcher, record, record_custom,
+    would_record, BackwardFn, Entry, HostObject, Tape,
 };

@@ -82,6 +82,13 @@ fn with_active_tapes(f: impl FnOnce(&[Arc<Tape>])) {
     });
 }
 
+/// Whether some active tape on this thread is recording (not paused).
+pub fn any_recording() -> bool {
+    let mut recording = false;
+    with_active_tapes(|tapes| recording = tapes.iter().any(|t| !t.state.lock().paused));
+    recording
+}
+
 /// Whether an op on these inputs would be recorded now: some active, unpaused tape tracks one
 /// of them. A backward pass that finds nothing would record its own ops may compute with a
 /// fused kernel instead of differentiable ops (the results are the same values; only an

@@ -28,7 +28,10 @@ class Dropout(Layer):
         if self.seed is not None:
             self._stream_seed = int(self.seed)
         else:
-            self._stream_seed = int(ft_random.uniform([], maxval=2**31 - 1, dtype="int32"))
+            # Read as a host value: a layer built inside ft.function's first trace picks its
+            # stream once, as a build does (the draw is not a decision a replay must repeat).
+            seed = ft_random.uniform([], maxval=2**31 - 1, dtype="int32")
+            self._stream_seed = int(_core.host_value(seed))
         self._make_native()
 
     def _make_native(self):

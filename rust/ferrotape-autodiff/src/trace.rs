@@ -1,0 +1,518 @@
+//! Tracing: the kernels a function runs, recorded once and replayed from Rust (`ft.function`).
+//!
+//! Design choice (hard to undo): a trace records **kernel calls**, not Python and not tape
+//! entries. While a trace is active on a thread, every place that makes a tensor with a kernel
+//! calls [`node`] with a replay closure (the same kernel call, its attributes captured, its
+//! tensor inputs given as slots); variable reads and writes, optimizer steps and other effects
+//! call [`effect`]; tensors made from host values (Python numbers and arrays) are
+//! [`constant`]s. Replaying runs that list of kernel calls in order: no Python, no tape
+//! bookkeeping, dead results removed, each intermediate freed after its last use. The backward
+//! pass of a tape inside the function is kernel calls too, so it is recorded and replayed like
+//! the forward pass.
+//!
+//! Soundness rests on one rule: a tensor an op receives during a trace must be known to the
+//! trace (an input of the function, a recorded result, a constant, or a tensor that existed
+//! before the trace began, captured as a constant as TensorFlow captures eager tensors). A
+//! tensor made after the trace began by a path that records nothing is unknown, and the trace
+//! is then refused ([`Recording::invalid`]), so the caller runs the function eagerly instead of
+//! replaying something wrong. Reading a traced value into the host (`.numpy()`, `bool(t)`,
+//! `float(t)`) also refuses the trace: the host decided something from a value that a replay
+//! would not recompute.
+//!
+//! Shapes are part of a trace: the caller keys traces by the shapes and dtypes of the inputs,
+//! and a replayed kernel whose result shape differs from the traced one is an error (it can
+//! only mean a value-dependent shape slipped through), never a silent difference.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use ferrotape_core::{DType, Error, Result, Shape};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::tensor::{next_id, Tensor, TensorId};
+
+/// A recorded kernel call: the tensors of its input slots in, its results out.
+pub type ReplayFn = dyn Fn(&[Tensor]) -> Result<Vec<Tensor>> + Send + Sync;
+
+/// A recorded effect (a variable write, an optimizer step): its input slots' tensors in.
+pub type EffectFn = dyn Fn(&[Tensor]) -> Result<()> + Send + Sync;
+
+enum Work {
+    Kernel(Box<ReplayFn>),
+    Effect(Box<EffectFn>),
+    /// A kernel call whose attributes were read from tensor values while tracing: a replay
+    /// would reuse them stale, so a trace that still needs it after its callers had their
+    /// say (see [`opaque`]) is refused.
+    Opaque,
+}
+
+struct Node {
+    name: &'static str,
+    work: Work,
+    inputs: SmallVec<[usize; 2]>,
+    /// Result slots with the shapes and dtypes seen while tracing.
+    outputs: SmallVec<[(usize, Shape, DType); 1]>,
+}
+
+/// The trace being recorded on this thread.
+pub struct Recording {
+    /// Ids below this existed before the trace began: captured as constants when used.
+    first_id: TensorId,
+    slots: FxHashMap<TensorId, usize>,
+    constants: Vec<(usize, Tensor)>,
+    inputs: Vec<usize>,
+    nodes: Vec<Node>,
+    slot_count: usize,
+    /// Why this trace cannot be replayed (the first reason found).
+    pub invalid: Option<String>,
+}
+
+thread_local! {
+    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+}
+
+/// Whether a trace is being recorded on this thread (one thread-local read).
+pub fn is_tracing() -> bool {
+    RECORDING.with(|r| r.borrow().is_some())
+}
+
+impl Recording {
+    fn new_slot(&mut self) -> usize {
+        self.slot_count += 1;
+        self.slot_count - 1
+    }
+
+    /// The slot of an input tensor: known, or captured from before the trace, or unknown
+    /// (which refuses the trace).
+    fn slot_of(&mut self, t: &Tensor, user: &'static str) -> usize {
+        if let Some(&s) = self.slots.get(&t.id()) {
+            return s;
+        }
+        let s = self.new_slot();
+        self.slots.insert(t.id(), s);
+        self.constants.push((s, t.clone()));
+        if t.id() >= self.first_id && self.invalid.is_none() {
+            self.invalid = Some(format!(
+                "{user} received a tensor made by an operation that cannot be traced yet"
+            ));
+        }
+        s
+    }
+
+    fn push(&mut self, name: &'static str, work: Work, inputs: &[&Tensor], outputs: &[&Tensor]) {
+        let inputs = inputs.iter().map(|t| self.slot_of(t, name)).collect();
+        let outputs = outputs
+            .iter()
+            .map(|t| {
+                let s = self.new_slot();
+                self.slots.insert(t.id(), s);
+                (s, Shape::from(t.shape()), t.dtype())
+            })
+            .collect();
+        self.nodes.push(Node {
+            name,
+            work,
+            inputs,
+            outputs,
+        });
+    }
+}
+
+/// Records a kernel call while tracing: `outputs` were computed from `inputs`, and
+/// `make_replay()` gives the closure that recomputes them from new input tensors. Costs one
+/// thread-local read when no trace is active (`make_replay` is not called).
+pub fn node<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    make_replay: impl FnOnce() -> F,
+) where
+    F: Fn(&[Tensor]) -> Result<Vec<Tensor>> + Send + Sync + 'static,
+{
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.push(name, Work::Kernel(Box::new(make_replay())), inputs, outputs);
+        }
+    });
+}
+
+/// [`node`] for the common one-result kernel.
+pub fn node1<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    make_replay: impl FnOnce() -> F,
+) where
+    F: Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    node(name, inputs, &[output], || {
+        let f = make_replay();
+        move |x: &[Tensor]| Ok(vec![f(x)?])
+    });
+}
+
+/// Records a kernel call that cannot be replayed as it is (host attributes read from tensor
+/// values, such as gather's positions). A caller that can recompute it from tensors records
+/// its own [`node`] for the same result afterwards, which replaces this one (the later record
+/// of a tensor wins); if none does and the result is needed, the trace is refused.
+pub fn opaque(name: &'static str, inputs: &[&Tensor], outputs: &[&Tensor]) {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.push(name, Work::Opaque, inputs, outputs);
+        }
+    });
+}
+
+/// Records an effect while tracing (kept by replays even though it makes no tensor).
+pub fn effect<F>(name: &'static str, inputs: &[&Tensor], make_effect: impl FnOnce() -> F)
+where
+    F: Fn(&[Tensor]) -> Result<()> + Send + Sync + 'static,
+{
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.push(name, Work::Effect(Box::new(make_effect())), inputs, &[]);
+        }
+    });
+}
+
+/// Marks a tensor made from host values as a constant of the trace.
+pub fn constant(t: &Tensor) {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            let s = rec.new_slot();
+            rec.slots.insert(t.id(), s);
+            rec.constants.push((s, t.clone()));
+        }
+    });
+}
+
+/// Refuses the trace being recorded, if any, for `reason` (the first reason is kept).
+pub fn refuse(reason: impl FnOnce() -> String) {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            if rec.invalid.is_none() {
+                rec.invalid = Some(reason());
+            }
+        }
+    });
+}
+
+/// Whether `t` is a value computed inside the trace being recorded (so reading it into the
+/// host makes the trace depend on a value a replay would not recompute).
+pub fn is_traced_value(t: &Tensor) -> bool {
+    RECORDING.with(|r| {
+        r.borrow().as_ref().is_some_and(|rec| {
+            t.id() >= rec.first_id
+                && rec
+                    .slots
+                    .get(&t.id())
+                    .is_some_and(|s| !rec.constants.iter().any(|(c, _)| c == s))
+        })
+    })
+}
+
+/// Starts recording on this thread, with `inputs` as the function's tensor arguments.
+pub fn begin(inputs: &[Tensor]) -> Result<()> {
+    RECORDING.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.is_some() {
+            return Err(Error::invalid(
+                "function",
+                "a trace is already being recorded on this thread",
+            ));
+        }
+        let mut rec = Recording {
+            first_id: next_id(),
+            slots: FxHashMap::default(),
+            constants: Vec::new(),
+            inputs: Vec::new(),
+            nodes: Vec::new(),
+            slot_count: 0,
+            invalid: None,
+        };
+        for t in inputs {
+            let s = rec.new_slot();
+            rec.slots.insert(t.id(), s);
+            rec.inputs.push(s);
+        }
+        *r = Some(rec);
+        Ok(())
+    })
+}
+
+/// Stops recording and returns the graph producing `outputs`, or the reason it cannot be
+/// replayed. Always stops the recording, even on error.
+pub fn end(outputs: &[Tensor]) -> std::result::Result<Graph, String> {
+    let rec = RECORDING.with(|r| r.borrow_mut().take());
+    let Some(mut rec) = rec else {
+        return Err("no trace was being recorded".into());
+    };
+    let outs: Vec<usize> = outputs
+        .iter()
+        .map(|t| rec.slot_of(t, "the result"))
+        .collect();
+    if let Some(reason) = rec.invalid.take() {
+        return Err(reason);
+    }
+    Graph::plan(rec, outs)
+}
+
+/// Abandons the recording on this thread (the traced function raised).
+pub fn abandon() {
+    RECORDING.with(|r| r.borrow_mut().take());
+}
+
+/// A recorded function, ready to replay: its kernel calls and effects in order, with dead
+/// kernel calls removed and each slot's last use known.
+pub struct Graph {
+    nodes: Vec<Node>,
+    constants: Vec<(usize, Tensor)>,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+    slot_count: usize,
+    /// For each node, the slots whose last use it is (freed after it runs).
+    frees: Vec<SmallVec<[usize; 2]>>,
+}
+
+impl Graph {
+    fn plan(rec: Recording, outputs: Vec<usize>) -> std::result::Result<Graph, String> {
+        // Dead code: keep effects, and kernel calls whose results reach an output or a kept node.
+        let mut live = vec![false; rec.slot_count];
+        for &o in &outputs {
+            live[o] = true;
+        }
+        let mut keep = vec![false; rec.nodes.len()];
+        for (i, n) in rec.nodes.iter().enumerate().rev() {
+            let needed =
+                matches!(n.work, Work::Effect(_)) || n.outputs.iter().any(|(s, ..)| live[*s]);
+            if needed {
+                keep[i] = true;
+                for &s in &n.inputs {
+                    live[s] = true;
+                }
+            }
+        }
+        if let Some(n) = rec
+            .nodes
+            .iter()
+            .zip(&keep)
+            .find(|(n, k)| **k && matches!(n.work, Work::Opaque))
+        {
+            return Err(format!(
+                "{} reads positions from tensor values, which a replay would not read again",
+                n.0.name
+            ));
+        }
+        let nodes: Vec<Node> = rec
+            .nodes
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(n, k)| k.then_some(n))
+            .collect();
+        let constants = rec
+            .constants
+            .into_iter()
+            .filter(|(s, _)| live[*s])
+            .collect();
+        // Last uses: a slot is freed after the last node reading it, unless it is an output.
+        let mut last_use: FxHashMap<usize, usize> = FxHashMap::default();
+        for (i, n) in nodes.iter().enumerate() {
+            for &s in &n.inputs {
+                last_use.insert(s, i);
+            }
+        }
+        let mut frees = vec![SmallVec::new(); nodes.len()];
+        for (s, i) in last_use {
+            if !outputs.contains(&s) {
+                frees[i].push(s);
+            }
+        }
+        Ok(Graph {
+            nodes,
+            constants,
+            inputs: rec.inputs,
+            outputs,
+            slot_count: rec.slot_count,
+            frees,
+        })
+    }
+
+    /// The number of recorded kernel calls and effects kept after dead-code removal.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The names of the kept nodes, in order (for tests and `pretty_printed_concrete_signature`).
+    pub fn node_names(&self) -> Vec<&'static str> {
+        self.nodes.iter().map(|n| n.name).collect()
+    }
+
+    /// Runs the recorded calls on new inputs (same shapes and dtypes as traced).
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::invalid(
+                "function",
+                format!(
+                    "the trace takes {} tensors, received {}",
+                    self.inputs.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut values: Vec<Option<Tensor>> = vec![None; self.slot_count];
+        for (s, t) in &self.constants {
+            values[*s] = Some(t.clone());
+        }
+        for (&s, t) in self.inputs.iter().zip(inputs) {
+            values[s] = Some(t.clone());
+        }
+        let mut args: Vec<Tensor> = Vec::new();
+        for (node, frees) in self.nodes.iter().zip(&self.frees) {
+            ferrotape_core::interrupt::check(node.name)?;
+            args.clear();
+            for &s in &node.inputs {
+                args.push(
+                    values[s]
+                        .clone()
+                        .expect("a slot is filled before it is read"),
+                );
+            }
+            match &node.work {
+                Work::Kernel(f) => {
+                    let results = f(&args)?;
+                    for ((s, shape, dtype), t) in node.outputs.iter().zip(results) {
+                        if t.shape() != &shape[..] || t.dtype() != *dtype {
+                            return Err(Error::invalid(
+                                node.name,
+                                format!(
+                                    "a replayed trace made a {} tensor of shape {:?} where the \
+                                     trace made {} of shape {:?}",
+                                    t.dtype(),
+                                    t.shape(),
+                                    dtype,
+                                    shape
+                                ),
+                            ));
+                        }
+                        values[*s] = Some(t);
+                    }
+                }
+                Work::Effect(f) => f(&args)?,
+                Work::Opaque => unreachable!("refused when planned"),
+            }
+            for &s in frees {
+                values[s] = None;
+            }
+        }
+        Ok(self
+            .outputs
+            .iter()
+            .map(|&s| values[s].clone().expect("an output slot is filled"))
+            .collect())
+    }
+}
+
+/// Shares a graph between the host's handles (it is immutable once planned).
+pub type SharedGraph = Arc<Graph>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops;
+    use crate::Variable;
+    use ferrotape_core::Array;
+
+    fn vector(v: &[f32]) -> Tensor {
+        Tensor::new(Array::from_vec(v.to_vec(), &[v.len()]).unwrap())
+    }
+
+    fn values(t: &Tensor) -> Vec<f32> {
+        t.value().to_vec::<f32>()
+    }
+
+    #[test]
+    fn a_trace_replays_its_kernels_on_new_inputs_and_drops_dead_ones() {
+        let x = vector(&[1.0, -2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let _unused = ops::exp(&x).unwrap();
+        let y = ops::mul(&ops::relu(&x).unwrap(), &x.scalar_like(3.0)).unwrap();
+        let graph = end(std::slice::from_ref(&y)).unwrap();
+        assert!(!is_tracing());
+        assert_eq!(graph.node_names(), ["Unary", "Binary"]);
+        let out = graph.run(&[vector(&[-1.0, 4.0])]).unwrap();
+        assert_eq!(values(&out[0]), [0.0, 12.0]);
+    }
+
+    #[test]
+    fn variables_are_read_and_written_when_the_trace_runs() {
+        let v = Variable::new(Array::from_vec(vec![1.0f32], &[1]).unwrap(), true, "v");
+        begin(&[]).unwrap();
+        let doubled = ops::add(&v.read(), &v.read()).unwrap();
+        effect("AssignVariableOp", &[&doubled], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        v.assign(doubled.value()).unwrap();
+        let graph = end(&[]).unwrap();
+        assert_eq!(values(&v.read()), [2.0]);
+        graph.run(&[]).unwrap();
+        graph.run(&[]).unwrap();
+        assert_eq!(values(&v.read()), [8.0]);
+    }
+
+    #[test]
+    fn a_tensor_made_by_an_unrecorded_path_refuses_the_trace() {
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let unknown = Tensor::new(x.value().clone()); // no node: cannot be made again
+        let y = ops::add(&x, &unknown).unwrap();
+        let reason = end(&[y]).err().unwrap();
+        assert!(reason.contains("cannot be traced"), "{reason}");
+    }
+
+    #[test]
+    fn tensors_from_before_the_trace_are_captured_as_constants() {
+        let captured = vector(&[10.0]);
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let y = ops::add(&x, &captured).unwrap();
+        let graph = end(&[y]).unwrap();
+        assert_eq!(values(&graph.run(&[vector(&[5.0])]).unwrap()[0]), [15.0]);
+    }
+
+    #[test]
+    fn an_opaque_result_still_needed_refuses_and_a_later_node_replaces_it() {
+        let params = vector(&[1.0, 2.0, 3.0]);
+        let indices = Tensor::new(Array::from_vec(vec![2i32, 0], &[2]).unwrap());
+        begin(&[params.clone(), indices.clone()]).unwrap();
+        let y = ops::gather(&params, &indices, 0).unwrap(); // Take (opaque), then GatherV2
+        let graph = end(&[y]).unwrap();
+        let index = Tensor::new(Array::from_vec(vec![1i32, 1], &[2]).unwrap());
+        assert_eq!(
+            values(&graph.run(&[params.clone(), index]).unwrap()[0]),
+            [2.0, 2.0]
+        );
+
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let taken = ops::take(&x, 0, Arc::new(vec![Some(1)]), 0.0).unwrap();
+        let reason = end(&[taken]).err().unwrap();
+        assert!(reason.contains("Take"), "{reason}");
+    }
+
+    #[test]
+    fn a_replay_with_other_shapes_is_an_error_not_a_wrong_result() {
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let y = ops::exp(&x).unwrap();
+        let graph = end(&[y]).unwrap();
+        let err = graph.run(&[vector(&[1.0, 2.0, 3.0])]).unwrap_err();
+        assert!(err.to_string().contains("replayed trace"), "{err}");
+        assert!(graph.run(&[]).is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! The native half of `ft.function`: starting and ending a trace, the traced graph Python
+//! replays, and the hooks that keep a trace honest (a tensor value read into Python refuses
+//! it; `tf.print` inside a trace becomes an effect that runs on every replay).
+//!
+//! The Python half (`ferrotape/polymorphic_function.py`) keys traces by their arguments and
+//! falls back to running the function eagerly when a trace is refused; see the module docs of
+//! `ferrotape_autodiff::trace` for what is recorded and why a trace can be refused.
+
+use std::sync::Arc;
+
+use ferrotape_autodiff::trace::{self, Graph};
+use ferrotape_autodiff::Tensor;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::errors::Raise;
+use crate::tensor::PyTensor;
+
+/// A trace's graph, replayed by `ft.function` on later calls with the same argument key.
+#[pyclass(name = "TracedGraph", module = "ferrotape._core", frozen)]
+pub struct PyTracedGraph {
+    graph: Arc<Graph>,
+}
+
+#[pymethods]
+impl PyTracedGraph {
+    /// Runs the recorded kernels on `inputs` (tensors of the traced shapes and dtypes) and
+    /// returns the traced outputs, without running any Python.
+    fn run(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<PyTensor>> {
+        let inputs = inputs
+            .iter()
+            .map(tensor_of)
+            .collect::<PyResult<Vec<Tensor>>>()?;
+        let graph = self.graph.clone();
+        let outputs = crate::interrupts::run(py, || graph.run(&inputs)).raise()?;
+        Ok(outputs.into_iter().map(PyTensor::new).collect())
+    }
+
+    /// The names of the recorded kernel calls and effects kept after dead code was removed.
+    fn node_names(&self) -> Vec<&'static str> {
+        self.graph.node_names()
+    }
+
+    fn __len__(&self) -> usize {
+        self.graph.len()
+    }
+}
+
+fn tensor_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    match crate::convert::as_tensor(obj) {
+        Some(t) => Ok(t),
+        None => Err(crate::errors::type_error(format!(
+            "function: expected tensors, received {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+/// Starts recording a trace on this thread with `inputs` as the function's tensor arguments.
+///
+/// Args:
+///     inputs: The tensors standing for the function's tensor arguments, in order.
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_begin(inputs: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+    let inputs = inputs
+        .iter()
+        .map(tensor_of)
+        .collect::<PyResult<Vec<Tensor>>>()?;
+    trace::begin(&inputs).raise()
+}
+
+/// Ends the trace being recorded: its graph, or the reason it cannot be replayed (a string).
+///
+/// Args:
+///     outputs: The tensors the function returned, in order.
+///
+/// Returns:
+///     A `TracedGraph`, or a `str` saying why the function must run eagerly.
+#[pyfunction]
+pub fn trace_end(py: Python<'_>, outputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let outputs = match outputs.iter().map(tensor_of).collect::<PyResult<Vec<_>>>() {
+        Ok(outputs) => outputs,
+        Err(e) => {
+            trace::abandon();
+            return Err(e);
+        }
+    };
+    Ok(match trace::end(&outputs) {
+        Ok(graph) => Bound::new(
+            py,
+            PyTracedGraph {
+                graph: Arc::new(graph),
+            },
+        )?
+        .into_any()
+        .unbind(),
+        Err(reason) => reason.into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+/// Abandons the trace being recorded on this thread (the traced function raised).
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_abandon() {
+    trace::abandon();
+}
+
+/// Whether a trace is being recorded on this thread.
+///
+/// Returns:
+///     A bool.
+#[pyfunction]
+pub fn is_tracing() -> bool {
+    trace::is_tracing()
+}
+
+/// Whether a gradient tape on this thread is recording (a traced function then runs eagerly,
+/// so that the tape sees its operations).
+///
+/// Returns:
+///     A bool.
+#[pyfunction]
+pub fn tape_is_recording() -> bool {
+    ferrotape_autodiff::tape::any_recording()
+}
+
+/// Refuses the trace being recorded, if any, because Python read a value of it (`what`
+/// names how), naming the Python line that did.
+pub fn note_value_read(py: Python<'_>, t: &Tensor, what: &str) {
+    if !trace::is_traced_value(t) {
+        return;
+    }
+    let place = python_line(py).unwrap_or_default();
+    trace::refuse(|| format!("{what} reads a traced tensor's value into Python{place}"));
+}
+
+/// ` at FILE:LINE` of the innermost Python frame, if there is one.
+fn python_line(py: Python<'_>) -> Option<String> {
+    let frame = py
+        .import("sys")
+        .ok()?
+        .call_method1("_getframe", (0,))
+        .ok()?;
+    let file: String = frame
+        .getattr("f_code")
+        .ok()?
+        .getattr("co_filename")
+        .ok()?
+        .extract()
+        .ok()?;
+    let line: u32 = frame.getattr("f_lineno").ok()?.extract().ok()?;
+    Some(format!(" at {file}:{line}"))
+}
+
+/// The value of a tensor as numpy, read without refusing a trace: for `tf.print`, whose
+/// reads are recorded as an effect that runs again on every replay.
+///
+/// Args:
+///     tensor: A tensor or variable.
+///
+/// Returns:
+///     A numpy array (a numpy scalar for rank 0).
+#[pyfunction]
+pub fn host_value<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let t = crate::convert::to_tensor(tensor, None)?;
+    crate::convert::numpy_value(tensor.py(), t.value())
+}
+
+/// Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
+/// (`tf.print` inside a traced function): the host callback runs with the replayed values.
+///
+/// Args:
+///     callback: A Python callable taking the tensors.
+///     tensors: The tensors it reads.
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_host_effect(
+    callback: Bound<'_, PyAny>,
+    tensors: Vec<Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let tensors = tensors
+        .iter()
+        .map(tensor_of)
+        .collect::<PyResult<Vec<Tensor>>>()?;
+    let refs: Vec<&Tensor> = tensors.iter().collect();
+    let callback = callback.unbind();
+    trace::effect("HostCallback", &refs, || {
+        move |t: &[Tensor]| {
+            Python::attach(|py| {
+                let args = t
+                    .iter()
+                    .map(|t| PyTensor::new(t.clone()))
+                    .collect::<Vec<_>>();
+                let args = PyTuple::new(py, args)?;
+                callback.bind(py).call1(args).map(drop)
+            })
+            .map_err(|e| {
+                ferrotape_autodiff::Error::invalid(
+                    "HostCallback",
+                    Python::attach(|py| e.value(py).to_string()),
+                )
+            })
+        }
+    });
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTracedGraph>()?;
+    m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_end, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
+    m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
+    m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_host_effect, m)?)?;
+    m.add_function(wrap_pyfunction!(host_value, m)?)?;
+    Ok(())
+}
