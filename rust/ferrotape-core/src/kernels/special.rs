@@ -543,7 +543,10 @@ fn bessel_k_scaled_integral(x: f64, nu: f64) -> f64 {
     let mut sum = 0.5; // the t = 0 end, weight 1/2: e^0·cosh(0)
     for i in 1..=n {
         let t = i as f64 * h;
-        sum += (-x * (t.cosh() - 1.0)).exp() * (nu * t).cosh();
+        // cosh t - 1 = 2 sinh²(t/2): the direct difference would cancel for small t, and x
+        // (large exactly where t is small) would magnify that.
+        let half = (0.5 * t).sinh();
+        sum += (-2.0 * x * half * half).exp() * (nu * t).cosh();
     }
     sum * h
 }
