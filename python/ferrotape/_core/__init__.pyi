@@ -599,7 +599,8 @@ def expand_dims(input: _TensorLike, axis: _Axis, name: str | None = None) -> Ten
     """Inserts an axis of size 1 at `axis` (negative counts from the end of the result)."""
 
 def expint(x: _TensorLike, name: str | None = None) -> Tensor:
-    """The exponential integral Ei(x) (-inf at 0); d/dx = eˣ/x."""
+    """The exponential integral Ei(x) for x > 0 (-inf at 0; NaN for x < 0, as TensorFlow); d/dx =
+    eˣ/x."""
 
 def expm1(x: _TensorLike, name: str | None = None) -> Tensor:
     """exp(x) - 1; d/dx = exp(x) = y + 1."""

@@ -118,7 +118,7 @@ pub fn zeta(x: &Tensor, q: &Tensor) -> Result<Tensor> {
 /// ```python
 /// >>> import ferrotape as ft
 /// >>> ft.math.erfc([0.0, 1.0, 5.0]).numpy()
-/// array([1.0000000e+00, 1.5729921e-01, 1.5374597e-12], dtype=float32)
+/// array([1.0000000e+00, 1.5729921e-01, 1.5374598e-12], dtype=float32)
 /// ```
 pub fn erfc(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erfc, x)?;
@@ -180,7 +180,7 @@ pub fn erfcinv(x: &Tensor) -> Result<Tensor> {
 /// ```python
 /// >>> import ferrotape as ft
 /// >>> ft.math.ndtri([0.5, 0.975]).numpy().round(4)
-/// array([0.   , 1.96 ], dtype=float32)
+/// array([0.  , 1.96], dtype=float32)
 /// ```
 pub fn ndtri(p: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Ndtri, p)?;
@@ -551,7 +551,7 @@ pub fn bessel_k1(x: &Tensor) -> Result<Tensor> {
 /// ```python
 /// >>> import ferrotape as ft
 /// >>> ft.math.special.bessel_k1e([0.5, 2.0]).numpy().round(4)
-/// array([2.7310, 1.0335], dtype=float32)
+/// array([2.731 , 1.0335], dtype=float32)
 /// ```
 pub fn bessel_k1e(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselK1e, x)?;
@@ -585,14 +585,15 @@ pub fn dawsn(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// The exponential integral Ei(x) (-inf at 0); d/dx = eˣ/x.
+/// The exponential integral Ei(x) for x > 0 (-inf at 0; NaN for x < 0, as TensorFlow);
+/// d/dx = eˣ/x.
 ///
 /// For example:
 ///
 /// ```python
 /// >>> import ferrotape as ft
-/// >>> ft.math.special.expint([-1.0, 1.0]).numpy().round(4)
-/// array([-0.2194,  1.8951], dtype=float32)
+/// >>> ft.math.special.expint([0.5, 1.0]).numpy().round(4)
+/// array([0.4542, 1.8951], dtype=float32)
 /// ```
 pub fn expint(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Expint, x)?;

@@ -219,7 +219,7 @@ pub fn erfinv(x: f64) -> f64 {
         return x * f64::INFINITY;
     }
     if x == 0.0 {
-        return x; // keeps -0
+        return 0.0; // +0 for -0 too, as TensorFlow
     }
     let a = x.abs();
     let y = if a < 0.5 {
@@ -254,7 +254,8 @@ pub fn ndtri(p: f64) -> f64 {
     if p.is_nan() || !(0.0..=1.0).contains(&p) {
         return f64::NAN;
     }
-    -SQRT_2 * erfcinv(2.0 * p)
+    // + 0.0 turns the -0 at p = 1/2 into TensorFlow's +0.
+    -SQRT_2 * erfcinv(2.0 * p) + 0.0
 }
 
 /// Where the incomplete gamma functions are defined: x >= 0, a > 0 (NaN elsewhere, as
