@@ -805,6 +805,51 @@ pub fn update_in_place(target: &mut Array, delta: &Array, op: BinaryOp) -> Resul
     Ok(true)
 }
 
+/// The regularized incomplete beta function I_x(a, b) element-wise (TensorFlow's `Betainc`),
+/// the three operands broadcast together; they must share a floating dtype.
+pub fn betainc(a: &Array, b: &Array, x: &Array) -> Result<Array> {
+    const OP: &str = "Betainc";
+    for other in [b, x] {
+        if other.dtype() != a.dtype() {
+            return Err(Error::mismatch(OP, a.dtype(), other.dtype()));
+        }
+    }
+    let shape = broadcast_shapes(OP, &broadcast_shapes(OP, a.shape(), b.shape())?, x.shape())?;
+    check_alloc(OP, a.dtype(), &shape)?;
+    fn run<T: FloatElem>(arrays: [&Array; 3], data: [&[T]; 3], shape: &[usize]) -> Result<Vec<T>> {
+        let views = arrays.map(|v| v.broadcast_to(shape));
+        let [va, vb, vx] = views;
+        let (va, vb, vx) = (va?, vb?, vx?);
+        let mut out = crate::alloc::<T>("Betainc", shape)?;
+        let [da, db, dx] = data;
+        for_each_offset(
+            shape,
+            [va.strides(), vb.strides(), vx.strides()],
+            [va.offset(), vb.offset(), vx.offset()],
+            |[i, j, k]| {
+                let f = |v: T| Element::to_f64(v);
+                let y = special::betainc(f(da[i]), f(db[j]), f(dx[k]));
+                out.push(T::from_f64(y));
+            },
+        );
+        Ok(out)
+    }
+    let buf = match (a.buffer(), b.buffer(), x.buffer()) {
+        (Buffer::F32(p), Buffer::F32(q), Buffer::F32(r)) => {
+            Buffer::F32(run([a, b, x], [p, q, r], &shape)?.into())
+        }
+        (Buffer::F64(p), Buffer::F64(q), Buffer::F64(r)) => {
+            Buffer::F64(run([a, b, x], [p, q, r], &shape)?.into())
+        }
+        (Buffer::F16(_), ..) | (Buffer::BF16(_), ..) => {
+            let [p, q, r] = [a, b, x].map(|v| cast(v, DType::F32));
+            return cast(&betainc(&p?, &q?, &r?)?, a.dtype());
+        }
+        _ => return Err(Error::unsupported(OP, a.dtype(), "a floating dtype")),
+    };
+    Array::from_buffer(buf, &shape)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -851,49 +896,4 @@ mod tests {
             Err(Error::DType { .. })
         ));
     }
-}
-
-/// The regularized incomplete beta function I_x(a, b) element-wise (TensorFlow's `Betainc`),
-/// the three operands broadcast together; they must share a floating dtype.
-pub fn betainc(a: &Array, b: &Array, x: &Array) -> Result<Array> {
-    const OP: &str = "Betainc";
-    for other in [b, x] {
-        if other.dtype() != a.dtype() {
-            return Err(Error::mismatch(OP, a.dtype(), other.dtype()));
-        }
-    }
-    let shape = broadcast_shapes(OP, &broadcast_shapes(OP, a.shape(), b.shape())?, x.shape())?;
-    check_alloc(OP, a.dtype(), &shape)?;
-    fn run<T: FloatElem>(arrays: [&Array; 3], data: [&[T]; 3], shape: &[usize]) -> Result<Vec<T>> {
-        let views = arrays.map(|v| v.broadcast_to(shape));
-        let [va, vb, vx] = views;
-        let (va, vb, vx) = (va?, vb?, vx?);
-        let mut out = crate::alloc::<T>("Betainc", shape)?;
-        let [da, db, dx] = data;
-        for_each_offset(
-            shape,
-            [va.strides(), vb.strides(), vx.strides()],
-            [va.offset(), vb.offset(), vx.offset()],
-            |[i, j, k]| {
-                let f = |v: T| Element::to_f64(v);
-                let y = special::betainc(f(da[i]), f(db[j]), f(dx[k]));
-                out.push(T::from_f64(y));
-            },
-        );
-        Ok(out)
-    }
-    let buf = match (a.buffer(), b.buffer(), x.buffer()) {
-        (Buffer::F32(p), Buffer::F32(q), Buffer::F32(r)) => {
-            Buffer::F32(run([a, b, x], [p, q, r], &shape)?.into())
-        }
-        (Buffer::F64(p), Buffer::F64(q), Buffer::F64(r)) => {
-            Buffer::F64(run([a, b, x], [p, q, r], &shape)?.into())
-        }
-        (Buffer::F16(_), ..) | (Buffer::BF16(_), ..) => {
-            let [p, q, r] = [a, b, x].map(|v| cast(v, DType::F32));
-            return cast(&betainc(&p?, &q?, &r?)?, a.dtype());
-        }
-        _ => return Err(Error::unsupported(OP, a.dtype(), "a floating dtype")),
-    };
-    Array::from_buffer(buf, &shape)
 }
