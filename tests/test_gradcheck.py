@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+import special_reference as sp
 
 import ferrotape as tf
 
@@ -292,6 +293,66 @@ LOOSE_FORWARD = ("leaky_relu", "gelu")
 for _name, _fn, _ref, _dom in UNARY:
     _ftol = 1e-7 if _name.startswith(LOOSE_FORWARD) else 1e-9
     row(_name, _fn, _ref, (2, 3), dom=_dom, ftol=_ftol)
+
+# Special functions: references in tests/special_reference.py (plain-Python series), so the finite
+# differences are of an independent evaluation. Domains keep clear of poles and of |x| kinks.
+SPECIAL = [
+    ("lgamma", tf.math.lgamma, sp.lgamma, U(0.3, 4.0)),
+    ("lgamma[negative]", tf.math.lgamma, sp.lgamma, U(-2.8, -2.2)),
+    ("digamma", tf.math.digamma, sp.digamma, U(0.3, 4.0)),
+    ("erfc", tf.math.erfc, sp.erfc, SYM),
+    ("erfinv", tf.math.erfinv, sp.erfinv, UNIT),
+    ("erfcinv", tf.math.erfcinv, sp.erfcinv, U(0.1, 1.9)),
+    ("ndtri", tf.math.ndtri, sp.ndtri, U(0.05, 0.95)),
+    ("bessel_i0", tf.math.bessel_i0, sp.bessel_i0, SYM),
+    ("bessel_i0e", tf.math.bessel_i0e, sp.bessel_i0e, NZ),
+    ("bessel_i1", tf.math.bessel_i1, sp.bessel_i1, SYM),
+    ("bessel_i1e", tf.math.bessel_i1e, sp.bessel_i1e, NZ),
+    ("math.special.bessel_j0", tf.math.special.bessel_j0, sp.bessel_j0, SYM),
+    ("math.special.bessel_j1", tf.math.special.bessel_j1, sp.bessel_j1, SYM),
+    ("math.special.bessel_y0", tf.math.special.bessel_y0, sp.bessel_y0, POS),
+    ("math.special.bessel_y1", tf.math.special.bessel_y1, sp.bessel_y1, POS),
+    ("math.special.bessel_k0", tf.math.special.bessel_k0, sp.bessel_k0, POS),
+    ("math.special.bessel_k0e", tf.math.special.bessel_k0e, sp.bessel_k0e, POS),
+    ("math.special.bessel_k1", tf.math.special.bessel_k1, sp.bessel_k1, POS),
+    ("math.special.bessel_k1e", tf.math.special.bessel_k1e, sp.bessel_k1e, POS),
+    ("math.special.dawsn", tf.math.special.dawsn, sp.dawsn, SYM),
+    ("math.special.expint", tf.math.special.expint, sp.expint, POS),
+    ("math.special.fresnel_cos", tf.math.special.fresnel_cos, sp.fresnel_cos, SYM),
+    ("math.special.fresnel_sin", tf.math.special.fresnel_sin, sp.fresnel_sin, SYM),
+    ("math.special.spence", tf.math.special.spence, sp.spence, U(0.6, 1.8)),
+]
+for _name, _fn, _ref, _dom in SPECIAL:
+    row(_name, _fn, _ref, (2, 3), dom=_dom)
+# Only the differentiable argument is a row input: TF gives None for polygamma's order, zeta's
+# exponent and betainc's a and b (test_special.py checks the None).
+row("polygamma", lambda x: tf.math.polygamma(1.0, x), sp.trigamma, (2, 3), dom=U(0.3, 4.0))
+row("zeta", lambda q: tf.math.zeta(3.0, q), lambda q: sp.zeta(3.0, q), (2, 3), dom=U(0.5, 3.0))
+row(
+    "betainc",
+    lambda x: tf.math.betainc(2.0, 3.5, x),
+    lambda x: sp.betainc(2.0, 3.5, x),
+    (2, 3),
+    dom=U(0.1, 0.7),
+)
+NO_SECOND_IN_A = "TF defines no derivative of IgammaGradA (test_special.py checks that it raises)"
+for _name, _ref in [("igamma", sp.igamma), ("igammac", sp.igammac)]:
+    _fn = getattr(tf.math, _name)
+    row(_name, _fn, _ref, (2, 3), (2, 3), dom=(U(0.5, 3.0), U(0.3, 4.0)), no_second=NO_SECOND_IN_A)
+    row(
+        f"{_name}[x]",
+        lambda x, f=_fn: f(1.7, x),
+        lambda x, r=_ref: r(1.7, x),
+        (3,),
+        dom=U(0.3, 4.0),
+    )
+row(
+    "lbeta",
+    tf.math.lbeta,
+    lambda x: sp.lgamma(x).sum(-1) - sp.lgamma(x.sum(-1)),
+    (2, 3),
+    dom=U(0.3, 3.0),
+)
 row("exp[3d]", lambda x: tf.exp(x), np.exp, (2, 3, 2))
 row("tanh[scalar]", lambda x: tf.tanh(x), np.tanh, ())
 
@@ -996,6 +1057,7 @@ TABLE = tf._core.op_table()
 NAMESPACES = {
     "": tf,
     "math": tf.math,
+    "math.special": tf.math.special,
     "nn": tf.nn,
     "linalg": tf.linalg,
     "keras.layers": tf.keras.layers,

@@ -179,6 +179,35 @@ def xdivy(x, y, name=None):
     return _core.select(zero, _core.zeros_like(quotient), quotient)
 
 
+def lbeta(x, name=None):
+    """``log(|B(x)|)``, the log of the multivariate beta function, over the last axis of ``x``.
+
+    ``B(x) = prod(Gamma(x_i)) / Gamma(sum(x_i))``, so this is
+    ``reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))``. An empty last axis gives
+    ``-inf`` (``lgamma(0)``), as TensorFlow.
+
+    Args:
+        x: A floating tensor of rank at least 1.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``x``'s shape without its last axis, of ``x``'s dtype.
+
+    Gradient: ``digamma(x_i) - digamma(sum(x))`` for each ``x_i``, through the ops above.
+
+    >>> import ferrotape as ft
+    >>> ft.math.lbeta(ft.constant([[1.0, 1.0], [2.0, 3.0]])).numpy().round(4)
+    array([ 0.    , -2.4849], dtype=float32)
+    """
+    del name
+    x = _floating("lbeta", _core.convert_to_tensor(x))
+    if len(x.shape) == 0:
+        raise InvalidArgumentError("lbeta: expected a tensor of rank at least 1, received a scalar")
+    return _core.subtract(
+        _core.reduce_sum(_core.lgamma(x), -1), _core.lgamma(_core.reduce_sum(x, -1))
+    )
+
+
 def is_inf(x, name=None):
     """Whether each element of ``x`` is +inf or -inf.
 

@@ -8,6 +8,7 @@ from ._core import squared_difference as squared_difference
 from ._core.nn import log_softmax as log_softmax
 from ._core.nn import softmax as softmax
 from ._core.nn import softplus as softplus
+from ._exports import math_special as special  # ft.math.special (TF's tf.math.special)
 from ._exports.math import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.math import __all__ as _native
 from ._math_impl import (
@@ -28,6 +29,7 @@ from ._math_impl import (
     is_inf,
     is_non_decreasing,
     is_strictly_increasing,
+    lbeta,
     multiply_no_nan,
     nextafter,
     polyval,
@@ -145,6 +147,8 @@ __all__ = [
     "is_inf",
     "is_non_decreasing",
     "is_strictly_increasing",
+    "lbeta",
+    "special",
     "multiply_no_nan",
     "nextafter",
     "polyval",

@@ -41,6 +41,19 @@ __all__ = [
     "asinh",
     "atan",
     "atanh",
+    "bessel_i0",
+    "bessel_i0e",
+    "bessel_i1",
+    "bessel_i1e",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_k0",
+    "bessel_k0e",
+    "bessel_k1",
+    "bessel_k1e",
+    "bessel_y0",
+    "bessel_y1",
+    "betainc",
     "broadcast_to",
     "cast",
     "ceil",
@@ -50,12 +63,18 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "cosh",
+    "dawsn",
+    "digamma",
     "divide",
     "dtype_name",
     "equal",
     "erf",
+    "erfc",
+    "erfcinv",
+    "erfinv",
     "exp",
     "expand_dims",
+    "expint",
     "expm1",
     "eye",
     "fill",
@@ -63,18 +82,23 @@ __all__ = [
     "floordiv",
     "floormod",
     "fresh_tensor",
+    "fresnel_cos",
+    "fresnel_sin",
     "gather",
     "gather_nd",
     "greater",
     "greater_equal",
     "host_value",
     "identity",
+    "igamma",
+    "igammac",
     "is_nan",
     "is_tensor",
     "is_tracing",
     "keras",
     "less",
     "less_equal",
+    "lgamma",
     "linalg",
     "linspace",
     "log",
@@ -86,6 +110,7 @@ __all__ = [
     "maximum",
     "minimum",
     "multiply",
+    "ndtri",
     "negative",
     "nn",
     "not_equal",
@@ -95,6 +120,7 @@ __all__ = [
     "op_table",
     "optimizers",
     "pad",
+    "polygamma",
     "pop_variable_watcher",
     "pow",
     "push_variable_watcher",
@@ -128,6 +154,7 @@ __all__ = [
     "sinh",
     "size",
     "slice",
+    "spence",
     "split",
     "sqrt",
     "square",
@@ -149,6 +176,7 @@ __all__ = [
     "unstack",
     "zeros",
     "zeros_like",
+    "zeta",
 ]
 
 @final
@@ -459,6 +487,53 @@ def atan(x: _TensorLike, name: str | None = None) -> Tensor:
 def atanh(x: _TensorLike, name: str | None = None) -> Tensor:
     """atanh(x), the inverse hyperbolic tangent (|x| < 1); d/dx = 1/(1 - x²)."""
 
+def bessel_i0(x: _TensorLike, name: str | None = None) -> Tensor:
+    """I₀(x), the modified Bessel function of the first kind of order 0; d/dx = I₁(x)."""
+
+def bessel_i0e(x: _TensorLike, name: str | None = None) -> Tensor:
+    """e^-|x|·I₀(x); d/dx = i1e(x) - sign(x)·i0e(x), with the output saved."""
+
+def bessel_i1(x: _TensorLike, name: str | None = None) -> Tensor:
+    """I₁(x), the modified Bessel function of the first kind of order 1; d/dx = I₀(x) - I₁(x)/x (1/2
+    at x = 0)."""
+
+def bessel_i1e(x: _TensorLike, name: str | None = None) -> Tensor:
+    """e^-|x|·I₁(x); d/dx = i0e(x) - i1e(x)·(sign(x) + 1/x) (1/2 at x = 0)."""
+
+def bessel_j0(x: _TensorLike, name: str | None = None) -> Tensor:
+    """J₀(x), the Bessel function of the first kind of order 0; d/dx = -J₁(x)."""
+
+def bessel_j1(x: _TensorLike, name: str | None = None) -> Tensor:
+    """J₁(x), the Bessel function of the first kind of order 1; d/dx = J₀(x) - J₁(x)/x (1/2 at x =
+    0)."""
+
+def bessel_k0(x: _TensorLike, name: str | None = None) -> Tensor:
+    """K₀(x), the modified Bessel function of the second kind of order 0 (+inf at 0, NaN below);
+    d/dx = -K₁(x)."""
+
+def bessel_k0e(x: _TensorLike, name: str | None = None) -> Tensor:
+    """e^x·K₀(x); d/dx = k0e(x) - k1e(x), with the output saved."""
+
+def bessel_k1(x: _TensorLike, name: str | None = None) -> Tensor:
+    """K₁(x), the modified Bessel function of the second kind of order 1 (+inf at 0, NaN below);
+    d/dx = -K₀(x) - K₁(x)/x."""
+
+def bessel_k1e(x: _TensorLike, name: str | None = None) -> Tensor:
+    """e^x·K₁(x); d/dx = k1e(x)·(1 - 1/x) - k0e(x), with the output saved."""
+
+def bessel_y0(x: _TensorLike, name: str | None = None) -> Tensor:
+    """Y₀(x), the Bessel function of the second kind of order 0 (-inf at 0, NaN below); d/dx =
+    -Y₁(x)."""
+
+def bessel_y1(x: _TensorLike, name: str | None = None) -> Tensor:
+    """Y₁(x), the Bessel function of the second kind of order 1 (-inf at 0, NaN below); d/dx = Y₀(x)
+    - Y₁(x)/x."""
+
+def betainc(a: _TensorLike, b: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
+    """I_x(a, b), the regularized incomplete beta function (NaN for a <= 0, b <= 0 or x outside [0,
+    1]); d/dx = x^(a-1)(1-x)^(b-1)/B(a, b); no gradient for `a` or `b` (None, as TensorFlow). The
+    three operands broadcast together."""
+
 def broadcast_to(input: _TensorLike, shape: _TensorLike, name: str | None = None) -> Tensor:
     """Broadcast to `shape` (a view); d/dx = sum over the broadcast axes."""
 
@@ -502,6 +577,12 @@ def cos(x: _TensorLike, name: str | None = None) -> Tensor:
 def cosh(x: _TensorLike, name: str | None = None) -> Tensor:
     """cosh(x); d/dx = sinh(x)."""
 
+def dawsn(x: _TensorLike, name: str | None = None) -> Tensor:
+    """Dawson's integral F(x) = e^(-x²)·∫₀ˣ e^(t²) dt; d/dx = 1 - 2x·F(x), with the output saved."""
+
+def digamma(x: _TensorLike, name: str | None = None) -> Tensor:
+    """ψ(x) = d/dx log Γ(x) (NaN at 0 and the negative integers); d/dx = polygamma(1, x)."""
+
 def divide(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x / y, integers divided as floating point; d/dx = 1/y, d/dy = -x/y²."""
 
@@ -514,11 +595,25 @@ def equal(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 def erf(x: _TensorLike, name: str | None = None) -> Tensor:
     """erf(x); d/dx = 2/sqrt(pi)·exp(-x²)."""
 
+def erfc(x: _TensorLike, name: str | None = None) -> Tensor:
+    """erfc(x) = 1 - erf(x) without cancellation; d/dx = -2/√π·exp(-x²)."""
+
+def erfcinv(x: _TensorLike, name: str | None = None) -> Tensor:
+    """erfc⁻¹(x) on [0, 2] (+inf at 0, -inf at 2, NaN outside); d/dx = -√π/2·exp(y²), saved as the
+    output."""
+
+def erfinv(x: _TensorLike, name: str | None = None) -> Tensor:
+    """erf⁻¹(x) on [-1, 1] (±inf at ±1, NaN outside); d/dx = √π/2·exp(y²), saved as the output."""
+
 def exp(x: _TensorLike, name: str | None = None) -> Tensor:
     """exp(x); d/dx = exp(x), saved as the output."""
 
 def expand_dims(input: _TensorLike, axis: _Axis, name: str | None = None) -> Tensor:
     """Inserts an axis of size 1 at `axis` (negative counts from the end of the result)."""
+
+def expint(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The exponential integral Ei(x) for x > 0 (-inf at 0; NaN for x < 0, as TensorFlow); d/dx =
+    eˣ/x."""
 
 def expm1(x: _TensorLike, name: str | None = None) -> Tensor:
     """exp(x) - 1; d/dx = exp(x) = y + 1."""
@@ -547,6 +642,12 @@ def floormod(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 
 def fresh_tensor(x: Any) -> Any:
     """A new tensor with the same value as `x` and no recorded history."""
+
+def fresnel_cos(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The Fresnel cosine integral C(x) = ∫₀ˣ cos(πt²/2) dt; d/dx = cos(πx²/2)."""
+
+def fresnel_sin(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The Fresnel sine integral S(x) = ∫₀ˣ sin(πt²/2) dt; d/dx = sin(πx²/2)."""
 
 def gather(
     params: _TensorLike,
@@ -579,6 +680,15 @@ def host_value(tensor: Any) -> Any:
 def identity(x: _TensorLike, name: str | None = None) -> Tensor:
     """A new tensor with the same value; d/dx = 1."""
 
+def igamma(a: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
+    """P(a, x) = γ(a, x)/Γ(a), the regularized lower incomplete gamma function (NaN for a <= 0 or x
+    < 0); d/dx = x^(a-1)·e^-x/Γ(a), d/da = `IgammaGradA` (whose own derivative TensorFlow leaves
+    undefined)."""
+
+def igammac(a: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
+    """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function; the derivatives are
+    those of igamma negated."""
+
 def is_nan(x: _TensorLike, name: str | None = None) -> Tensor:
     """Whether each element is NaN (bool); no gradient."""
 
@@ -593,6 +703,9 @@ def less(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 
 def less_equal(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x <= y (bool); no gradient."""
+
+def lgamma(x: _TensorLike, name: str | None = None) -> Tensor:
+    """log|Γ(x)|; d/dx = ψ(x) (digamma)."""
 
 def linspace(
     start: _TensorLike,
@@ -631,6 +744,10 @@ def minimum(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 
 def multiply(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """a * b; d/da = b, d/db = a."""
+
+def ndtri(x: _TensorLike, name: str | None = None) -> Tensor:
+    """Φ⁻¹(p), the standard normal quantile (-inf at 0, +inf at 1, NaN outside [0, 1]); d/dp =
+    √(2π)·exp(y²/2), saved as the output."""
 
 def negative(x: _TensorLike, name: str | None = None) -> Tensor:
     """-x; d/dx = -1."""
@@ -671,6 +788,10 @@ def pad(
     name: str | None = None,
 ) -> Tensor:
     """`tf.pad` in CONSTANT, REFLECT or SYMMETRIC mode; lowered to one `take` per axis."""
+
+def polygamma(a: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
+    """ψ⁽ᵃ⁾(x), the a-th derivative of digamma (a a non-negative integer, else NaN); d/dx =
+    polygamma(a + 1, x); no gradient for the order `a` (None, as TensorFlow)."""
 
 def pop_variable_watcher() -> Any:
     """Stops collecting and returns the variables read since the matching push."""
@@ -834,6 +955,10 @@ def slice(
 ) -> Tensor:
     """`tf.slice(input, begin, size)`; a size of -1 takes the rest of the axis."""
 
+def spence(x: _TensorLike, name: str | None = None) -> Tensor:
+    """Spence's function ∫₁ˣ ln t/(1-t) dt = Li₂(1 - x) (NaN below 0); d/dx = ln x/(1 - x), -1 at x
+    = 1 (its limit)."""
+
 def split(
     value: _TensorLike,
     num_or_size_splits: _TensorLike,
@@ -918,3 +1043,7 @@ def zeros_like(
     name: str | None = None,
 ) -> Tensor:
     """Zeros of `input`'s shape (and dtype unless `dtype`); no gradient."""
+
+def zeta(x: _TensorLike, q: _TensorLike, name: str | None = None) -> Tensor:
+    """The Hurwitz zeta function ζ(x, q) = Σₖ (q + k)^-x; d/dq = -x·ζ(x + 1, q); no gradient for `x`
+    (None, as TensorFlow)."""

@@ -54,6 +54,29 @@ unary_ops! {
     tanh ["tanh", "math.tanh", "nn.tanh"] => op(tanh),
     sigmoid ["sigmoid", "math.sigmoid", "nn.sigmoid"] => op(sigmoid),
     erf ["math.erf"] => op(erf),
+    erfc ["math.erfc"] => op(erfc),
+    erfinv ["math.erfinv"] => op(erfinv),
+    erfcinv ["math.erfcinv"] => op(erfcinv),
+    ndtri ["math.ndtri"] => op(ndtri),
+    lgamma ["math.lgamma"] => op(lgamma),
+    digamma ["math.digamma"] => op(digamma),
+    bessel_i0 ["math.bessel_i0", "math.special.bessel_i0"] => op(bessel_i0),
+    bessel_i0e ["math.bessel_i0e", "math.special.bessel_i0e"] => op(bessel_i0e),
+    bessel_i1 ["math.bessel_i1", "math.special.bessel_i1"] => op(bessel_i1),
+    bessel_i1e ["math.bessel_i1e", "math.special.bessel_i1e"] => op(bessel_i1e),
+    bessel_j0 ["math.special.bessel_j0"] => op(bessel_j0),
+    bessel_j1 ["math.special.bessel_j1"] => op(bessel_j1),
+    bessel_y0 ["math.special.bessel_y0"] => op(bessel_y0),
+    bessel_y1 ["math.special.bessel_y1"] => op(bessel_y1),
+    bessel_k0 ["math.special.bessel_k0"] => op(bessel_k0),
+    bessel_k0e ["math.special.bessel_k0e"] => op(bessel_k0e),
+    bessel_k1 ["math.special.bessel_k1"] => op(bessel_k1),
+    bessel_k1e ["math.special.bessel_k1e"] => op(bessel_k1e),
+    dawsn ["math.special.dawsn"] => op(dawsn),
+    expint ["math.special.expint"] => op(expint),
+    fresnel_cos ["math.special.fresnel_cos"] => op(fresnel_cos),
+    fresnel_sin ["math.special.fresnel_sin"] => op(fresnel_sin),
+    spence ["math.special.spence"] => op(spence),
     floor ["floor", "math.floor"] => no_grad_op(floor),
     ceil ["ceil", "math.ceil"] => no_grad_op(ceil),
     round ["round", "math.round"] => no_grad_op(round),
@@ -446,6 +469,85 @@ fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult
     wrap(ops::add_n(&crate::convert::tensor_list("add_n", inputs)?))
 }
 
+/// Rows of two-tensor special functions whose arguments TensorFlow names (`igamma(a, x)`,
+/// `zeta(x, q)`), so that keyword calls work: `name(first, second) [TensorFlow names] => op`.
+/// Makes one `#[pyfunction]` per row, `register_named_binary` and `NAMED_BINARY`.
+macro_rules! named_binary_ops {
+    ($($name:ident($p:ident, $q:ident) [$($tf:literal),*] => $op:ident),* $(,)?) => {
+        $(
+            #[pyfunction]
+            #[pyo3(signature = ($p, $q, name=None))]
+            #[doc = concat!(
+                op_doc!($op),
+                "\n\nArgs:\n    ", stringify!($p),
+                ": A floating tensor, or a value convertible to one.\n    ", stringify!($q),
+                ": A tensor or value broadcastable with `", stringify!($p), "`, of its dtype.",
+                registry::signature_doc!(@name),
+                "\n\nReturns:\n    A tensor of the broadcast shape, of their dtype.",
+                registry::tf_names!($($tf),*)
+            )]
+            fn $name(
+                py: Python<'_>,
+                $p: &Bound<'_, PyAny>,
+                $q: &Bound<'_, PyAny>,
+                name: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<PyTensor> {
+                let _ = name;
+                let (a, b) = binary_operands($p, $q)?;
+                wrap(compute(py, a.len().max(b.len()), || ops::$op(&a, &b)))
+            }
+        )*
+        fn register_named_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+        const NAMED_BINARY: &[registry::Row] =
+            &[$(registry::row_of!($name [$($tf),*] op($op))),*];
+    };
+}
+
+named_binary_ops! {
+    igamma(a, x) ["math.igamma"] => igamma,
+    igammac(a, x) ["math.igammac"] => igammac,
+    polygamma(a, x) ["math.polygamma"] => polygamma,
+    zeta(x, q) ["math.zeta"] => zeta,
+}
+
+#[doc = op_doc!(betainc)]
+///
+/// Args:
+///     a: A floating tensor (the first shape parameter).
+///     b: A tensor of `a`'s dtype (the second shape parameter).
+///     x: A tensor of `a`'s dtype, in [0, 1]; the three broadcast together.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     A tensor of the broadcast shape and dtype.
+#[pyfunction]
+#[pyo3(signature = (a, b, x, name=None))]
+fn betainc(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    x: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    // Python values take the dtype of the first tensor operand, as in the binary ops.
+    let dtype = [a, b, x]
+        .into_iter()
+        .find_map(crate::convert::as_tensor)
+        .map(|t| t.dtype());
+    let (a, b, x) = (
+        to_tensor(a, dtype)?,
+        to_tensor(b, dtype)?,
+        to_tensor(x, dtype)?,
+    );
+    wrap(compute(py, a.len().max(b.len()).max(x.len()), || {
+        ops::betainc(&a, &b, &x)
+    }))
+}
+
 functions! {
     argmax ["argmax", "math.argmax"] no_grad,
     argmin ["argmin", "math.argmin"] no_grad,
@@ -453,14 +555,16 @@ functions! {
     select [] grad,
     clip_by_value ["clip_by_value"] grad,
     add_n ["add_n", "math.add_n"] grad,
+    betainc ["math.betainc"] grad,
 }
 
 /// This namespace's binding rows (`registry::op_table`).
-pub const ROWS: &[&[registry::Row]] = &[UNARY, BINARY, REDUCTIONS, FUNCTIONS];
+pub const ROWS: &[&[registry::Row]] = &[UNARY, BINARY, NAMED_BINARY, REDUCTIONS, FUNCTIONS];
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_unary(m)?;
     register_binary(m)?;
+    register_named_binary(m)?;
     register_reductions(m)?;
     register_functions(m)
 }

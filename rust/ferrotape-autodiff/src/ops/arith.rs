@@ -26,7 +26,7 @@ pub(crate) fn unary_kernel(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
 
 /// Backward of a binary op: `da`/`db` map the output gradient to each input's (before
 /// unbroadcasting); each runs only if that input needs a gradient.
-fn binary_backward(
+pub(crate) fn binary_backward(
     a_shape: Shape,
     b_shape: Shape,
     da: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static,

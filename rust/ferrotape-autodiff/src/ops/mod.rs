@@ -45,6 +45,7 @@ mod nn;
 mod norm;
 mod reduce;
 mod shape;
+mod special;
 
 pub use arith::*;
 pub use conv::*;
@@ -54,6 +55,7 @@ pub use nn::*;
 pub use norm::*;
 pub use reduce::*;
 pub use shape::*;
+pub use special::*;
 
 use ferrotape_core::{Array, DType, Result};
 

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use half::{bf16, f16};
 use rayon::prelude::*;
 
-use super::{cast, FloatElem, PARALLEL_THRESHOLD};
+use super::{cast, special, FloatElem, PARALLEL_THRESHOLD};
 use crate::{
     broadcast_shapes, check_alloc, for_each_offset, simd, Array, Buffer, DType, Element, Error,
     Result,
@@ -207,8 +207,59 @@ ops_enum!(
         Asinh => "Asinh", Acosh => "Acosh", Atanh => "Atanh",
         Sigmoid => "Sigmoid", Relu => "Relu", Softplus => "Softplus", Erf => "Erf",
         Floor => "Floor", Ceil => "Ceil", Round => "Round",
+        Lgamma => "Lgamma", Digamma => "Digamma", Erfc => "Erfc", Erfinv => "Erfinv",
+        Erfcinv => "Erfcinv", Ndtri => "Ndtri", BesselI0 => "BesselI0",
+        BesselI0e => "BesselI0e", BesselI1 => "BesselI1", BesselI1e => "BesselI1e",
+        BesselJ0 => "BesselJ0", BesselJ1 => "BesselJ1", BesselY0 => "BesselY0",
+        BesselY1 => "BesselY1", BesselK0 => "BesselK0", BesselK0e => "BesselK0e",
+        BesselK1 => "BesselK1", BesselK1e => "BesselK1e", Dawsn => "Dawsn",
+        Expint => "Expint", FresnelCos => "FresnelCos", FresnelSin => "FresnelSin",
+        Spence => "Spence",
     }
 );
+
+/// The f64 function of a special-function op (`kernels::special`), None for the others.
+fn special_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
+    use special::*;
+    Some(match op {
+        UnaryOp::Lgamma => lgamma,
+        UnaryOp::Digamma => digamma,
+        UnaryOp::Erfc => erfc,
+        UnaryOp::Erfinv => erfinv,
+        UnaryOp::Erfcinv => erfcinv,
+        UnaryOp::Ndtri => ndtri,
+        UnaryOp::BesselI0 => bessel_i0,
+        UnaryOp::BesselI0e => bessel_i0e,
+        UnaryOp::BesselI1 => bessel_i1,
+        UnaryOp::BesselI1e => bessel_i1e,
+        UnaryOp::BesselJ0 => bessel_j0,
+        UnaryOp::BesselJ1 => bessel_j1,
+        UnaryOp::BesselY0 => bessel_y0,
+        UnaryOp::BesselY1 => bessel_y1,
+        UnaryOp::BesselK0 => bessel_k0,
+        UnaryOp::BesselK0e => bessel_k0e,
+        UnaryOp::BesselK1 => bessel_k1,
+        UnaryOp::BesselK1e => bessel_k1e,
+        UnaryOp::Dawsn => dawsn,
+        UnaryOp::Expint => expint,
+        UnaryOp::FresnelCos => fresnel_cos,
+        UnaryOp::FresnelSin => fresnel_sin,
+        UnaryOp::Spence => spence,
+        _ => return None,
+    })
+}
+
+/// `f` (an f64 function) at a float element: f32 widens, computes in f64 and rounds once.
+#[inline]
+fn through_f64<T: FloatElem>(f: fn(f64) -> f64, x: T) -> T {
+    T::from_f64(f(Element::to_f64(x)))
+}
+
+/// The same for a two-argument f64 function.
+#[inline]
+fn through_f64_2<T: FloatElem>(f: fn(f64, f64) -> f64, x: T, y: T) -> T {
+    T::from_f64(f(Element::to_f64(x), Element::to_f64(y)))
+}
 
 fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Result<Vec<T>> {
     match op {
@@ -282,6 +333,10 @@ fn unary_float<T: FloatElem>(op: UnaryOp, a: &Array, d: &[T]) -> Result<Vec<T>> 
         UnaryOp::Floor => map(a, d, |x| x.floor()),
         UnaryOp::Ceil => map(a, d, |x| x.ceil()),
         UnaryOp::Round => map(a, d, |x| x.round_half_even()),
+        op => match special_unary(op) {
+            Some(f) => map(a, d, |x| through_f64(f, x)),
+            None => Err(Error::unsupported(op.name(), a.dtype(), "an integer op")),
+        },
     }
 }
 
@@ -335,6 +390,8 @@ ops_enum!(
         Add => "AddV2", Sub => "Sub", Mul => "Mul", Div => "RealDiv", FloorDiv => "FloorDiv",
         Mod => "FloorMod", Pow => "Pow", Maximum => "Maximum", Minimum => "Minimum",
         SquaredDifference => "SquaredDifference", Atan2 => "Atan2",
+        Igamma => "Igamma", Igammac => "Igammac", IgammaGradA => "IgammaGradA",
+        Polygamma => "Polygamma", Zeta => "Zeta",
     }
 );
 
@@ -380,6 +437,17 @@ fn binary_float<T: FloatElem>(
         ),
         BinaryOp::SquaredDifference => zip(a, da, b, db, s, |x, y| (x - y) * (x - y)),
         BinaryOp::Atan2 => zip(a, da, b, db, s, |x, y| x.atan2(y)),
+        BinaryOp::Igamma => zip(a, da, b, db, s, |x, y| through_f64_2(special::igamma, x, y)),
+        BinaryOp::Igammac => zip(a, da, b, db, s, |x, y| {
+            through_f64_2(special::igammac, x, y)
+        }),
+        BinaryOp::IgammaGradA => zip(a, da, b, db, s, |x, y| {
+            through_f64_2(special::igamma_grad_a, x, y)
+        }),
+        BinaryOp::Polygamma => zip(a, da, b, db, s, |x, y| {
+            through_f64_2(special::polygamma, x, y)
+        }),
+        BinaryOp::Zeta => zip(a, da, b, db, s, |x, y| through_f64_2(special::zeta, x, y)),
     }
 }
 
@@ -460,7 +528,12 @@ where
             let d = x.wrapping_sub(&y);
             d.wrapping_mul(&d)
         }),
-        BinaryOp::Atan2 => Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
+        BinaryOp::Atan2
+        | BinaryOp::Igamma
+        | BinaryOp::Igammac
+        | BinaryOp::IgammaGradA
+        | BinaryOp::Polygamma
+        | BinaryOp::Zeta => Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype")),
     }
 }
 
@@ -730,6 +803,51 @@ pub fn update_in_place(target: &mut Array, delta: &Array, op: BinaryOp) -> Resul
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// The regularized incomplete beta function I_x(a, b) element-wise (TensorFlow's `Betainc`),
+/// the three operands broadcast together; they must share a floating dtype.
+pub fn betainc(a: &Array, b: &Array, x: &Array) -> Result<Array> {
+    const OP: &str = "Betainc";
+    for other in [b, x] {
+        if other.dtype() != a.dtype() {
+            return Err(Error::mismatch(OP, a.dtype(), other.dtype()));
+        }
+    }
+    let shape = broadcast_shapes(OP, &broadcast_shapes(OP, a.shape(), b.shape())?, x.shape())?;
+    check_alloc(OP, a.dtype(), &shape)?;
+    fn run<T: FloatElem>(arrays: [&Array; 3], data: [&[T]; 3], shape: &[usize]) -> Result<Vec<T>> {
+        let views = arrays.map(|v| v.broadcast_to(shape));
+        let [va, vb, vx] = views;
+        let (va, vb, vx) = (va?, vb?, vx?);
+        let mut out = crate::alloc::<T>("Betainc", shape)?;
+        let [da, db, dx] = data;
+        for_each_offset(
+            shape,
+            [va.strides(), vb.strides(), vx.strides()],
+            [va.offset(), vb.offset(), vx.offset()],
+            |[i, j, k]| {
+                let f = |v: T| Element::to_f64(v);
+                let y = special::betainc(f(da[i]), f(db[j]), f(dx[k]));
+                out.push(T::from_f64(y));
+            },
+        );
+        Ok(out)
+    }
+    let buf = match (a.buffer(), b.buffer(), x.buffer()) {
+        (Buffer::F32(p), Buffer::F32(q), Buffer::F32(r)) => {
+            Buffer::F32(run([a, b, x], [p, q, r], &shape)?.into())
+        }
+        (Buffer::F64(p), Buffer::F64(q), Buffer::F64(r)) => {
+            Buffer::F64(run([a, b, x], [p, q, r], &shape)?.into())
+        }
+        (Buffer::F16(_), ..) | (Buffer::BF16(_), ..) => {
+            let [p, q, r] = [a, b, x].map(|v| cast(v, DType::F32));
+            return cast(&betainc(&p?, &q?, &r?)?, a.dtype());
+        }
+        _ => return Err(Error::unsupported(OP, a.dtype(), "a floating dtype")),
+    };
+    Array::from_buffer(buf, &shape)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod norm;
 mod optim;
 mod reduce;
 mod shape;
+pub mod special;
 
 pub use cast::cast;
 pub use conv::{
@@ -19,8 +20,8 @@ pub use conv::{
     max_pool_argmax, Conv2dParams, Padding, Window2d,
 };
 pub use elementwise::{
-    binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place, BinaryOp,
-    CompareOp, LogicalOp, UnaryOp,
+    betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
+    BinaryOp, CompareOp, LogicalOp, UnaryOp,
 };
 pub use float::FloatElem;
 pub use linalg::{det, inv, solve};
