@@ -227,7 +227,9 @@ class Function:
             self._trace(key, tensors, args, kwargs)
         concrete = self._traces[key]
         if isinstance(concrete, _EagerOnly):
-            raise ValueError(f"{self._name} cannot be traced for these arguments: {concrete.reason}")
+            raise ValueError(
+                f"{self._name} cannot be traced for these arguments: {concrete.reason}"
+            )
         return concrete
 
     def __repr__(self):
