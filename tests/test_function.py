@@ -37,9 +37,7 @@ def test_python_side_effects_run_only_while_tracing_and_the_key_retraces():
     assert calls == [2.0, 3.0, 3.0, 3.0] and f.experimental_get_tracing_count() == 4
     f(a, 3.0)
     assert f.experimental_get_tracing_count() == 4
-    assert f.python_function(a, 1.0).numpy() == pytest.approx(
-        float(ft.reduce_sum(ft.nn.relu(a)))
-    )
+    assert f.python_function(a, 1.0).numpy() == pytest.approx(float(ft.reduce_sum(ft.nn.relu(a))))
 
 
 def test_the_same_tensor_twice_is_part_of_the_key():
