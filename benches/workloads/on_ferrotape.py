@@ -67,19 +67,9 @@ def setup(threads):
     }
 
 
-# The families TensorFlow's worker also runs in tf.function: the same ones, for like-for-like rows.
-GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer")
-
-
-def _variants(family):
-    build = tape_api.FAMILIES[family]
-    variants = {"eager": lambda data: build(ferrotape, data)}
-    if family in GRAPH_FAMILIES:
-        variants["ft.function"] = lambda data: ferrotape.function(build(ferrotape, data))
-    return variants
-
-
-VARIANTS = {family: _variants(family) for family in tape_api.FAMILIES}
+VARIANTS = {
+    family: tape_api.variants(ferrotape, family, "ft.function") for family in tape_api.FAMILIES
+}
 
 
 def to_numpy(result):

@@ -12,7 +12,6 @@ import tensorflow as tf
 from . import tape_api
 
 FRAMEWORK = "tensorflow"
-GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer")
 
 
 def setup(threads):
@@ -35,15 +34,7 @@ def setup(threads):
     }
 
 
-def _variants(family):
-    build = tape_api.FAMILIES[family]
-    variants = {"eager": lambda data: build(tf, data)}
-    if family in GRAPH_FAMILIES:
-        variants["tf.function"] = lambda data: tf.function(build(tf, data))
-    return variants
-
-
-VARIANTS = {family: _variants(family) for family in tape_api.FAMILIES}
+VARIANTS = {family: tape_api.variants(tf, family, "tf.function") for family in tape_api.FAMILIES}
 
 
 def to_numpy(result):

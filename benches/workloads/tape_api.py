@@ -173,3 +173,16 @@ FAMILIES = {
     "batch_jacobian": batch_jacobian,
     "hessian": hessian,
 }
+
+# The families TensorFlow and ferrotape also run inside their `function` (a traced step).
+GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer")
+
+
+def variants(tf, family, traced_name):
+    """A TF-API worker's implementations of one family: eager, plus `tf.function` of the same
+    step (named `traced_name`) for the graph families."""
+    build = FAMILIES[family]
+    found = {"eager": lambda data: build(tf, data)}
+    if family in GRAPH_FAMILIES:
+        found[traced_name] = lambda data: tf.function(build(tf, data))
+    return found
