@@ -4,7 +4,9 @@
 //! `RAYON_NUM_THREADS` to compare runs.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ferrotape_core::kernels::{self, BinaryOp, Conv2dParams, Padding, ReduceOp, UnaryOp, Window2d};
+use ferrotape_core::kernels::{
+    self, BinaryOp, Conv2dParams, ConvAlgorithm, Padding, ReduceOp, UnaryOp, Window2d, WinogradTile,
+};
 use ferrotape_core::Array;
 
 fn filled(shape: &[usize]) -> Array {
@@ -48,6 +50,23 @@ fn conv2d(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("forward", &id), |b| {
             b.iter(|| kernels::conv2d(&x, &f, None, &params).unwrap())
         });
+        // Each forward algorithm on its own (the automatic choice is `forward` above).
+        for (name, algorithm) in [
+            ("forward_direct", ConvAlgorithm::Direct),
+            ("forward_im2col", ConvAlgorithm::Im2col),
+            (
+                "forward_winograd2",
+                ConvAlgorithm::Winograd(WinogradTile::F2),
+            ),
+            (
+                "forward_winograd4",
+                ConvAlgorithm::Winograd(WinogradTile::F4),
+            ),
+        ] {
+            group.bench_function(BenchmarkId::new(name, &id), |b| {
+                b.iter(|| kernels::conv2d_by(Some(algorithm), &x, &f, None, &params).unwrap())
+            });
+        }
         group.bench_function(BenchmarkId::new("backprop_input", &id), |b| {
             b.iter(|| kernels::conv2d_backprop_input(x.shape(), &f, &dy, &params).unwrap())
         });

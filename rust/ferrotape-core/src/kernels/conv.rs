@@ -10,6 +10,12 @@
 //! thread; a smaller batch lets gemm use the threads instead. A 1×1 filter with stride 1 and no
 //! padding reads the image itself as the patch matrix.
 //!
+//! A float32 3×3 convolution with stride 1 and at least 16 input channels instead goes through
+//! Winograd's F(2×2, 3×3) (`winograd.rs`), which does 16 products where im2col does 36 per
+//! four outputs; [`conv_algorithm`] makes the choice, from measurements written beside it, and
+//! [`conv2d_by`] forces one (a direct loop, im2col or either Winograd tile) for tests and
+//! benchmarks.
+//!
 //! Both backward passes are the same two steps in reverse: the input gradient multiplies the
 //! output gradient by the transposed filter (read through strides) and scatters the patch
 //! gradients back onto the image (col2im); the filter gradient sums `patchesᵀ · dy` over the
@@ -19,6 +25,7 @@ use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::cast;
+use super::winograd::{self, WinogradTile};
 use crate::{interrupt, simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
@@ -240,14 +247,79 @@ impl Window2d {
 }
 
 /// A float type gemm multiplies.
-pub trait GemmFloat: Element + num_traits::Float + std::iter::Sum + 'static {}
-impl GemmFloat for f32 {}
+pub trait GemmFloat: Element + num_traits::Float + std::iter::Sum + 'static {
+    /// The convolution by Winograd's algorithm, for the types that have one (float32: float64
+    /// keeps the exact sums of im2col).
+    fn winograd(
+        _w: &Window2d,
+        _x: &[Self],
+        _filter: &[Self],
+        _bias: Option<&[Self]>,
+        _out_c: usize,
+        _tile: WinogradTile,
+    ) -> Option<Vec<Self>> {
+        None
+    }
+}
+
+impl GemmFloat for f32 {
+    fn winograd(
+        w: &Window2d,
+        x: &[f32],
+        filter: &[f32],
+        bias: Option<&[f32]>,
+        out_c: usize,
+        tile: WinogradTile,
+    ) -> Option<Vec<f32>> {
+        Some(winograd::conv3x3(w, x, filter, bias, out_c, tile))
+    }
+}
+
 impl GemmFloat for f64 {}
+
+/// How a forward convolution (and the input gradient, itself a convolution) is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvAlgorithm {
+    /// A loop over output pixels keeping 16 output channels in registers, no patch matrix.
+    Direct,
+    /// Patches copied into a matrix, then one gemm.
+    Im2col,
+    /// Winograd's F(m×m, 3×3) (float32, 3×3, stride 1, no dilation; else im2col).
+    Winograd(WinogradTile),
+}
+
+/// Input channels from which a 3×3 float32 convolution goes through Winograd's F(2×2, 3×3).
+/// Measured with `RAYON_NUM_THREADS=1 cargo run --release -p ferrotape-benches --example
+/// conv_layers` (batch 64, the seed CNN's layers, Zen 4 with AVX-512, median ms per call):
+///
+/// | layer          | direct | im2col | F(2×2) | F(4×4) |
+/// |----------------|--------|--------|--------|--------|
+/// | 28×28, 1 → 16  | 1.8    | 1.15   | -      | -      |
+/// | 14×14, 16 → 32 | 3.6    | 1.49   | 1.30   | 1.53   |
+/// | 14×14, 32 → 32 | 8.5    | 2.63   | 2.09   | 2.20   |
+/// | 7×7, 32 → 64   | 3.9    | 1.18   | 1.14   | 1.15   |
+/// | 7×7, 64 → 64   | 15.5   | 2.37   | 2.16   | 1.98   |
+///
+/// F(4×4) does a third of F(2×2)'s products but its transforms and its 36 smaller products
+/// cost what that saves at these sizes, so the more exact F(2×2) is the choice. With one
+/// input channel the transforms would outweigh everything, and im2col's product is fastest.
+const WINOGRAD_MIN_CHANNELS: usize = 16;
+
+/// The algorithm `conv2d` uses for a shape. The direct loop is never chosen: on the shapes
+/// measured (the table above) im2col + gemm was faster, including the one-channel first layer
+/// it was written for; it stays as a forced choice for the tests and the benchmark.
+pub fn conv_algorithm(w: &Window2d, out_c: usize) -> ConvAlgorithm {
+    if winograd::applies(w, out_c) && w.channels >= WINOGRAD_MIN_CHANNELS {
+        ConvAlgorithm::Winograd(WinogradTile::F2)
+    } else {
+        ConvAlgorithm::Im2col
+    }
+}
 
 /// Row-major `dst (m×n) = [dst +] lhs (m×k) · rhs (k×n)`, each operand given by its row and
 /// column strides.
 #[allow(clippy::too_many_arguments)]
-fn gemm_strided<T: GemmFloat>(
+pub(super) fn gemm_strided<T: GemmFloat>(
     m: usize,
     n: usize,
     k: usize,
@@ -414,17 +486,6 @@ fn group_patches<'a, T: GemmFloat>(
     cols
 }
 
-/// Patches at most this long (input channels × window taps) convolve forward directly, with
-/// no patch matrix (the first layer of an image model: one or three channels under a 3×3
-/// window). Measured with `cargo bench` at batch 64, 28×28×1 → 16: 1.65 ms direct, 1.55 ms by
-/// im2col + gemm, so the two are level in time and the direct loop saves the patch buffer.
-/// The filter gradient always goes through gemm: a direct version took 3.7 ms against 1.4.
-const DIRECT_PATCH_MAX: usize = 32;
-
-fn is_direct(w: &Window2d) -> bool {
-    w.patch_len() <= DIRECT_PATCH_MAX
-}
-
 /// `dst += a·src`, element by element (vectorises: both rows are contiguous).
 #[inline(always)]
 fn axpy<T: GemmFloat>(dst: &mut [T], a: T, src: &[T]) {
@@ -496,6 +557,26 @@ fn conv2d_typed<T: GemmFloat>(
     bias: Option<&[T]>,
     out_c: usize,
 ) -> Vec<T> {
+    conv2d_with(conv_algorithm(w, out_c), w, x, filter, bias, out_c)
+}
+
+/// [`conv2d_typed`] by a given algorithm (one that does not apply to the shape or the type
+/// falls back to im2col).
+fn conv2d_with<T: GemmFloat>(
+    algorithm: ConvAlgorithm,
+    w: &Window2d,
+    x: &[T],
+    filter: &[T],
+    bias: Option<&[T]>,
+    out_c: usize,
+) -> Vec<T> {
+    if let ConvAlgorithm::Winograd(tile) = algorithm {
+        if winograd::applies(w, out_c) {
+            if let Some(out) = T::winograd(w, x, filter, bias, out_c, tile) {
+                return out;
+            }
+        }
+    }
     let (positions, patch) = (w.out_positions(), w.patch_len());
     // The bias is written first and the products added onto it: no second pass over the
     // output, as a separate bias add would take.
@@ -506,7 +587,7 @@ fn conv2d_typed<T: GemmFloat>(
     if out.is_empty() {
         return out;
     }
-    if is_direct(w) {
+    if algorithm == ConvAlgorithm::Direct {
         let per_image = positions * out_c;
         let image = |n: usize| &x[n * w.image_len()..(n + 1) * w.image_len()];
         if out.len() * patch >= super::PARALLEL_THRESHOLD {
@@ -569,7 +650,7 @@ fn conv2d_typed<T: GemmFloat>(
     out
 }
 
-/// For stride 1, the input gradient is itself a convolution: `dy` (padded by
+/// For stride 1, the input gradient is itself a convolution (so it takes Winograd's path too): `dy` (padded by
 /// `(k - 1)·dilation - pad` before) convolved with the filter flipped in space and with its
 /// channel axes swapped. That form's gemm has the long inner dimension `k_h·k_w·out_c` and
 /// writes each input-gradient element once, where im2col's adjoint writes a patch matrix
@@ -859,18 +940,31 @@ pub fn conv2d(
     bias: Option<&Array>,
     params: &Conv2dParams,
 ) -> Result<Array> {
+    conv2d_by(None, x, filter, bias, params)
+}
+
+/// [`conv2d`] by the given algorithm instead of the one [`conv_algorithm`] picks (for
+/// benchmarks and tests; one that does not apply to the shape or dtype falls back to im2col).
+pub fn conv2d_by(
+    algorithm: Option<ConvAlgorithm>,
+    x: &Array,
+    filter: &Array,
+    bias: Option<&Array>,
+    params: &Conv2dParams,
+) -> Result<Array> {
     const OP: &str = "Conv2D";
     let w = params.window(OP, x.shape(), filter.shape())?;
-    check_patches(OP, &w, x.dtype())?;
     let out_c = filter.shape()[3];
+    let algorithm = algorithm.unwrap_or_else(|| conv_algorithm(&w, out_c));
+    check_patches(OP, &w, x.dtype())?;
     let shape = [w.batch, w.out_h, w.out_w, out_c];
     let Some(bias) = bias else {
         return float_kernel(
             OP,
             [x, filter],
             &shape,
-            |x, f| conv2d_typed(&w, x, f, None, out_c),
-            |x, f| conv2d_typed(&w, x, f, None, out_c),
+            |x, f| conv2d_with(algorithm, &w, x, f, None, out_c),
+            |x, f| conv2d_with(algorithm, &w, x, f, None, out_c),
         );
     };
     if bias.shape() != [out_c] {
@@ -896,8 +990,26 @@ pub fn conv2d(
         OP,
         [x, &stacked],
         &shape,
-        |x, fb| conv2d_typed(&w, x, &fb[..filter_len], Some(&fb[filter_len..]), out_c),
-        |x, fb| conv2d_typed(&w, x, &fb[..filter_len], Some(&fb[filter_len..]), out_c),
+        |x, fb| {
+            conv2d_with(
+                algorithm,
+                &w,
+                x,
+                &fb[..filter_len],
+                Some(&fb[filter_len..]),
+                out_c,
+            )
+        },
+        |x, fb| {
+            conv2d_with(
+                algorithm,
+                &w,
+                x,
+                &fb[..filter_len],
+                Some(&fb[filter_len..]),
+                out_c,
+            )
+        },
     )
 }
 
@@ -1336,6 +1448,77 @@ mod tests {
             let close = |b: f64| (lhs - b).abs() <= 1e-10 * lhs.abs().max(1.0);
             assert!(close(dot(&x, &dx)), "{xs:?}: {lhs} vs {}", dot(&x, &dx));
             assert!(close(dot(&f, &df)), "{xs:?}: {lhs} vs {}", dot(&f, &df));
+        }
+    }
+
+    /// Values in [-1, 1) from a small linear congruential generator (deterministic).
+    fn noise(len: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (0..len)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// Every algorithm, forced on shapes that stress its edges (channels that are not a
+    /// multiple of the 16 lanes, images smaller than a tile or not a multiple of it, valid and
+    /// same padding, groups split across threads), computes the float32 convolution to within
+    /// its error bound of the float64 definition. The bound is relative to the sum of the
+    /// absolute products (`|x| * |f|` convolved), the scale float32 rounding works at.
+    #[test]
+    fn every_algorithm_matches_the_float64_definition() {
+        let cases = [
+            ([2, 5, 7, 3], 4, Padding::Same),
+            ([1, 1, 1, 8], 3, Padding::Same),
+            ([3, 6, 9, 17], 19, Padding::Same),
+            ([2, 8, 8, 16], 16, Padding::Valid),
+            ([1, 13, 11, 33], 5, Padding::Same),
+            ([2, 4, 3, 8], 20, Padding::Valid),
+            ([1, 3, 3, 8], 8, Padding::Valid),
+            ([6, 14, 14, 32], 32, Padding::Same),
+            ([40, 7, 7, 64], 64, Padding::Same),
+        ];
+        let algorithms = [
+            // Measured worst cases: 2.6e-7 direct, 2.0e-7 im2col, 1.3e-7 F(2x2), 1.4e-6 F(4x4).
+            (ConvAlgorithm::Direct, 1e-6),
+            (ConvAlgorithm::Im2col, 1e-6),
+            (ConvAlgorithm::Winograd(WinogradTile::F2), 1e-6),
+            (ConvAlgorithm::Winograd(WinogradTile::F4), 5e-6),
+        ];
+        for (seed, (xs, out_c, padding)) in cases.into_iter().enumerate() {
+            let fs = [3, 3, xs[3], out_c];
+            let params = Conv2dParams {
+                stride: [1, 1],
+                dilation: [1, 1],
+                padding,
+            };
+            let w = params.window("test", &xs, &fs).unwrap();
+            let x = noise(xs.iter().product(), seed as u64);
+            let f = noise(fs.iter().product(), 100 + seed as u64);
+            let bias = noise(out_c, 200 + seed as u64);
+            let abs = |v: &[f64]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
+            let want = conv_reference(&x, xs, &f, fs, &w);
+            let scale = conv_reference(&abs(&x), xs, &abs(&f), fs, &w);
+            let to32 = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<_>>();
+            let (x32, f32_, b32) = (to32(&x), to32(&f), to32(&bias));
+            for (algorithm, bound) in algorithms {
+                let got = conv2d_with(algorithm, &w, &x32, &f32_, Some(&b32), out_c);
+                assert_eq!(got.len(), want.len());
+                for (i, (g, e)) in got.iter().zip(&want).enumerate() {
+                    let e = e + bias[i % out_c];
+                    let tolerance = bound * (scale[i] + bias[i % out_c].abs()) + 1e-7;
+                    assert!(
+                        (f64::from(*g) - e).abs() <= tolerance,
+                        "{algorithm:?} {xs:?} -> {out_c}, element {i}: {g} vs {e} (tolerance {tolerance})"
+                    );
+                }
+            }
         }
     }
 

@@ -13,11 +13,12 @@ mod optim;
 mod reduce;
 mod shape;
 pub mod special;
+mod winograd;
 
 pub use cast::cast;
 pub use conv::{
-    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool,
-    max_pool_argmax, Conv2dParams, Padding, Window2d,
+    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_by,
+    conv_algorithm, max_pool, max_pool_argmax, Conv2dParams, ConvAlgorithm, Padding, Window2d,
 };
 pub use elementwise::{
     betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
@@ -35,6 +36,7 @@ pub use shape::{
     concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
     slice_scatter, take, take_add, tile, PadMode,
 };
+pub use winograd::WinogradTile;
 
 /// Below this many elements a kernel stays on the calling thread: splitting costs more than it
 /// saves on a 2-core machine (see DESIGN.md's pitfalls).
