@@ -126,7 +126,6 @@ CHECKS = {
 # programs that must run.
 KNOWN_GAPS = {
     "text_classifier_rnn": "ValueError: Embedding: mask_zero=True is not supported",
-    "actor_critic": "UnimplementedError: GatherV2: batch_dims other than 0 is not supported yet",
 }
 
 

@@ -190,14 +190,3 @@ fn silu_scales_its_input_by_beta() {
     let swish = ops::swish(&x).unwrap().value().to_vec::<f32>();
     assert_eq!(ops::silu(&x, 1.0).unwrap().value().to_vec::<f32>(), swish);
 }
-
-#[test]
-fn batch_dims_other_than_zero_is_unimplemented() {
-    assert!(ops::check_batch_dims("GatherV2", 0).is_ok());
-    let err = ops::check_batch_dims("GatherNd", 1).unwrap_err();
-    assert!(
-        matches!(err, Error::Unimplemented { op: "GatherNd", .. }),
-        "{err:?}"
-    );
-    assert!(err.to_string().contains("batch_dims=1"));
-}
