@@ -252,9 +252,16 @@ def test_multi_head_attention_masks():
     out = layer(q, v, value_mask=VMASK, use_causal_mask=True).numpy()
     np.testing.assert_allclose(out, mha_ref(layer, q, v, v, VMASK[:, None] & causal)[0], rtol=1e-10)
     attention_mask = np.random.default_rng(1).random((2, 3, 5)) > 0.4
+    # As Keras 3: the query's mask is the one its tensor carries; a `query_mask` argument is
+    # replaced by it (here: none), and the output carries it.
     out = layer(q, v, attention_mask=attention_mask, query_mask=QMASK).numpy()
+    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, attention_mask)[0], rtol=1e-10)
+    query = ft.constant(q)
+    query._keras_mask = ft.constant(QMASK)
+    out = layer(query, v, attention_mask=attention_mask)
     combined = attention_mask & QMASK[:, :, None]
-    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, combined)[0], rtol=1e-10)
+    np.testing.assert_allclose(out.numpy(), mha_ref(layer, q, v, v, combined)[0], rtol=1e-10)
+    np.testing.assert_array_equal(out._keras_mask.numpy(), QMASK)
 
 
 def test_multi_head_attention_gradients_and_dropout():

@@ -29,6 +29,8 @@ class GroupedQueryAttention(Layer):
     query's feature size. The weights are the ``EinsumDense`` sublayers ``query``, ``key``,
     ``value`` and ``attention_output``, Keras's."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(
         self,
         head_dim,

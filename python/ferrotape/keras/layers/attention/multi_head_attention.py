@@ -19,6 +19,7 @@ from ..activations.softmax import Softmax
 from ..core.einsum_dense import EinsumDense
 from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int
+from ..layer_masking import get_keras_mask, set_keras_mask
 
 
 def _keep_mask(tq, tv, query_mask, value_mask, key_mask, attention_mask, causal):
@@ -53,9 +54,12 @@ class MultiHeadAttention(Layer):
     return_attention_scores=False, training=None, use_causal_mask=False)``; the scores are
     ``[batch, num_heads, Tq, Tv]``.
 
-    Keras 3 takes the query's mask from the mask its tensor carries (ignoring
-    ``query_mask``); ferrotape tensors carry no masks, so ``query_mask`` is applied: a masked
-    query step attends to nothing and outputs the output projection's bias."""
+    As in Keras 3, the query's mask is the one its tensor carries (a ``query_mask`` argument is
+    replaced by it; ``value_mask``/``key_mask`` default to the masks ``value``/``key`` carry):
+    a masked query step attends to nothing and outputs the output projection's bias, and the
+    output carries the query's mask."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(
         self,
@@ -178,6 +182,11 @@ class MultiHeadAttention(Layer):
     ):
         value = _core.convert_to_tensor(value)
         key = value if key is None else _core.convert_to_tensor(key)
+        # Keras 3 handles the masks here, and takes them off the inputs so that the
+        # projections do not see them.
+        query_mask = get_keras_mask(query)
+        for tensor in (query, value, key):
+            set_keras_mask(tensor, None)
         if value.dtype != query.dtype:
             value, key = _core.cast(value, query.dtype), _core.cast(key, query.dtype)
         if not self._projections_built:
@@ -203,6 +212,8 @@ class MultiHeadAttention(Layer):
             dropped = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
         heads = einsum("acbe,aecd->abcd", dropped, v)  # [batch, Tq, heads, value_dim]
         outputs = self.output_dense(heads)
+        if query_mask is not None:
+            set_keras_mask(outputs, query_mask)
         return (outputs, weights) if return_attention_scores else outputs
 
     def get_config(self):

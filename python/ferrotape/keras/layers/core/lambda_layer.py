@@ -10,6 +10,8 @@ class Lambda(Layer):
     ``training=`` passed on when the function takes it). Variables the function creates are
     not tracked; write a ``Layer`` subclass for weights."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         if not callable(function):

@@ -41,6 +41,8 @@ class Dot(_Merge):
     similarity): ``[b, d] . [b, d] -> [b, 1]``, ``[b, m, d] . [b, n, d]`` (axes 2) ->
     ``[b, m, n]``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         ok = _is_int(axes) or (

@@ -14,6 +14,8 @@ from ..layer import Layer
 
 
 class _Merge(Layer):
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def call(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(
@@ -77,6 +79,8 @@ class Minimum(_Merge):
 
 class Concatenate(_Merge):
     """Joins a list of inputs along ``axis``."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)

@@ -15,6 +15,8 @@ class TimeDistributed(Wrapper):
     weights: the steps are folded into the batch (``[batch * steps, ...]``), the layer runs
     once, and the result is unfolded to ``[batch, steps, ...]``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def build(self, input_shape):
         if len(input_shape) < 3:
             raise ValueError(
