@@ -121,6 +121,7 @@ CHECKS = {
     if name.startswith("_check_") and callable(fn)
 }
 
+
 def _run(python, path, timeout=300):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "TF_CPP_MIN_LOG_LEVEL": "3"}
     return subprocess.run(

@@ -207,6 +207,12 @@ class MultiHeadAttention(Layer):
         if mask is not None:
             mask = _core.expand_dims(mask, -3)  # one mask for every head
         weights = self._softmax(scores, mask=mask)
+        if mask is not None and self.dropout == 0 and not return_attention_scores:
+            # Keras 3 computes this case with `ops.dot_product_attention`, where a query step
+            # with every key masked weighs all keys equally (its Softmax path: none).
+            empty = _core.logical_not(_core.reduce_any(mask, [-1], keepdims=True))
+            uniform = _core.ones_like(weights) / float(weights.shape[-1])
+            weights = _core.select(empty, uniform, weights)
         dropped = weights
         if training and self.dropout > 0:
             dropped = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
