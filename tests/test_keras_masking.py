@@ -294,3 +294,36 @@ def test_masked_models_match_keras():
     want = single_theirs.evaluate(ids, labels, verbose=0, return_dict=True)
     for key, value in want.items():
         np.testing.assert_allclose(got[key], value, rtol=1e-5)
+
+
+def test_merging_layers_combine_the_masks_as_keras_3():
+    ids = _padded_ids()
+    short = ids.copy()
+    short[:, 2:] = 0
+    embed = keras.layers.Embedding(9, 2, mask_zero=True)
+    a, b = embed(ids), embed(short)
+    np.testing.assert_array_equal(keras.layers.Add()([a, b])._keras_mask.numpy(), ids != 0)
+    np.testing.assert_array_equal(
+        keras.layers.Concatenate(axis=1)([a, b])._keras_mask.numpy(),
+        np.concatenate([ids != 0, short != 0], 1),
+    )
+    # Concatenating features: a step is kept where any input keeps it; an unmasked input keeps
+    # every step.
+    unmasked = ft.ones([4, 5, 3])
+    joined = keras.layers.Concatenate()([a, unmasked])
+    np.testing.assert_array_equal(joined._keras_mask.numpy(), np.ones_like(ids, bool))
+    assert getattr(keras.layers.Add()([a, unmasked[..., :2]]), "_keras_mask", None) is None
+    assert getattr(keras.layers.Dot(axes=2)([a, b]), "_keras_mask", None) is None
+
+
+def test_lambda_mask_argument():
+    ids = _padded_ids()
+    h = keras.layers.Embedding(9, 2, mask_zero=True)(ids)
+    shifted = keras.layers.Lambda(lambda x: x + 1.0, mask=lambda x, m: ft.logical_not(m))(h)
+    np.testing.assert_array_equal(shifted._keras_mask.numpy(), ids == 0)
+    seen = []
+    layer = keras.layers.Lambda(lambda x, mask=None: seen.append(mask) or x * 2.0)
+    with pytest.warns(UserWarning, match="does not support masking"):
+        out = layer(h)
+    np.testing.assert_array_equal(seen[0].numpy(), ids != 0)
+    assert getattr(out, "_keras_mask", None) is None

@@ -41,7 +41,18 @@ class Dot(_Merge):
     similarity): ``[b, d] . [b, d] -> [b, 1]``, ``[b, m, d] . [b, n, d]`` (axes 2) ->
     ``[b, m, n]``."""
 
-    _supports_masking = True  # as Keras 3: the input's mask passes through
+    def compute_mask(self, inputs, mask=None):
+        """None (Keras 3): the dotted axes are gone.
+
+        Args:
+            inputs: The pair of inputs.
+            mask: Their masks.
+
+        Returns:
+            None.
+        """
+        del inputs, mask
+        return None
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
