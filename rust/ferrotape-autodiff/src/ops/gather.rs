@@ -36,7 +36,11 @@ pub fn gather_v2(
             format!("Expected batch_dims in the range [-{rank_i}, {rank_i}], but got {batch_dims}"),
         ));
     }
-    let b = if batch_dims < 0 { batch_dims + rank_i } else { batch_dims } as usize;
+    let b = if batch_dims < 0 {
+        batch_dims + rank_i
+    } else {
+        batch_dims
+    } as usize;
     let axis = norm_axis(OP, axis, params.rank())?;
     if b as i64 >= rank_p {
         return Err(Error::invalid(
@@ -116,9 +120,7 @@ pub fn gather_nd_v2(params: &Tensor, indices: &Tensor, batch_dims: i64) -> Resul
     if b >= rank_i {
         return Err(Error::invalid(
             OP,
-            format!(
-                "Argument `batch_dims` = {b} must be less than rank(`indices`) = {rank_i}"
-            ),
+            format!("Argument `batch_dims` = {b} must be less than rank(`indices`) = {rank_i}"),
         ));
     }
     if b >= params.rank() {
@@ -145,10 +147,7 @@ pub fn gather_nd_v2(params: &Tensor, indices: &Tensor, batch_dims: i64) -> Resul
         coords.push((n / per_batch) as i64);
         coords.extend_from_slice(&values[n * depth..(n + 1) * depth]);
     }
-    let batched = Tensor::new(Array::from_vec(
-        coords,
-        &[batches * per_batch, depth + 1],
-    )?);
+    let batched = Tensor::new(Array::from_vec(coords, &[batches * per_batch, depth + 1])?);
     let taken = gather_nd(&flat_params, &batched)?;
     let mut shape: Shape = i[..rank_i - 1].into();
     shape.extend_from_slice(&p[(b + depth).min(p.len())..]);
