@@ -27,12 +27,24 @@ _PARAMETERS = {}  # call function -> its parameter names (self excluded)
 
 
 def get_keras_mask(x):
-    """The mask attached to ``x`` (a tensor), or None."""
+    """The mask attached to a tensor (Keras 3's ``backend.get_keras_mask``).
+
+    Args:
+        x: A tensor (or any value).
+
+    Returns:
+        Its ``_keras_mask``, or None.
+    """
     return getattr(x, "_keras_mask", None)
 
 
 def set_keras_mask(x, mask):
-    """Attaches ``mask`` to the tensor ``x`` (None clears it); other values are left alone."""
+    """Attaches a mask to a tensor (Keras 3's ``backend.set_keras_mask``).
+
+    Args:
+        x: The tensor; other values are left alone.
+        mask: The boolean mask, or None to clear it.
+    """
     if isinstance(x, _core.Tensor):
         x._keras_mask = mask
 
