@@ -3,6 +3,7 @@ TensorFlow's argument rules and messages, traced replays with new indices, and (
 TensorFlow is importable) the same calls in TensorFlow. Gradients: tests/test_gradcheck.py."""
 
 import importlib.util
+import warnings
 
 import numpy as np
 import pytest
@@ -108,7 +109,9 @@ def test_a_traced_batched_gather_reads_new_indices_on_each_call():
 
     params = tf.constant(PARAMS)
     for indices in (IDX, np.array([[2, 0], [0, 0]])):
-        taken, rows = pick(params, tf.constant(indices))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a fallback to eager would warn: it must not
+            taken, rows = pick(params, tf.constant(indices))
         np.testing.assert_array_equal(taken.numpy(), _batched(PARAMS, indices, 1))
         np.testing.assert_array_equal(
             rows.numpy(), [PARAMS[0, indices[0, 0]], PARAMS[1, indices[1, 0]]]

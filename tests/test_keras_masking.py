@@ -92,7 +92,8 @@ def test_the_mask_argument_is_filled_from_the_inputs_unless_given():
         layer(h, mask=given)
     assert layer.seen is given
     two = _TwoMasks()
-    two(h, ft.ones([4, 2, 2]))
+    with pytest.warns(UserWarning, match="does not support masking"):
+        two(h, ft.ones([4, 2, 2]))
     np.testing.assert_array_equal(two.seen[0].numpy(), ids != 0)
     assert two.seen[1] is None
 

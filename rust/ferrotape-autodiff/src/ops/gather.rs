@@ -148,6 +148,8 @@ pub fn gather_nd_v2(params: &Tensor, indices: &Tensor, batch_dims: i64) -> Resul
         coords.extend_from_slice(&values[n * depth..(n + 1) * depth]);
     }
     let batched = Tensor::new(Array::from_vec(coords, &[batches * per_batch, depth + 1])?);
+    // A constant of a trace; the node recorded below replaces what is built from it.
+    trace::constant(&batched);
     let taken = gather_nd(&flat_params, &batched)?;
     let mut shape: Shape = i[..rank_i - 1].into();
     shape.extend_from_slice(&p[(b + depth).min(p.len())..]);
