@@ -278,6 +278,7 @@ def test_masked_models_match_keras():
         h = k.layers.Embedding(9, 4, mask_zero=True)(inputs)
         h = k.layers.Bidirectional(k.layers.LSTM(3, return_sequences=True))(h)
         h = k.layers.MultiHeadAttention(num_heads=2, key_dim=2)(h, h)
+        h = k.layers.GroupQueryAttention(2, num_query_heads=2, num_key_value_heads=1)(h, h)
         seq = k.layers.Dense(3, activation="softmax")(h)
         pooled = k.layers.GlobalAveragePooling1D()(h)
         model = k.Model(inputs, [seq, k.layers.Dense(1)(k.layers.GRU(2)(h)), pooled])

@@ -43,6 +43,17 @@ def _keep_mask(tq, tv, query_mask, value_mask, key_mask, attention_mask, causal)
     return combined
 
 
+def _as_dot_product_attention(weights, mask):
+    """Keras 3 computes attention without dropout or returned scores with
+    ``ops.dot_product_attention``, where a query step with every key masked weighs all keys
+    equally (its Softmax path, taken otherwise, gives it no weight)."""
+    if mask is None:
+        return weights
+    empty = _core.logical_not(_core.reduce_any(mask, [-1], keepdims=True))
+    uniform = _core.ones_like(weights) / float(weights.shape[-1])
+    return _core.select(empty, uniform, weights)
+
+
 class MultiHeadAttention(Layer):
     """Attention in ``num_heads`` heads (Vaswani et al. 2017): ``query``, ``key`` (default:
     ``value``) and ``value`` are projected to ``[batch, steps, num_heads, key_dim]`` (values to
@@ -207,12 +218,8 @@ class MultiHeadAttention(Layer):
         if mask is not None:
             mask = _core.expand_dims(mask, -3)  # one mask for every head
         weights = self._softmax(scores, mask=mask)
-        if mask is not None and self.dropout == 0 and not return_attention_scores:
-            # Keras 3 computes this case with `ops.dot_product_attention`, where a query step
-            # with every key masked weighs all keys equally (its Softmax path: none).
-            empty = _core.logical_not(_core.reduce_any(mask, [-1], keepdims=True))
-            uniform = _core.ones_like(weights) / float(weights.shape[-1])
-            weights = _core.select(empty, uniform, weights)
+        if self.dropout == 0 and not return_attention_scores:
+            weights = _as_dot_product_attention(weights, mask)
         dropped = weights
         if training and self.dropout > 0:
             dropped = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
