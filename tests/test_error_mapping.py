@@ -96,8 +96,6 @@ def test_a_bad_split_is_caught_as_a_bad_matmul_is():
 @pytest.mark.parametrize(
     "call, op",
     [
-        (lambda: tf.gather(tf.ones([2, 3]), [[0], [1]], axis=1, batch_dims=1), "GatherV2"),
-        (lambda: tf.gather_nd(tf.ones([2, 3]), [[0], [1]], batch_dims=1), "GatherNd"),
         (lambda: tf.Variable(1.0, constraint=lambda x: x), "Variable"),
     ],
 )

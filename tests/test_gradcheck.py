@@ -659,6 +659,25 @@ row(
     lambda x: x[[1, 0, 1]],
     (3, 4),
 )
+BATCH_IDX = np.array([[0, 2, 2], [1, 0, 1]])
+row(
+    "gather[batch_dims=1]",
+    lambda x: tf.gather(x, BATCH_IDX, batch_dims=1),
+    lambda x: np.stack([x[k][BATCH_IDX[k]] for k in range(2)]),
+    (2, 3, 4),
+)
+row(
+    "gather[batch_dims=1,axis=2]",
+    lambda x: tf.gather(x, BATCH_IDX, axis=2, batch_dims=-1),
+    lambda x: np.stack([x[k][:, BATCH_IDX[k]] for k in range(2)]),
+    (2, 3, 4),
+)
+row(
+    "gather_nd[batch_dims=1]",
+    lambda x: tf.gather_nd(x, [[[0, 1], [2, 3]], [[1, 1], [0, 0]]], batch_dims=1),
+    lambda x: np.stack([x[0][[0, 2], [1, 3]], x[1][[1, 0], [1, 0]]]),
+    (2, 3, 4),
+)
 SC_IDX = [[0], [2], [0]]
 row(
     "scatter_nd",

@@ -96,6 +96,7 @@ CASES = {
     "Pipeline": ({"layers": [layers.Rescaling(2.0), layers.Rescaling(0.5, offset=1.0)]}, FLAT),
     "RMSNormalization": ({"epsilon": 1e-5}, S1),
     "RNN": ({"cell": layers.SimpleRNNCell(3), "return_sequences": True}, S1),
+    "RandomContrast": ({"factor": (0.2, 0.5), "value_range": (0, 1), "seed": 1}, S2),
     "RandomCrop": ({"height": 4, "width": 5, "seed": 1}, S2),
     "RandomFlip": ({"mode": "horizontal", "seed": 1}, S2),
     "ReLU": ({"max_value": 6.0}, FLAT),

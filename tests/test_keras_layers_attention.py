@@ -197,8 +197,10 @@ def test_einsum_dense_gradients_config_and_errors():
 # ------------------------------------------------------------------ MultiHeadAttention
 
 
-def mha_ref(layer, q, v, k, mask=None):
-    """The heads computed in numpy from the layer's weights."""
+def mha_ref(layer, q, v, k, mask=None, fused=False):
+    """The heads computed in numpy from the layer's weights. `fused`: Keras 3's
+    `dot_product_attention` case (no dropout, no scores returned), where a query step with every
+    key masked weighs all keys equally instead of none."""
     w = {x.name.split(":")[0]: x.numpy() for x in layer.weights}
     qp = np.einsum("abc,cde->abde", q, w["query/kernel"]) + w["query/bias"]
     kp = np.einsum("abc,cde->abde", k, w["key/kernel"]) + w["key/bias"]
@@ -209,6 +211,9 @@ def mha_ref(layer, q, v, k, mask=None):
     weights = softmax(scores)
     if mask is not None:
         weights = np.where(mask[:, None], weights, 0.0)
+        if fused:
+            empty = ~mask[:, None].any(-1, keepdims=True)
+            weights = np.where(empty, 1.0 / weights.shape[-1], weights)
     heads = np.einsum("acbe,aecd->abcd", weights, vp)
     out = np.einsum("abcd,cde->abe", heads, w["attention_output/kernel"])
     return out + w["attention_output/bias"], weights
@@ -250,11 +255,24 @@ def test_multi_head_attention_masks():
         x.assign(rand(*x.shape.as_list()))
     causal = np.tril(np.ones((3, 5), bool))[None]
     out = layer(q, v, value_mask=VMASK, use_causal_mask=True).numpy()
-    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, VMASK[:, None] & causal)[0], rtol=1e-10)
+    np.testing.assert_allclose(
+        out, mha_ref(layer, q, v, v, VMASK[:, None] & causal, fused=True)[0], rtol=1e-10
+    )
     attention_mask = np.random.default_rng(1).random((2, 3, 5)) > 0.4
+    # As Keras 3: the query's mask is the one its tensor carries; a `query_mask` argument is
+    # replaced by it (here: none), and the output carries it.
     out = layer(q, v, attention_mask=attention_mask, query_mask=QMASK).numpy()
+    np.testing.assert_allclose(
+        out, mha_ref(layer, q, v, v, attention_mask, fused=True)[0], rtol=1e-10
+    )
+    query = ft.constant(q)
+    query._keras_mask = ft.constant(QMASK)
+    out = layer(query, v, attention_mask=attention_mask)
     combined = attention_mask & QMASK[:, :, None]
-    np.testing.assert_allclose(out, mha_ref(layer, q, v, v, combined)[0], rtol=1e-10)
+    np.testing.assert_allclose(
+        out.numpy(), mha_ref(layer, q, v, v, combined, fused=True)[0], rtol=1e-10
+    )
+    np.testing.assert_array_equal(out._keras_mask.numpy(), QMASK)
 
 
 def test_multi_head_attention_gradients_and_dropout():

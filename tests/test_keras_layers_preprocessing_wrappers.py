@@ -388,3 +388,40 @@ def test_input_spec_accepts_matching_inputs_and_round_trips():
         layers.InputSpec(axes=[1])
     with pytest.raises(ValueError, match="greater than the maximum"):
         layers.InputSpec(ndim=2, axes={2: 3})
+
+
+# ------------------------------------------------------------ RandomContrast
+def test_random_contrast_scales_each_image_about_its_channel_means():
+    x = np.random.default_rng(0).uniform(0.0, 255.0, (3, 4, 5, 2))
+    layer = layers.RandomContrast((0.3, 0.6), seed=2, dtype="float64")
+    y = layer(x).numpy()  # Keras's RandomContrast trains by default
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    factors = []
+    for image in range(3):
+        # The factor is one per image: recover it from the pixels the clip left alone.
+        inside = (y[image] > 0.0) & (y[image] < 255.0)
+        ratio = ((y[image] - mean[image]) / (x[image] - mean[image]))[inside]
+        np.testing.assert_allclose(ratio, ratio[0], rtol=1e-9)
+        factors.append(ratio[0])
+        expected = np.clip((x[image] - mean[image]) * ratio[0] + mean[image], 0.0, 255.0)
+        np.testing.assert_allclose(y[image], expected, rtol=1e-9)
+    assert all(0.7 <= f <= 1.6 for f in factors) and len(set(factors)) == 3
+    again = layers.RandomContrast((0.3, 0.6), seed=2, dtype="float64")(x).numpy()
+    np.testing.assert_array_equal(y, again)  # the seed fixes the draws
+
+
+def test_random_contrast_inference_single_images_and_factor_rules():
+    x = np.arange(12, dtype="uint8").reshape(2, 2, 3)
+    layer = layers.RandomContrast(0.5)
+    out = layer(x, training=False)
+    assert out.dtype == ft.float32 and out.shape == (2, 2, 3)
+    np.testing.assert_array_equal(out.numpy(), x)
+    # Keras 3 reads a single factor f as the bounds (0, f): the contrast only grows.
+    assert layer.factor == (0.0, 0.5)
+    assert layers.RandomContrast((0.4, 0.1)).factor == (0.1, 0.4)
+    grown = layers.RandomContrast(0.5, seed=3)(x.astype("float32")).numpy()
+    spread = np.ptp(grown, axis=(0, 1)) / np.ptp(x, axis=(0, 1))
+    assert np.all(spread >= 1.0 - 1e-6) and np.all(spread <= 1.5 + 1e-6)
+    for bad in (1.5, -0.1, (0.1, 0.2, 0.3), "0.5"):
+        with pytest.raises(ValueError, match="The `factor` argument should be a number"):
+            layers.RandomContrast(bad)

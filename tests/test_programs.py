@@ -121,14 +121,6 @@ CHECKS = {
     if name.startswith("_check_") and callable(fn)
 }
 
-# Programs that stop under ferrotape today, with the error they stop on (tests/programs/
-# README.md says why). The test below fails once a program runs, so that it moves to the
-# programs that must run.
-KNOWN_GAPS = {
-    "text_classifier_rnn": "ValueError: Embedding: mask_zero=True is not supported",
-    "actor_critic": "UnimplementedError: GatherV2: batch_dims other than 0 is not supported yet",
-}
-
 
 def _run(python, path, timeout=300):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "TF_CPP_MIN_LOG_LEVEL": "3"}
@@ -188,16 +180,9 @@ def test_every_program_has_a_check_and_one_import_line():
         assert sum("ferrotape" in line for line in lines) == 1, name
 
 
-@pytest.mark.parametrize("name", sorted(set(CHECKS) - set(KNOWN_GAPS)))
+@pytest.mark.parametrize("name", sorted(CHECKS))
 def test_program_runs_under_ferrotape(name):
     CHECKS[name](_ferrotape_result(name)["check"])
-
-
-@pytest.mark.parametrize("name", sorted(KNOWN_GAPS))
-def test_program_stops_on_a_known_gap(name):
-    completed = _run(sys.executable, PROGRAMS / f"{name}.py")
-    assert completed.returncode != 0, f"{name} runs now: move it out of KNOWN_GAPS"
-    assert KNOWN_GAPS[name] in completed.stderr, completed.stderr
 
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
@@ -211,8 +196,6 @@ def test_program_agrees_with_tensorflow(name, tmp_path):
     theirs = _result(_run(python, tf_path), f"{name} under TensorFlow")
     # The invariants hold for TensorFlow's run too: they are about the program, not ferrotape.
     CHECKS[name](theirs["check"])
-    if name in KNOWN_GAPS:
-        return
     ours = _ferrotape_result(name)
     assert sorted(ours["compare"]) == sorted(theirs["compare"])
     disagree = {

@@ -657,7 +657,11 @@ def gather(
     batch_dims: int | None = ...,
     name: str | None = None,
 ) -> Tensor:
-    """`tf.gather(params, indices, axis)`: shape `params[:axis] + indices + params[axis+1:]`."""
+    """`tf.gather(params, indices, axis, batch_dims)`: with `B = params.shape[:batch_dims]`, shape
+    `B + params[batch_dims:axis] + indices[batch_dims:] + params[axis+1:]`, where batch `k` gathers
+    `params[k]` along `axis` at `indices[k]`. `axis` defaults to `batch_dims`; a negative
+    `batch_dims` counts from the end of `indices`' axes. d/dparams = the gradient summed back into
+    the positions it was taken from."""
 
 def gather_nd(
     params: _TensorLike,
@@ -665,7 +669,9 @@ def gather_nd(
     batch_dims: int | None = ...,
     name: str | None = None,
 ) -> Tensor:
-    """`tf.gather_nd`; d/dparams = scatter_nd of the gradient."""
+    """`tf.gather_nd(params, indices, batch_dims)`: with `B = params.shape[:batch_dims]`, shape `B +
+    indices[batch_dims:-1] + params[batch_dims + indices.shape[-1]:]`, where batch `k` reads
+    `params[k]` at the coordinates `indices[k]`. d/dparams = scatter_nd of the gradient."""
 
 def greater(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x > y (bool); no gradient."""

@@ -192,12 +192,35 @@ fn silu_scales_its_input_by_beta() {
 }
 
 #[test]
-fn batch_dims_other_than_zero_is_unimplemented() {
-    assert!(ops::check_batch_dims("GatherV2", 0).is_ok());
-    let err = ops::check_batch_dims("GatherNd", 1).unwrap_err();
-    assert!(
-        matches!(err, Error::Unimplemented { op: "GatherNd", .. }),
-        "{err:?}"
+fn batched_gathers_pick_per_batch_and_refuse_what_tensorflow_refuses() {
+    let params = floats((0..24).map(|v| v as f32).collect(), &[2, 3, 4]);
+    let index = ints(vec![0, 2, 1, 1], &[2, 2]);
+    // Batch k takes rows of params[k]: [[0, 2], [1, 1]] along axis 1.
+    let y = ops::gather_v2(&params, &index, None, 1).unwrap();
+    assert_eq!(y.shape(), [2, 2, 4]);
+    let got = y.value().to_vec::<f32>();
+    assert_eq!(&got[..4], &[0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(&got[4..8], &[8.0, 9.0, 10.0, 11.0]);
+    assert_eq!(&got[8..12], &[16.0, 17.0, 18.0, 19.0]);
+    // Along the last axis, past an axis of params that is not a batch axis.
+    let y = ops::gather_v2(&params, &index, Some(2), -1).unwrap();
+    assert_eq!(y.shape(), [2, 3, 2]);
+    assert_eq!(&y.value().to_vec::<f32>()[..4], &[0.0, 2.0, 4.0, 6.0]);
+    refused(
+        ops::gather_v2(&params, &index, None, 3),
+        "GatherV2",
+        "Expected batch_dims in the range [-2, 2], but got 3",
     );
-    assert!(err.to_string().contains("batch_dims=1"));
+    refused(
+        ops::gather_v2(&params, &ints(vec![0, 3], &[2, 1]), None, 1),
+        "GatherV2",
+        "indices[1,0] = 3 is not in [0, 3)",
+    );
+    let y = ops::gather_nd_v2(&params, &index, 1).unwrap();
+    assert_eq!(y.value().to_vec::<f32>(), [2.0, 17.0]);
+    refused(
+        ops::gather_nd_v2(&params, &index, -1),
+        "GatherNd",
+        "does not allow negative batch_dims",
+    );
 }

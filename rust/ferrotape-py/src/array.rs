@@ -415,7 +415,7 @@ fn slice(
     wrap(ops::slice(&t, &begin, &size))
 }
 
-#[doc = op_doc!(gather)]
+#[doc = op_doc!(gather_v2)]
 ///
 /// For example:
 ///
@@ -427,12 +427,15 @@ fn slice(
 ///     params: The tensor to gather from.
 ///     indices: An int tensor of indices into `params`' `axis`.
 ///     validate_indices: Ignored (indices are always checked).
-///     axis: The axis to gather along (default 0).
-///     batch_dims: Must be 0 (batched gathers are not supported).
+///     axis: The axis to gather along (default `batch_dims`).
+///     batch_dims: How many leading axes of `params` and `indices` are batch axes: batch `k`
+///         of `indices` picks from batch `k` of `params` (negative counts from the end of
+///         `indices`' axes; as in TensorFlow, an explicit `axis=0` ignores it).
 ///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
 ///
 /// Returns:
-///     A tensor of shape `params.shape[:axis] + indices.shape + params.shape[axis + 1:]`.
+///     A tensor of shape `params.shape[:axis] + indices.shape[batch_dims:] +
+///     params.shape[axis + 1:]`.
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
@@ -443,21 +446,20 @@ fn gather(
     batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let batch_dims = batch_dims.0;
     let _ = (validate_indices, name);
-    ops::check_batch_dims("GatherV2", batch_dims).raise()?;
     let axis = match axis {
-        Some(a) if !a.is_none() => int_of(a).map_err(in_argument("axis"))?,
-        _ => 0,
+        Some(a) if !a.is_none() => Some(int_of(a).map_err(in_argument("axis"))?),
+        _ => None,
     };
-    wrap(ops::gather(
+    wrap(ops::gather_v2(
         &to_tensor(params, None)?,
         &to_tensor(indices, None)?,
         axis,
+        batch_dims.0,
     ))
 }
 
-#[doc = op_doc!(gather_nd)]
+#[doc = op_doc!(gather_nd_v2)]
 ///
 /// For example:
 ///
@@ -468,11 +470,12 @@ fn gather(
 /// Args:
 ///     params: The tensor to gather from.
 ///     indices: An int tensor whose last axis indexes the leading axes of `params`.
-///     batch_dims: Must be 0 (batched gathers are not supported).
+///     batch_dims: How many leading axes of `params` and `indices` are batch axes: batch `k`
+///         of `indices` reads batch `k` of `params` (not negative, less than `indices`' rank).
 ///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
 ///
 /// Returns:
-///     A tensor of shape `indices.shape[:-1] + params.shape[indices.shape[-1]:]`.
+///     A tensor of shape `indices.shape[:-1] + params.shape[batch_dims + indices.shape[-1]:]`.
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
@@ -481,12 +484,11 @@ fn gather_nd(
     batch_dims: Int,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let batch_dims = batch_dims.0;
     let _ = name;
-    ops::check_batch_dims("GatherNd", batch_dims).raise()?;
-    wrap(ops::gather_nd(
+    wrap(ops::gather_nd_v2(
         &to_tensor(params, None)?,
         &to_tensor(indices, None)?,
+        batch_dims.0,
     ))
 }
 

@@ -48,7 +48,9 @@ pub fn compute<T: Send>(
 /// Args:
 ///     value: The values: a nested list, number, NumPy array or tensor.
 ///     dtype: The dtype (a `DType`, name or NumPy dtype); by default TensorFlow's rules.
-#[pyclass(name = "Tensor", module = "ferrotape", frozen)]
+// `dict`: Keras attaches a layer's output mask to the tensor as `_keras_mask`, as it does to
+// TensorFlow's eager tensors; the dict is made only when an attribute is first set.
+#[pyclass(name = "Tensor", module = "ferrotape", frozen, dict)]
 pub struct PyTensor {
     pub tensor: Tensor,
 }

@@ -101,6 +101,7 @@ from .pooling.pooling3d import (
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
 from .preprocessing.image_preprocessing.resizing import Resizing
@@ -235,6 +236,7 @@ __all__ = [
     "Permute",
     "Pipeline",
     "PReLU",
+    "RandomContrast",
     "RandomCrop",
     "RandomFlip",
     "ReLU",

@@ -17,8 +17,6 @@ then runs ``call``. ``Model`` adds training (``compile``/``fit``/...), weight fi
 """
 
 import math
-import sys
-import warnings
 
 import numpy as np
 
@@ -32,6 +30,7 @@ from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
 from .layer_build_config import LayerBuildConfig
 from .layer_losses import LayerLosses
+from .layer_masking import LayerMasking, _keep_mask
 from .layer_utils import (
     _CONTEXT,
     _KERAS2_WEIGHT_ARGS,
@@ -66,7 +65,7 @@ def _find_layers(value, found, seen):
             _find_layers(item, found, seen)
 
 
-class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
+class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Module):
     """Base class of all layers (Keras 3's ``keras.layers.Layer``).
 
     Subclasses create weights in ``build(input_shape)`` with ``add_weight`` and compute in
@@ -115,39 +114,6 @@ class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
         setattr_(self, "_walk_cache", {})
         setattr_(self, "_walk_version", -1)
         _structure_changed()
-
-    def _pop_input_shape_kwargs(self, kwargs):
-        """Keras's legacy ``input_shape``/``input_dim``/``batch_input_shape`` arguments, as a
-        batch shape for the Sequential model that starts with this layer."""
-        input_dim = kwargs.pop("input_dim", None)
-        input_shape = kwargs.pop("input_shape", None)
-        batch_input_shape = kwargs.pop("batch_input_shape", None)
-        batch_size = kwargs.pop("batch_size", None)
-        if input_dim is not None:
-            input_shape = (input_dim,)
-        if input_shape is None and batch_input_shape is None:
-            return None
-        warnings.warn(
-            "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
-            "Sequential models, prefer using an `Input(shape)` object as the first layer in "
-            "the model instead.",
-            UserWarning,
-            stacklevel=self._user_stacklevel(),
-        )
-        if batch_input_shape is not None:
-            return _plain_shape(tuple(batch_input_shape))
-        if isinstance(input_shape, int):
-            input_shape = (input_shape,)
-        return (batch_size,) + _plain_shape(tuple(input_shape))
-
-    def _user_stacklevel(self):
-        """The stack level of the code constructing this layer, past all its ``__init__``s."""
-        frame, level = sys._getframe(2), 2
-        while frame is not None and frame.f_code.co_name == "__init__":
-            if frame.f_locals.get("self") is not self:
-                break
-            frame, level = frame.f_back, level + 1
-        return level
 
     # ------------------------------------------------------------------ attribute tracking
     def __setattr__(self, name, value):
@@ -505,6 +471,7 @@ class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
                 _checkpoints._restore_deferred()
         if accepts_training and training is not None:
             kwargs["training"] = training
+        previous_mask = self._fill_mask_arguments(inputs, rest, kwargs)
         context.depth += 1
         context.training = training
         try:
@@ -512,6 +479,8 @@ class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
         finally:
             context.depth -= 1
             context.training = outer_training
+        if previous_mask is not None or self.supports_masking:
+            self._set_mask_metadata(inputs, outputs, previous_mask)
         if self.activity_regularizer is not None:
             for output in nest.flatten(outputs):
                 if isinstance(output, _core.Tensor):
@@ -541,7 +510,7 @@ class Layer(LayerBuildConfig, LayerLosses, NativeFormCopying, Module):
                 and value.dtype != self._compute_dtype_object
                 and value.dtype.is_floating
             ):
-                return _core.cast(value, self._compute_dtype_object)
+                return _keep_mask(value, _core.cast(value, self._compute_dtype_object))
             return value
         if isinstance(value, np.ndarray):
             if self._autocast and value.dtype.kind == "f":

@@ -1,6 +1,7 @@
 """``get_build_config`` and ``build_from_config``, the part of Keras 3's ``Layer`` that records
 the input shape a layer was built with, so that a loaded ``.keras`` model creates its weights
-before they are assigned. A mixin of ``Layer`` (kept apart to keep ``layer.py`` short).
+before they are assigned, and the legacy ``input_shape`` arguments that give a Sequential model
+its input shape. A mixin of ``Layer`` (kept apart to keep ``layer.py`` short).
 
 >>> import ferrotape as ft
 >>> dense = ft.keras.layers.Dense(2)
@@ -13,6 +14,9 @@ before they are assigned. A mixin of ``Layer`` (kept apart to keep ``layer.py`` 
 >>> [tuple(w.shape) for w in fresh.weights]
 [(3, 2), (2,)]
 """
+
+import sys
+import warnings
 
 from .layer_utils import _plain_shape
 
@@ -36,3 +40,36 @@ class LayerBuildConfig:
             self.build(shape)
             if self._build_input_shape is None:  # the base build records nothing
                 object.__setattr__(self, "_build_input_shape", shape)
+
+    def _pop_input_shape_kwargs(self, kwargs):
+        """Keras's legacy ``input_shape``/``input_dim``/``batch_input_shape`` arguments, as a
+        batch shape for the Sequential model that starts with this layer."""
+        input_dim = kwargs.pop("input_dim", None)
+        input_shape = kwargs.pop("input_shape", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        batch_size = kwargs.pop("batch_size", None)
+        if input_dim is not None:
+            input_shape = (input_dim,)
+        if input_shape is None and batch_input_shape is None:
+            return None
+        warnings.warn(
+            "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+            "Sequential models, prefer using an `Input(shape)` object as the first layer in "
+            "the model instead.",
+            UserWarning,
+            stacklevel=self._user_stacklevel(),
+        )
+        if batch_input_shape is not None:
+            return _plain_shape(tuple(batch_input_shape))
+        if isinstance(input_shape, int):
+            input_shape = (input_shape,)
+        return (batch_size,) + _plain_shape(tuple(input_shape))
+
+    def _user_stacklevel(self):
+        """The stack level of the code constructing this layer, past all its ``__init__``s."""
+        frame, level = sys._getframe(2), 2
+        while frame is not None and frame.f_code.co_name == "__init__":
+            if frame.f_locals.get("self") is not self:
+                break
+            frame, level = frame.f_back, level + 1
+        return level

@@ -8,6 +8,8 @@ import numpy as np
 
 import ferrotape as ft
 
+from ..layers.layer_masking import get_keras_mask
+
 EPSILON = 1e-7
 _REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight")
 
@@ -184,13 +186,21 @@ class Loss:
         return self._dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        # As Keras 3: the steps a prediction's mask (a model output's `_keras_mask`) marks as
+        # padding do not count, and a mean runs over the steps that do.
+        in_mask = get_keras_mask(y_pred)
         y_pred = _tensor(y_pred, self._dtype)
         y_true = _tensor(y_true, self._dtype)
         losses = self.call(y_true, y_pred)
+        mask = None
+        for m in (in_mask, get_keras_mask(losses), self._mask(y_true, y_pred)):
+            if m is not None:
+                m = ft.cast(m, "bool")
+                mask = m if mask is None else ft.logical_and(mask, m)
         return reduce_weighted_values(
             losses,
             sample_weight=sample_weight,
-            mask=self._mask(y_true, y_pred),
+            mask=mask,
             reduction=self.reduction,
             dtype=self._dtype,
             who=type(self).__name__,

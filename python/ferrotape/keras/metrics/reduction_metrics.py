@@ -12,6 +12,8 @@ import numpy as np
 
 import ferrotape as ft
 
+from ..layers.layer_masking import get_keras_mask
+from ..losses.loss import _apply_mask
 from .metric import Metric, _numpy, reduce_to_samplewise
 
 
@@ -67,7 +69,11 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        # As Keras 3: the steps a prediction's mask marks as padding get no weight.
+        mask = get_keras_mask(y_pred)
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = _apply_mask(sample_weight, mask, values.dtype, "sum")
         super().update_state(values, sample_weight=sample_weight)
 
     def get_config(self):

@@ -3,6 +3,7 @@
 from ... import nest
 from ..layers.core.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
+from ..layers.layer_masking import set_keras_mask
 from ..layers.layer_utils import _shape_of
 from .model import Model
 
@@ -66,7 +67,6 @@ class Functional(Model):
         pass
 
     def call(self, inputs, training=None, mask=None):
-        del mask
         values = {}
         flat_inputs = nest.flatten(self._inputs_struct)
         given = nest.flatten(inputs) if len(flat_inputs) > 1 else [inputs]
@@ -74,8 +74,12 @@ class Functional(Model):
             raise ValueError(
                 f"Model '{self.name}' expects {len(flat_inputs)} input(s), received {len(given)}"
             )
-        for tensor, value in zip(flat_inputs, given, strict=True):
+        masks = [None] * len(given) if mask is None else nest.flatten(mask)
+        for tensor, value, input_mask in zip(flat_inputs, given, masks, strict=False):
             values[id(tensor)] = self._converted_inputs(value)
+            if input_mask is not None:
+                # The layers read a mask from the tensor it rides on (Keras 3).
+                set_keras_mask(values[id(tensor)], input_mask)
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
                 continue

@@ -3,6 +3,7 @@
 from ..layers.core.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
 from ..layers.layer import Layer
+from ..layers.layer_masking import set_keras_mask
 from ..layers.layer_utils import (
     _CONTEXT,
     _batch_as_none,
@@ -133,8 +134,11 @@ class Sequential(Model):
         _structure_changed()
 
     def call(self, inputs, training=None, mask=None):
-        del mask
         outputs = inputs
+        if mask is not None:
+            # The layers read a mask from the tensor it rides on (Keras 3).
+            outputs = self._converted_inputs(inputs)
+            set_keras_mask(outputs, mask)
         for layer in self._layers:
             outputs = layer(outputs)
         return outputs

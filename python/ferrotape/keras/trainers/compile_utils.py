@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ... import _core, nest
+from ..layers.layer_masking import get_keras_mask
 
 
 class _MeanTracker:
@@ -90,11 +91,12 @@ def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
         if sample_weight is None:
             return fn(y_true, y_pred)
         return fn(y_true, y_pred, sample_weight=sample_weight)
+    mask = get_keras_mask(y_pred)  # the output's padding does not count (Keras 3)
     y_true, y_pred = losses._tensor(y_true), losses._tensor(y_pred)
     y_true, y_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
     values = losses._tensor(fn(y_true, y_pred))
     who = getattr(fn, "__name__", "loss")
-    return losses.reduce_weighted_values(values, sample_weight=sample_weight, who=who)
+    return losses.reduce_weighted_values(values, sample_weight=sample_weight, mask=mask, who=who)
 
 
 class _CompiledLoss:

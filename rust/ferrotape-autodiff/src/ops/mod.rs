@@ -39,6 +39,7 @@ macro_rules! grad {
 
 mod arith;
 mod conv;
+mod gather;
 mod linalg;
 mod math;
 mod nn;
@@ -49,6 +50,7 @@ mod special;
 
 pub use arith::*;
 pub use conv::*;
+pub use gather::*;
 pub use linalg::*;
 pub use math::*;
 pub use nn::*;

@@ -288,17 +288,6 @@ pub fn take_add(
     Ok(y)
 }
 
-/// TensorFlow's `batch_dims` of `tf.gather` and `tf.gather_nd`: only 0 is implemented here.
-pub fn check_batch_dims(op: &'static str, batch_dims: i64) -> Result<()> {
-    if batch_dims == 0 {
-        return Ok(());
-    }
-    Err(Error::unimplemented(
-        op,
-        format!("batch_dims other than 0 is not supported yet, received batch_dims={batch_dims}"),
-    ))
-}
-
 /// `tf.fill(dims, value)`: `value` (a scalar) repeated over `dims`, as a new buffer.
 pub fn fill(dims: &[usize], value: &Tensor) -> Result<Tensor> {
     if value.rank() != 0 {

@@ -9,6 +9,8 @@ from ..layer_helpers import _current_activation
 class Activation(Layer):
     """Applies an activation function (a Keras name or a callable)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)

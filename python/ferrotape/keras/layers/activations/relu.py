@@ -39,6 +39,8 @@ class ReLU(Layer):
     """``max_value`` where ``x >= max_value``, ``x`` where ``threshold <= x < max_value``,
     ``negative_slope * (x - threshold)`` below ``threshold`` (plain ``max(x, 0)`` by default)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         self.max_value = _non_negative(self, "max_value", max_value, allow_none=True)
@@ -67,6 +69,8 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     """``x`` for ``x >= 0``, ``negative_slope * x`` below (Keras's default slope is 0.3)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
             # Keras 2's name for the slope, which Keras 3 still accepts with this warning.
@@ -86,6 +90,8 @@ class LeakyReLU(Layer):
 
 class ELU(Layer):
     """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
@@ -107,6 +113,8 @@ class ELU(Layer):
 class PReLU(Layer):
     """``max(x, 0) - alpha * max(-x, 0)`` with a learned ``alpha`` per input element (shared
     along ``shared_axes``, e.g. ``[1, 2]`` for one slope per image channel)."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(
         self,

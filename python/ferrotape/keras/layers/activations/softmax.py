@@ -20,6 +20,8 @@ class Softmax(Layer):
     (broadcastable to the inputs; true or > 0.5 keeps), masked positions are left out of the
     normalisation and output 0."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = tuple(int(a) for a in axis) if isinstance(axis, (tuple, list)) else int(axis)

@@ -16,7 +16,7 @@ from ..activations.softmax import Softmax
 from ..core.einsum_dense import EinsumDense
 from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int
-from .multi_head_attention import _keep_mask
+from .multi_head_attention import _as_dot_product_attention, _keep_mask
 
 
 class GroupedQueryAttention(Layer):
@@ -28,6 +28,8 @@ class GroupedQueryAttention(Layer):
     dropout on the weights in training) and the ``attention_output`` projection back to the
     query's feature size. The weights are the ``EinsumDense`` sublayers ``query``, ``key``,
     ``value`` and ``attention_output``, Keras's."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(
         self,
@@ -175,6 +177,8 @@ class GroupedQueryAttention(Layer):
         if mask is not None:
             mask = _core.expand_dims(mask, -3)
         weights = self._softmax(scores, mask=mask)
+        if self.dropout == 0 and not return_attention_scores:
+            weights = _as_dot_product_attention(weights, mask)
         dropped = weights
         if training and self.dropout > 0:
             dropped = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)

@@ -19,6 +19,7 @@ from ..activations.softmax import Softmax
 from ..core.einsum_dense import EinsumDense
 from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int
+from ..layer_masking import get_keras_mask, set_keras_mask
 
 
 def _keep_mask(tq, tv, query_mask, value_mask, key_mask, attention_mask, causal):
@@ -42,6 +43,17 @@ def _keep_mask(tq, tv, query_mask, value_mask, key_mask, attention_mask, causal)
     return combined
 
 
+def _as_dot_product_attention(weights, mask):
+    """Keras 3 computes attention without dropout or returned scores with
+    ``ops.dot_product_attention``, where a query step with every key masked weighs all keys
+    equally (its Softmax path, taken otherwise, gives it no weight)."""
+    if mask is None:
+        return weights
+    empty = _core.logical_not(_core.reduce_any(mask, [-1], keepdims=True))
+    uniform = _core.ones_like(weights) / float(weights.shape[-1])
+    return _core.select(empty, uniform, weights)
+
+
 class MultiHeadAttention(Layer):
     """Attention in ``num_heads`` heads (Vaswani et al. 2017): ``query``, ``key`` (default:
     ``value``) and ``value`` are projected to ``[batch, steps, num_heads, key_dim]`` (values to
@@ -53,9 +65,12 @@ class MultiHeadAttention(Layer):
     return_attention_scores=False, training=None, use_causal_mask=False)``; the scores are
     ``[batch, num_heads, Tq, Tv]``.
 
-    Keras 3 takes the query's mask from the mask its tensor carries (ignoring
-    ``query_mask``); ferrotape tensors carry no masks, so ``query_mask`` is applied: a masked
-    query step attends to nothing and outputs the output projection's bias."""
+    As in Keras 3, the query's mask is the one its tensor carries (a ``query_mask`` argument is
+    replaced by it; ``value_mask``/``key_mask`` default to the masks ``value``/``key`` carry):
+    a masked query step attends to nothing and outputs the output projection's bias, and the
+    output carries the query's mask."""
+
+    _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(
         self,
@@ -178,6 +193,11 @@ class MultiHeadAttention(Layer):
     ):
         value = _core.convert_to_tensor(value)
         key = value if key is None else _core.convert_to_tensor(key)
+        # Keras 3 handles the masks here, and takes them off the inputs so that the
+        # projections do not see them.
+        query_mask = get_keras_mask(query)
+        for tensor in (query, value, key):
+            set_keras_mask(tensor, None)
         if value.dtype != query.dtype:
             value, key = _core.cast(value, query.dtype), _core.cast(key, query.dtype)
         if not self._projections_built:
@@ -198,11 +218,15 @@ class MultiHeadAttention(Layer):
         if mask is not None:
             mask = _core.expand_dims(mask, -3)  # one mask for every head
         weights = self._softmax(scores, mask=mask)
+        if self.dropout == 0 and not return_attention_scores:
+            weights = _as_dot_product_attention(weights, mask)
         dropped = weights
         if training and self.dropout > 0:
             dropped = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
         heads = einsum("acbe,aecd->abcd", dropped, v)  # [batch, Tq, heads, value_dim]
         outputs = self.output_dense(heads)
+        if query_mask is not None:
+            set_keras_mask(outputs, query_mask)
         return (outputs, weights) if return_attention_scores else outputs
 
     def get_config(self):

@@ -26,6 +26,8 @@ from ..layer_helpers import _is_int, _KernelLayer, _known_dim, _weight_settings
 class Dense(_KernelLayer):
     """``activation(inputs @ kernel + bias)`` on the last axis of ``inputs``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     _native_class = "Dense"
 
     def __init__(

@@ -9,7 +9,9 @@ from ..layer_helpers import _is_int, _weight_settings
 
 
 class Embedding(Layer):
-    """Maps integer ids in ``[0, input_dim)`` to rows of an ``[input_dim, output_dim]`` table."""
+    """Maps integer ids in ``[0, input_dim)`` to rows of an ``[input_dim, output_dim]`` table.
+    With ``mask_zero=True`` the id 0 is padding: the output's mask (``compute_mask``) is
+    ``ids != 0``, which the layers after it (RNNs, pooling, attention) honour."""
 
     def __init__(
         self,
@@ -23,8 +25,6 @@ class Embedding(Layer):
     ):
         kwargs.pop("input_length", None)  # Keras 2's argument: the shape comes from the call
         super().__init__(**kwargs)
-        if mask_zero:
-            raise ValueError("Embedding: mask_zero=True is not supported (ferrotape has no masks)")
         if not (_is_int(input_dim) and _is_int(output_dim) and input_dim > 0 and output_dim > 0):
             raise ValueError(
                 "Embedding: both `input_dim` and `output_dim` should be positive integers. "
@@ -36,6 +36,8 @@ class Embedding(Layer):
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
         self._autocast = False  # ids stay integers
 
     def build(self, input_shape):
@@ -55,10 +57,26 @@ class Embedding(Layer):
     def call(self, inputs):
         return self._native(inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """The padding mask: ``inputs != 0`` with ``mask_zero``, else None.
+
+        Args:
+            inputs: The integer ids.
+            mask: Ignored (an input mask is replaced).
+
+        Returns:
+            A boolean tensor of the ids' shape, or None.
+        """
+        del mask
+        if not self.mask_zero:
+            return None
+        return _core.not_equal(inputs, 0)
+
     def get_config(self):
         return {
             **super().get_config(),
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
+            "mask_zero": self.mask_zero,
             **_weight_settings(self, "embeddings"),
         }

@@ -11,5 +11,7 @@ from ..layer import Layer
 class Identity(Layer):
     """Returns its inputs unchanged (a placeholder, e.g. for a removed block)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def call(self, inputs):
         return inputs

@@ -12,17 +12,18 @@
 from .... import _core
 from ..layer import Layer
 from ..layer_helpers import _float_arg
+from ..layer_masking import set_keras_mask
 
 
 class Masking(Layer):
     """Marks the timesteps of ``[batch, steps, features]`` inputs whose features all equal
     ``mask_value`` as padding: the output is 0 there and the inputs elsewhere, and
-    ``compute_mask(inputs)`` gives the ``[batch, steps]`` keep mask. ferrotape does not pass
-    masks between layers automatically; hand it to the layers that take a ``mask`` argument
-    (``GlobalAveragePooling1D``, ``Softmax``)."""
+    ``compute_mask(inputs)`` gives the ``[batch, steps]`` keep mask, which rides on the output
+    to the layers after it (RNNs, pooling, attention)."""
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.mask_value = _float_arg("Masking", "mask_value", mask_value)
 
     def compute_mask(self, inputs, mask=None):
@@ -41,7 +42,9 @@ class Masking(Layer):
 
     def call(self, inputs):
         keep = _core.reduce_any(_core.not_equal(inputs, self.mask_value), [-1], keepdims=True)
-        return inputs * _core.cast(keep, inputs.dtype)
+        outputs = inputs * _core.cast(keep, inputs.dtype)
+        set_keras_mask(outputs, _core.squeeze(keep, [-1]))
+        return outputs
 
     def get_config(self):
         return {**super().get_config(), "mask_value": self.mask_value}

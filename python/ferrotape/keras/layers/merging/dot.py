@@ -41,6 +41,19 @@ class Dot(_Merge):
     similarity): ``[b, d] . [b, d] -> [b, 1]``, ``[b, m, d] . [b, n, d]`` (axes 2) ->
     ``[b, m, n]``."""
 
+    def compute_mask(self, inputs, mask=None):
+        """None (Keras 3): the dotted axes are gone.
+
+        Args:
+            inputs: The pair of inputs.
+            mask: Their masks.
+
+        Returns:
+            None.
+        """
+        del inputs, mask
+        return None
+
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         ok = _is_int(axes) or (

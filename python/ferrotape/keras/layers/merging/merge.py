@@ -21,6 +21,25 @@ class _Merge(Layer):
             )
         return self._merge(list(inputs))
 
+    def compute_mask(self, inputs, mask=None):
+        """A step is kept where any input keeps it (Keras 3); None unless every input has a
+        mask.
+
+        Args:
+            inputs: The list of inputs.
+            mask: Their masks (a list), or None.
+
+        Returns:
+            The OR of the masks, or None.
+        """
+        del inputs
+        if mask is None or any(m is None for m in mask):
+            return None
+        combined = _core.cast(mask[0], "bool")
+        for m in mask[1:]:
+            combined = _core.logical_or(combined, _core.cast(m, "bool"))
+        return combined
+
 
 class Add(_Merge):
     """The elementwise sum of a list of inputs."""
@@ -78,12 +97,38 @@ class Minimum(_Merge):
 class Concatenate(_Merge):
     """Joins a list of inputs along ``axis``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = int(axis)
 
     def _merge(self, inputs):
         return _core.concat(inputs, self.axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """The masks joined as the inputs are (an unmasked input counts as all kept), reduced
+        over the last axis (Keras 3); None when no input has a mask.
+
+        Args:
+            inputs: The list of inputs.
+            mask: Their masks (a list), or None.
+
+        Returns:
+            The joined mask, or None.
+        """
+        if mask is None or all(m is None for m in mask):
+            return None
+        masks = []
+        for x, m in zip(inputs, mask, strict=True):
+            if m is None:
+                m = _core.ones_like(x, dtype="bool")
+            elif len(m.shape) < len(x.shape):
+                m = _core.logical_or(
+                    _core.expand_dims(_core.cast(m, "bool"), -1), _core.zeros_like(x, dtype="bool")
+                )
+            masks.append(_core.cast(m, "bool"))
+        return _core.reduce_any(_core.concat(masks, self.axis), [-1])
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}

@@ -39,6 +39,8 @@ class BatchNormalization(_Normalization):
     momentum)``; with the moving averages otherwise (Keras 3: calls without ``training`` run in
     inference mode)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(
         self,
         axis=-1,

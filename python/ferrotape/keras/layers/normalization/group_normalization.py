@@ -22,6 +22,8 @@ class GroupNormalization(_Normalization):
     ``gamma`` and ``beta`` per channel. ``groups=-1`` is instance normalisation (one channel
     per group), ``groups=1`` layer normalisation over all axes."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(
         self,
         groups=32,

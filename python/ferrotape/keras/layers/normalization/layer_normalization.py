@@ -12,6 +12,8 @@ class LayerNormalization(_Normalization):
     """Normalises each sample over ``axis`` (the last by default) with its own statistics,
     then scales by ``gamma`` and shifts by ``beta``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(
         self,
         axis=-1,

@@ -13,6 +13,8 @@ class UnitNormalization(Layer):
     """Scales each sample to unit L2 norm along ``axis`` (an int or a list of ints):
     ``x / max(||x||, 1e-12)``."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         if isinstance(axis, (list, tuple)):

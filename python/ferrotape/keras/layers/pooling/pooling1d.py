@@ -92,10 +92,25 @@ class GlobalAveragePooling1D(_GlobalPooling):
     _rank = 3
     _reduce = staticmethod(_core.reduce_mean)
 
+    def compute_mask(self, inputs, mask=None):
+        """None: the steps are averaged away.
+
+        Args:
+            inputs: The sequences.
+            mask: Their ``[n, steps]`` mask.
+
+        Returns:
+            None.
+        """
+        del inputs, mask
+        return None
+
     def call(self, inputs, mask=None):
         if mask is None:
             return super().call(inputs)
         weights = _core.expand_dims(_core.cast(mask, inputs.dtype), -1)
+        # Masked steps may hold anything (inf, nan): select them away rather than scale.
+        inputs = _core.select(_core.cast(weights, "bool"), inputs, _core.zeros_like(inputs))
         total = _core.reduce_sum(inputs * weights, [1], keepdims=self.keepdims)
         return total / _core.reduce_sum(weights, [1], keepdims=self.keepdims)
 

@@ -35,6 +35,8 @@ class Normalization(Layer):
     data by ``adapt(data)`` (then kept as the non-trainable weights ``mean``, ``variance`` and
     ``count``)."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
         if axis is None:

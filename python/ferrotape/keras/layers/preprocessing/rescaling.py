@@ -16,6 +16,8 @@ class Rescaling(Layer):
     pixels to ``[0, 1]``, or ``scale=1 / 127.5, offset=-1`` for ``[-1, 1]``). ``scale`` and
     ``offset`` may be numbers or per-channel lists, broadcast against the inputs."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
         for what, value in (("scale", scale), ("offset", offset)):

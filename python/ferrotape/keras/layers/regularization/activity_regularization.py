@@ -17,6 +17,8 @@ class ActivityRegularization(Layer):
     """The identity, adding ``l1 * sum(|x|) + l2 * sum(x^2)`` of its output to the layer's
     (and the model's) losses."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         l1 = _float_arg("ActivityRegularization", "l1", l1)
         l2 = _float_arg("ActivityRegularization", "l2", l2)

@@ -21,6 +21,8 @@ class AlphaDropout(Layer):
     inputs is set to ``-alpha * scale`` and the result affinely rescaled (``a * x + b``) so
     that the mean and variance of SELU activations are kept; the identity otherwise."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.rate = _rate(self, rate)

@@ -12,6 +12,8 @@ class Dropout(Layer):
     ``1 / (1 - rate)``; the identity otherwise. With ``seed`` the mask stream is reproducible;
     without, it is drawn from ``ft.random``'s global seed at build time."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:

@@ -18,6 +18,8 @@ class GaussianDropout(Layer):
     ``sqrt(rate / (1 - rate))`` in training (dropout's variance without zeros); the identity
     otherwise."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.rate = _rate(self, rate)

@@ -26,6 +26,8 @@ class GaussianNoise(Layer):
     regulariser against overfitting); the identity otherwise. The noise is a constant, so the
     gradient with respect to the inputs is the identity."""
 
+    _supports_masking = True  # as Keras 3: the input's mask passes through
+
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.stddev = _float_arg("GaussianNoise", "stddev", stddev)

@@ -77,6 +77,7 @@ class Bidirectional(Wrapper):
         self.stateful = layer.stateful
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+        self.supports_masking = True
 
     def build(self, sequences_shape, initial_state_shape=None):
         for rnn in (self.forward_layer, self.backward_layer):
@@ -111,6 +112,28 @@ class Bidirectional(Wrapper):
         if self.return_state:
             return (output if isinstance(output, list) else [output]) + states
         return output
+
+    def compute_mask(self, inputs, previous_mask):
+        """The output's mask: the input's with ``return_sequences`` (for each of the pair when
+        ``merge_mode`` is None), else None; None for each state with ``return_state``.
+
+        Args:
+            inputs: The sequences.
+            previous_mask: Their ``[batch, steps]`` mask, or None.
+
+        Returns:
+            The mask, or a list of them.
+        """
+        del inputs
+        mask = previous_mask[0] if isinstance(previous_mask, (list, tuple)) else previous_mask
+        if self.return_sequences:
+            output_mask = [mask, mask] if self.merge_mode is None else [mask]
+        else:
+            output_mask = [None, None] if self.merge_mode is None else [None]
+        if self.return_state:
+            states = len(self.forward_layer.state_size) + len(self.backward_layer.state_size)
+            return output_mask + [None] * states
+        return output_mask if len(output_mask) > 1 else output_mask[0]
 
     def reset_states(self):
         """Zeroes both directions' states (stateful layers)."""

@@ -8,7 +8,7 @@ through time) is the tape's.
 TensorShape([2, 5, 4])
 """
 
-from .... import _core
+from .... import _core, nest
 from ... import object_registration
 from ..layer import Layer
 from .stacked_rnn_cells import StackedRNNCells
@@ -77,6 +77,7 @@ class RNN(Layer):
         # An eager loop is already unrolled; the flag is kept for the config.
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
+        self.supports_masking = True
         self.single_state = isinstance(state_size, int)
         self.state_size = [state_size] if self.single_state else list(state_size)
         object.__setattr__(self, "states", None)
@@ -134,6 +135,8 @@ class RNN(Layer):
         for reset in ("reset_dropout_mask", "reset_recurrent_dropout_mask"):
             if hasattr(self.cell, reset):
                 getattr(self.cell, reset)()
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]  # one mask per step, whatever the inputs' structure
         if mask is not None:
             mask = _core.cast(_core.convert_to_tensor(mask), "bool")
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -155,6 +158,24 @@ class RNN(Layer):
             object.__setattr__(self, "states", _unflatten(states, kept))
         result = _core.stack(outputs, 1) if self.return_sequences else outputs[-1]
         return [result, *states] if self.return_state else result
+
+    def compute_mask(self, inputs, previous_mask):
+        """The output's mask: the input's with ``return_sequences``, else None (and None for
+        each state with ``return_state``).
+
+        Args:
+            inputs: The sequences.
+            previous_mask: Their ``[batch, steps]`` mask, or None.
+
+        Returns:
+            The mask, or the list ``[output mask, None per state]``.
+        """
+        del inputs
+        mask = nest.flatten(previous_mask)[0] if previous_mask is not None else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None for _ in self.state_size]
+        return output_mask
 
     def _rnn_config(self):
         return {
