@@ -30,6 +30,7 @@ __all__ = [
     "Tensor",
     "TracedGraph",
     "Variable",
+    "_ForwardAccumulator",
     "abs",
     "acos",
     "acosh",
@@ -996,8 +997,8 @@ def tanh(x: _TensorLike, name: str | None = None) -> Tensor:
     """tanh(x); d/dx = 1 - y²."""
 
 def tape_is_recording() -> Any:
-    """Whether a gradient tape on this thread is recording (a traced function then runs eagerly, so
-    that the tape sees its operations)."""
+    """Whether a gradient tape on this thread is recording or a forward accumulator is active (a
+    traced function then runs eagerly, so that they see its operations)."""
 
 def tile(input: _TensorLike, multiples: _TensorLike, name: str | None = None) -> Tensor:
     """Repeats `x` `multiples[i]` times along axis i; d/dx = the repeats summed."""
