@@ -48,6 +48,7 @@ class ForwardAccumulator:
     Each operation's jvp is derived from its backward (the "double vjp": the jvp is the
     transpose of the vjp), so it costs about two backward steps per operation.
 
+    >>> import ferrotape as ft
     >>> x = ft.constant([1.0, 2.0])
     >>> with ft.autodiff.ForwardAccumulator(x, ft.constant([1.0, 0.0])) as acc:
     ...     y = ft.reduce_sum(x**3.0)
