@@ -319,3 +319,19 @@ def test_enter_twice_and_bad_jvp_arguments():
 def test_autodiff_namespace():
     assert tf.autodiff.GradientTape is tf.GradientTape
     assert tf.autodiff.ForwardAccumulator is FwdAcc
+
+
+def test_a_jvp_that_cannot_be_computed_raises_from_jvp():
+    # igamma's derivative in `a` has no derivative of its own (as in TensorFlow), so a second
+    # forward derivative in `a` fails; the op itself ran, and jvp() reports the failure.
+    a, x = tf.constant(1.5, tf.float64), tf.constant(0.7, tf.float64)
+    one = tf.constant(1.0, tf.float64)
+    with FwdAcc(a, one) as outer:
+        with FwdAcc(a, one) as inner:
+            y = tf.math.igamma(a, x)
+    first = inner.jvp(y)
+    assert first is not None
+    with pytest.raises(
+        tf.errors.UnimplementedError, match="no gradient is defined for IgammaGradA"
+    ):
+        outer.jvp(first)

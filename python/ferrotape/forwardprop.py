@@ -46,7 +46,8 @@ class ForwardAccumulator:
     that the accumulator sees its operations.
 
     Each operation's jvp is derived from its backward (the "double vjp": the jvp is the
-    transpose of the vjp), so it costs about two backward steps per operation.
+    transpose of the vjp), so it costs about two backward steps per operation. A tangent is
+    kept as long as its tensor lives (a variable's as long as the accumulator).
 
     >>> import ferrotape as ft
     >>> x = ft.constant([1.0, 2.0])
@@ -137,6 +138,10 @@ class ForwardAccumulator:
         Raises:
             TypeError: If a leaf of ``primals`` is not a tensor or variable.
             ValueError: If ``unconnected_gradients`` is not ``"none"`` or ``"zero"``.
+            UnimplementedError: If an operation's tangent could not be computed (its
+                derivative has no derivative, as for ``igamma``'s in ``a`` at second order).
+                TensorFlow raises from the operation itself; ferrotape's operations have
+                already returned, so the accumulator keeps the first failure and raises it here.
         """
         zero = UnconnectedGradients(unconnected_gradients) == UnconnectedGradients.ZERO
 

@@ -11,6 +11,7 @@ use crate::convert::to_tensor;
 use crate::errors::Raise;
 use crate::tape::source_of;
 use crate::tensor::PyTensor;
+use crate::variable::PyVariable;
 
 /// Forward-mode tangents of the tensors computed while it is active (internal: use
 /// `ft.autodiff.ForwardAccumulator`).
@@ -30,8 +31,12 @@ impl PyAccumulator {
 
     /// Gives `primal` (a tensor or variable) the tangent `tangent`; a second call sums them.
     fn watch(&self, primal: &Bound<'_, PyAny>, tangent: &Bound<'_, PyAny>) -> PyResult<()> {
-        let id = source_of(primal)?.id;
-        self.acc.watch(id, to_tensor(tangent, None)?).raise()
+        let tangent = to_tensor(tangent, None)?;
+        match primal.cast::<PyVariable>() {
+            Ok(v) => self.acc.watch_variable(&v.get().var, tangent),
+            Err(_) => self.acc.watch_tensor(&to_tensor(primal, None)?, tangent),
+        }
+        .raise()
     }
 
     /// Starts computing tangents on this thread.

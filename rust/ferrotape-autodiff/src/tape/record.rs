@@ -62,9 +62,10 @@ pub struct Tape {
 pub trait Jvp: Send + Sync {
     /// Whether some of these ids (an op's inputs) carry a tangent.
     fn has_tangent(&self, ids: &[TensorId]) -> bool;
-    /// Computes and keeps the tangents of `entry`'s outputs. Runs with this accumulator, those
-    /// entered after it and the tapes entered after it hidden (see [`record`]).
-    fn push_tangents(&self, entry: &Entry);
+    /// Computes and keeps the tangents of `entry`'s outputs (`outputs`, the tensors). Runs with
+    /// this accumulator, those entered after it and the tapes entered after it hidden (see
+    /// [`record`]).
+    fn push_tangents(&self, entry: &Entry, outputs: &[&Tensor]);
 }
 
 /// What is active on a thread: tapes and forward accumulators, each with the sequence number
@@ -245,7 +246,7 @@ fn record_ids(
     for (seq, acc) in accumulators.into_iter().flatten() {
         if acc.has_tangent(pending.inputs()) {
             let entry = pending.get();
-            hidden_from(seq, || acc.push_tangents(&entry));
+            hidden_from(seq, || acc.push_tangents(&entry, outputs));
         }
     }
 }
