@@ -79,7 +79,7 @@ class ForwardAccumulator:
     """
 
     def __init__(self, primals, tangents):
-        self._accumulator = _core._ForwardAccumulator()
+        self._accumulator = _core.ForwardAccumulatorCore()
         self._recording = False
         seen = set()
         for primal in nest.flatten(primals):

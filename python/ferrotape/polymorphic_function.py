@@ -17,7 +17,8 @@ What cannot be replayed runs eagerly instead, with a one-time warning naming the
 Python line: reading a traced tensor's value into Python (``.numpy()``, ``float(t)``, a Python
 ``if`` on a tensor), or an operation ferrotape cannot record yet. A function called while a
 gradient tape outside it is recording, or a forward accumulator is active, also runs eagerly,
-so that the tape (or accumulator) sees every operation (the result is the same). ``tf.config.run_functions_eagerly(True)`` turns tracing off.
+so that the tape (or accumulator) sees every operation (the result is the same).
+``tf.config.run_functions_eagerly(True)`` turns tracing off.
 """
 
 import functools

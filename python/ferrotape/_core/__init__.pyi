@@ -24,13 +24,13 @@ _Axis: TypeAlias = int | Sequence[int] | Tensor | np.ndarray | None
 
 __all__ = [
     "DType",
+    "ForwardAccumulatorCore",
     "GradientTape",
     "Reference",
     "StopRecording",
     "Tensor",
     "TracedGraph",
     "Variable",
-    "_ForwardAccumulator",
     "abs",
     "acos",
     "acosh",
@@ -199,6 +199,14 @@ class DType:
     def name(self) -> Any: ...
     @property
     def size(self) -> Any: ...
+
+@final
+class ForwardAccumulatorCore:
+    def __new__(cls) -> ForwardAccumulatorCore: ...
+    def jvp(self, primal: Any) -> Any: ...
+    def pop(self) -> Any: ...
+    def push(self) -> Any: ...
+    def watch(self, primal: Any, tangent: Any) -> Any: ...
 
 @disjoint_base
 class GradientTape:

@@ -15,7 +15,7 @@ use crate::variable::PyVariable;
 
 /// Forward-mode tangents of the tensors computed while it is active (internal: use
 /// `ft.autodiff.ForwardAccumulator`).
-#[pyclass(name = "_ForwardAccumulator", module = "ferrotape", frozen)]
+#[pyclass(name = "ForwardAccumulatorCore", module = "ferrotape", frozen)]
 pub struct PyAccumulator {
     acc: Arc<Accumulator>,
 }
