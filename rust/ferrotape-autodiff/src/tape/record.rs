@@ -6,8 +6,13 @@
 //! forward kernel; `record` consults the thread-local stack of active tapes (TensorFlow's tapes
 //! are per thread too), and costs one thread-local read when no tape is active.
 //!
+//! The same stack holds the active forward accumulators (`forward`), seen through the [`Jvp`]
+//! trait: `record` hands them each op after the tapes have recorded it, so the one read above is
+//! still the whole cost when neither is active.
+//!
 //! This file imports no op: ops depend on it, so it is the bottom of the crate's dependency
-//! order, and the sweep that is written with ops lives in `backprop` above it.
+//! order, and the sweep and the tangents, written with ops, live in `backprop` and `forward`
+//! above it.
 
 use std::cell::RefCell;
 use std::sync::Arc;
