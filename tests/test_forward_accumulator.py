@@ -335,3 +335,60 @@ def test_a_jvp_that_cannot_be_computed_raises_from_jvp():
         tf.errors.UnimplementedError, match="no gradient is defined for IgammaGradA"
     ):
         outer.jvp(first)
+
+
+class Chain:
+    """Layers applied in turn, all in float64 (a Sequential would compute in its own float32)."""
+
+    def __init__(self, *layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    @property
+    def trainable_weights(self):
+        return [w for layer in self.layers for w in layer.trainable_weights]
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda: tf.keras.layers.LSTM(4, dtype="float64"), (2, 3, 3)),
+        (lambda: tf.keras.layers.GRU(4, dtype="float64"), (2, 3, 3)),
+        (
+            lambda: Chain(
+                tf.keras.layers.Conv2D(3, 3, activation="relu", dtype="float64"),
+                tf.keras.layers.MaxPooling2D(dtype="float64"),
+                tf.keras.layers.Flatten(dtype="float64"),
+                tf.keras.layers.Dense(2, activation="tanh", dtype="float64"),
+            ),
+            (2, 6, 6, 2),
+        ),
+    ],
+    ids=["lstm", "gru", "cnn"],
+)
+def test_keras_models_jvp_in_their_weights_and_inputs(make, shape):
+    rng = np.random.default_rng(7)
+    model = make()
+    x = tf.constant(rng.normal(size=shape))
+    model(x)  # builds the weights
+    weights = model.trainable_weights
+    primals = [x, *weights]
+    tangents = [rng.normal(size=tuple(p.shape)) for p in primals]
+    with FwdAcc(primals, [tf.constant(t) for t in tangents]) as acc:
+        y = model(x)
+
+    def shifted(sign):
+        originals = [w.numpy() for w in weights]
+        for w, t in zip(weights, tangents[1:], strict=True):
+            w.assign(w.numpy() + sign * 1e-6 * t)
+        out = model(tf.constant(x.numpy() + sign * 1e-6 * tangents[0])).numpy()
+        for w, v in zip(weights, originals, strict=True):
+            w.assign(v)
+        return out
+
+    want = (shifted(1.0) - shifted(-1.0)) / 2e-6
+    np.testing.assert_allclose(acc.jvp(y).numpy(), want, rtol=1e-5, atol=1e-7)
