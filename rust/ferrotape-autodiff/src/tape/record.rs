@@ -152,8 +152,9 @@ pub fn record<F>(
 ) where
     F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
+    // Integer and bool results carry no gradient; with nothing active there is no one to tell.
     if outputs.iter().all(|t| !t.dtype().is_float()) || idle() {
-        return; // Integer and bool results carry no gradient.
+        return;
     }
     let ids = inputs.iter().map(|t| t.id()).collect();
     let make = move || (Box::new(make_backward()) as Box<BackwardFn>, None);
@@ -199,7 +200,7 @@ impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {
             .get_or_insert_with(|| {
                 let (backward, host) = (make.take().expect("built once"))();
                 Arc::new(Entry {
-                    op,
+                    op: *op,
                     inputs: std::mem::take(inputs),
                     outputs: outputs
                         .iter()
