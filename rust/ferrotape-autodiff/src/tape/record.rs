@@ -200,7 +200,7 @@ impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {
             .get_or_insert_with(|| {
                 let (backward, host) = (make.take().expect("built once"))();
                 Arc::new(Entry {
-                    op: *op,
+                    op,
                     inputs: std::mem::take(inputs),
                     outputs: outputs
                         .iter()
