@@ -11,6 +11,7 @@ import numpy as _np
 
 from . import (
     _core,
+    autodiff,
     config,
     data,
     debugging,
@@ -214,6 +215,7 @@ def __getattr__(name):
 __all__ = [
     *_native,
     "atan2",
+    "autodiff",
     "cumsum",
     "matrix_square_root",
     "realdiv",

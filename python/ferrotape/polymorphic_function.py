@@ -16,8 +16,9 @@ side effects running again for a new shape.
 What cannot be replayed runs eagerly instead, with a one-time warning naming the reason and the
 Python line: reading a traced tensor's value into Python (``.numpy()``, ``float(t)``, a Python
 ``if`` on a tensor), or an operation ferrotape cannot record yet. A function called while a
-gradient tape outside it is recording also runs eagerly, so that the tape sees every operation
-(the result is the same). ``tf.config.run_functions_eagerly(True)`` turns tracing off.
+gradient tape outside it is recording, or a forward accumulator is active, also runs eagerly,
+so that the tape (or accumulator) sees every operation (the result is the same).
+``tf.config.run_functions_eagerly(True)`` turns tracing off.
 """
 
 import functools
@@ -168,7 +169,7 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         if config.functions_run_eagerly() or _core.is_tracing() or _core.tape_is_recording():
-            # Eagerly: switched off, inlined into an outer trace, or watched by a tape.
+            # Eagerly: switched off, inlined into an outer trace, or watched by a tape/accumulator.
             return self._python_function(*args, **kwargs)
         key, tensors, (args, kwargs) = self._key(args, kwargs)
         concrete = self._traces.get(key)

@@ -24,6 +24,7 @@ _Axis: TypeAlias = int | Sequence[int] | Tensor | np.ndarray | None
 
 __all__ = [
     "DType",
+    "ForwardAccumulatorCore",
     "GradientTape",
     "Reference",
     "StopRecording",
@@ -198,6 +199,14 @@ class DType:
     def name(self) -> Any: ...
     @property
     def size(self) -> Any: ...
+
+@final
+class ForwardAccumulatorCore:
+    def __new__(cls) -> ForwardAccumulatorCore: ...
+    def jvp(self, primal: Any) -> Any: ...
+    def pop(self) -> Any: ...
+    def push(self) -> Any: ...
+    def watch(self, primal: Any, tangent: Any) -> Any: ...
 
 @disjoint_base
 class GradientTape:
@@ -1002,8 +1011,8 @@ def tanh(x: _TensorLike, name: str | None = None) -> Tensor:
     """tanh(x); d/dx = 1 - y²."""
 
 def tape_is_recording() -> Any:
-    """Whether a gradient tape on this thread is recording (a traced function then runs eagerly, so
-    that the tape sees its operations)."""
+    """Whether a gradient tape on this thread is recording or a forward accumulator is active (a
+    traced function then runs eagerly, so that they see its operations)."""
 
 def tile(input: _TensorLike, multiples: _TensorLike, name: str | None = None) -> Tensor:
     """Repeats `x` `multiples[i]` times along axis i; d/dx = the repeats summed."""

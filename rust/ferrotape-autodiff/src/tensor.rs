@@ -86,4 +86,9 @@ impl WeakTensor {
     pub fn upgrade(&self) -> Option<Tensor> {
         self.0.upgrade().map(Tensor)
     }
+
+    /// Whether the tensor still exists (without taking a reference to it).
+    pub fn is_alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
 }

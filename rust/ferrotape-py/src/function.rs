@@ -119,14 +119,14 @@ pub fn is_tracing() -> bool {
     trace::is_tracing()
 }
 
-/// Whether a gradient tape on this thread is recording (a traced function then runs eagerly,
-/// so that the tape sees its operations).
+/// Whether a gradient tape on this thread is recording or a forward accumulator is active (a
+/// traced function then runs eagerly, so that they see its operations).
 ///
 /// Returns:
 ///     A bool.
 #[pyfunction]
 pub fn tape_is_recording() -> bool {
-    ferrotape_autodiff::tape::any_recording()
+    ferrotape_autodiff::tape::any_recording() || ferrotape_autodiff::tape::any_accumulating()
 }
 
 /// Refuses the trace being recorded, if any, because Python read a value of it (`what`

@@ -23,6 +23,7 @@ mod array;
 mod convert;
 mod dtype;
 mod errors;
+mod forwardprop;
 mod function;
 mod interrupts;
 mod keras;
@@ -104,6 +105,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dtype::PyDType>()?;
     m.add_class::<protocols::PyReference>()?;
     tape::register(m)?;
+    forwardprop::register(m)?;
     function::register(m)?;
     array::register(m)?;
     math::register(m)?;

@@ -17,7 +17,7 @@ use crate::errors::{park, type_error, value_error, Raise};
 use crate::tensor::PyTensor;
 use crate::variable::{owner_of, remember_owner, PyVariable};
 
-fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+pub(crate) fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     if let Ok(v) = obj.cast::<PyVariable>() {
         remember_owner(v);
         return Ok(Source::of_variable(&v.get().var));

@@ -77,6 +77,13 @@ pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
+/// A new (untracked) tensor of ones.
+pub fn ones(dtype: DType, shape: &[usize]) -> Result<Tensor> {
+    let y = Tensor::new(Array::full("Ones", dtype, shape, 1.0)?);
+    crate::trace::constant(&y);
+    Ok(y)
+}
+
 pub fn ones_like(t: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(Array::full("OnesLike", t.dtype(), t.shape(), 1.0)?);
     crate::trace::constant(&y);

@@ -6,8 +6,13 @@
 //! forward kernel; `record` consults the thread-local stack of active tapes (TensorFlow's tapes
 //! are per thread too), and costs one thread-local read when no tape is active.
 //!
+//! The same stack holds the active forward accumulators (`forward`), seen through the [`Jvp`]
+//! trait: `record` hands them each op after the tapes have recorded it, so the one read above is
+//! still the whole cost when neither is active.
+//!
 //! This file imports no op: ops depend on it, so it is the bottom of the crate's dependency
-//! order, and the sweep that is written with ops lives in `backprop` above it.
+//! order, and the sweep and the tangents, written with ops, live in `backprop` and `forward`
+//! above it.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -56,8 +61,37 @@ pub struct Tape {
     pub(super) state: Mutex<State>,
 }
 
+/// A forward-mode accumulator as the recording primitive sees it. The accumulator itself
+/// (`forward::Accumulator`) computes tangents with ops, so it lives above this file; the trait
+/// keeps this file free of ops.
+pub trait Jvp: Send + Sync {
+    /// Whether some of these ids (an op's inputs) carry a tangent.
+    fn has_tangent(&self, ids: &[TensorId]) -> bool;
+    /// Computes and keeps the tangents of `entry`'s outputs (`outputs`, the tensors). Runs with
+    /// this accumulator, those entered after it and the tapes entered after it hidden (see
+    /// [`record`]).
+    fn push_tangents(&self, entry: &Entry, outputs: &[&Tensor]);
+}
+
+/// What is active on a thread: tapes and forward accumulators, each with the sequence number
+/// of its entry, so that an accumulator's own computations can be hidden from everything
+/// entered after it (TensorFlow's strict nesting).
+struct Active {
+    tapes: Vec<Arc<Tape>>,
+    tape_seqs: Vec<u64>,
+    accumulators: Vec<(u64, Arc<dyn Jvp>)>,
+    next_seq: u64,
+}
+
 thread_local! {
-    static ACTIVE: RefCell<Vec<Arc<Tape>>> = const { RefCell::new(Vec::new()) };
+    static ACTIVE: RefCell<Active> = const {
+        RefCell::new(Active {
+            tapes: Vec::new(),
+            tape_seqs: Vec::new(),
+            accumulators: Vec::new(),
+            next_seq: 0,
+        })
+    };
     /// Open variable watchers (`custom_gradient` collects the variables its function reads).
     static VARIABLE_WATCHERS: RefCell<Vec<Vec<Variable>>> = const { RefCell::new(Vec::new()) };
 }
@@ -76,8 +110,8 @@ pub fn pop_variable_watcher() -> Vec<Variable> {
 fn with_active_tapes(f: impl FnOnce(&[Arc<Tape>])) {
     ACTIVE.with(|a| {
         let a = a.borrow();
-        if !a.is_empty() {
-            f(&a);
+        if !a.tapes.is_empty() {
+            f(&a.tapes);
         }
     });
 }
@@ -90,22 +124,26 @@ pub fn any_recording() -> bool {
 }
 
 /// Whether an op on these inputs would be recorded now: some active, unpaused tape tracks one
-/// of them. A backward pass that finds nothing would record its own ops may compute with a
-/// fused kernel instead of differentiable ops (the results are the same values; only an
-/// outer tape, for higher derivatives, needs the ops).
+/// of them, or some active accumulator holds a tangent of one. A backward pass that finds
+/// nothing would record its own ops may compute with a fused kernel instead of differentiable
+/// ops (the results are the same values; only an outer tape, for higher derivatives, or an
+/// accumulator, for forward over reverse, needs the ops).
 pub fn would_record(inputs: &[&Tensor]) -> bool {
-    let mut recording = false;
-    with_active_tapes(|tapes| {
-        recording = tapes.iter().any(|tape| {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        let taped = a.tapes.iter().any(|tape| {
             let st = tape.state.lock();
             !st.paused && inputs.iter().any(|t| st.tracked.contains(&t.id()))
         });
-    });
-    recording
+        let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
+        taped || a.accumulators.iter().any(|(_, acc)| acc.has_tangent(&ids))
+    })
 }
 
-/// Records an op on every active tape that tracks one of its inputs. `make_backward` runs only
-/// when some tape records, so ops pay for saving tensors only under a tape.
+/// Records an op on every active tape that tracks one of its inputs, then lets every active
+/// forward accumulator that holds a tangent of one of them compute its outputs' tangents.
+/// `make_backward` runs only when a tape records or an accumulator needs it, so ops pay for
+/// saving tensors only then; with neither active the cost is one thread-local read.
 pub fn record<F>(
     op: &'static str,
     inputs: &[&Tensor],
@@ -114,55 +152,172 @@ pub fn record<F>(
 ) where
     F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
-    if outputs.iter().all(|t| !t.dtype().is_float()) {
-        return; // Integer and bool results carry no gradient.
+    // Integer and bool results carry no gradient; with nothing active there is no one to tell.
+    if outputs.iter().all(|t| !t.dtype().is_float()) || idle() {
+        return;
     }
-    with_active_tapes(|tapes| {
-        let ids: SmallVec<[TensorId; 2]> = inputs.iter().map(|t| t.id()).collect();
-        record_ids(op, tapes, ids, outputs, move || {
-            (Box::new(make_backward()), None)
-        });
-    });
+    let ids = inputs.iter().map(|t| t.id()).collect();
+    let make = move || (Box::new(make_backward()) as Box<BackwardFn>, None);
+    record_ids(op, ids, outputs, make, Scope::All);
+}
+
+/// Whether neither a tape nor an accumulator is active on this thread (the common case).
+fn idle() -> bool {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        a.tapes.is_empty() && a.accumulators.is_empty()
+    })
+}
+
+/// Which of the active tapes and accumulators [`record_ids`] serves.
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    All,
+    /// One tape (by position), no accumulator.
+    Tape(usize),
+    Accumulators,
+}
+
+/// One op's entry, built on first need: a tape records it or an accumulator uses it.
+struct Pending<'a, M> {
+    op: &'static str,
+    inputs: SmallVec<[TensorId; 2]>,
+    outputs: &'a [&'a Tensor],
+    make: Option<M>,
+    entry: Option<Arc<Entry>>,
+}
+
+impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {
+    fn get(&mut self) -> Arc<Entry> {
+        let Pending {
+            op,
+            inputs,
+            outputs,
+            make,
+            entry,
+        } = self;
+        entry
+            .get_or_insert_with(|| {
+                let (backward, host) = (make.take().expect("built once"))();
+                Arc::new(Entry {
+                    op,
+                    inputs: std::mem::take(inputs),
+                    outputs: outputs
+                        .iter()
+                        .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
+                        .collect(),
+                    backward,
+                    host,
+                })
+            })
+            .clone()
+    }
+
+    fn inputs(&self) -> &[TensorId] {
+        self.entry.as_ref().map_or(&self.inputs, |e| &e.inputs)
+    }
 }
 
 fn record_ids(
     op: &'static str,
-    tapes: &[Arc<Tape>],
     inputs: SmallVec<[TensorId; 2]>,
     outputs: &[&Tensor],
     make_backward: impl FnOnce() -> (Box<BackwardFn>, Option<HostObject>),
+    scope: Scope,
 ) {
-    let mut make = Some(make_backward);
-    let mut entry: Option<Arc<Entry>> = None;
-    let mut inputs = Some(inputs);
-    for tape in tapes {
-        let mut st = tape.state.lock();
-        let ids = inputs
-            .as_ref()
-            .unwrap_or_else(|| &entry.as_ref().unwrap().inputs);
-        if st.paused || !ids.iter().any(|i| st.tracked.contains(i)) {
-            continue;
+    let mut pending = Pending {
+        op,
+        inputs,
+        outputs,
+        make: Some(make_backward),
+        entry: None,
+    };
+    let accumulators = ACTIVE.with(|a| {
+        let a = a.borrow();
+        for (i, tape) in a.tapes.iter().enumerate() {
+            if !matches!(scope, Scope::All) && scope != Scope::Tape(i) {
+                continue;
+            }
+            let mut st = tape.state.lock();
+            if st.paused || !pending.inputs().iter().any(|i| st.tracked.contains(i)) {
+                continue;
+            }
+            st.tracked.extend(outputs.iter().map(|t| t.id()));
+            st.entries.push(pending.get());
         }
-        let e = entry.get_or_insert_with(|| {
-            let (backward, host) = (make.take().unwrap())();
-            Arc::new(Entry {
-                op,
-                inputs: inputs.take().unwrap(),
-                outputs: outputs
-                    .iter()
-                    .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
-                    .collect(),
-                backward,
-                host,
-            })
-        });
-        st.tracked.extend(outputs.iter().map(|t| t.id()));
-        st.entries.push(e.clone());
+        // Copied out: computing tangents runs ops, which use the stack.
+        let wanted = matches!(scope, Scope::All | Scope::Accumulators);
+        (wanted && !a.accumulators.is_empty()).then(|| a.accumulators.clone())
+    });
+    for (seq, acc) in accumulators.into_iter().flatten() {
+        if acc.has_tangent(pending.inputs()) {
+            let entry = pending.get();
+            hidden_from(seq, || acc.push_tangents(&entry, outputs));
+        }
     }
 }
 
+/// Runs `f` with the tapes and accumulators entered at or after `seq` taken off the stack, as
+/// TensorFlow hides an accumulator's own jvp computation from itself and from what is nested
+/// inside it (what was entered before it still sees that computation: a tape outside an
+/// accumulator differentiates its jvps).
+fn hidden_from<T>(seq: u64, f: impl FnOnce() -> T) -> T {
+    let (tapes, seqs, accs) = ACTIVE.with(|a| {
+        let mut a = a.borrow_mut();
+        let cut = a.tape_seqs.partition_point(|&s| s < seq);
+        let acc_cut = a.accumulators.partition_point(|(s, _)| *s < seq);
+        (
+            a.tapes.split_off(cut),
+            a.tape_seqs.split_off(cut),
+            a.accumulators.split_off(acc_cut),
+        )
+    });
+    let out = f();
+    ACTIVE.with(|a| {
+        let mut a = a.borrow_mut();
+        a.tapes.extend(tapes);
+        a.tape_seqs.extend(seqs);
+        a.accumulators.extend(accs);
+    });
+    out
+}
+
+/// Makes a forward accumulator active on this thread (entering its `with` block).
+pub fn push_accumulator(acc: Arc<dyn Jvp>) {
+    ACTIVE.with(|a| {
+        let mut a = a.borrow_mut();
+        let seq = a.next_seq;
+        a.next_seq += 1;
+        a.accumulators.push((seq, acc));
+    });
+}
+
+/// Removes an accumulator from this thread's stack; false if it was not there.
+pub fn pop_accumulator(acc: &Arc<dyn Jvp>) -> bool {
+    ACTIVE.with(|a| {
+        let mut a = a.borrow_mut();
+        match a
+            .accumulators
+            .iter()
+            .rposition(|(_, x)| Arc::ptr_eq(x, acc))
+        {
+            Some(i) => {
+                a.accumulators.remove(i);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// Whether a forward accumulator is active on this thread.
+pub fn any_accumulating() -> bool {
+    ACTIVE.with(|a| !a.borrow().accumulators.is_empty())
+}
+
 /// Records the read of a variable: active tapes that watch accessed variables start watching a
-/// trainable one, and tapes that watch it record `out` as its identity.
+/// trainable one, tapes that watch it record `out` as its identity, and accumulators give `out`
+/// the variable's tangent.
 pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
     VARIABLE_WATCHERS.with(|w| {
         for seen in w.borrow_mut().iter_mut() {
@@ -171,41 +326,45 @@ pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
             }
         }
     });
+    if idle() {
+        return;
+    }
     with_active_tapes(|tapes| {
         for tape in tapes {
             if tape.watch_accessed_variables && var.trainable() && !tape.state.lock().paused {
                 tape.watch_variable(var);
             }
         }
-        let ids = SmallVec::from_slice(&[var.id()]);
-        record_ids("ReadVariableOp", tapes, ids, &[out], || {
-            let identity = |g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]);
-            (Box::new(identity), None)
-        });
     });
+    let make = || {
+        let identity = |g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]);
+        (Box::new(identity) as Box<BackwardFn>, None)
+    };
+    let ids = SmallVec::from_slice(&[var.id()]);
+    record_ids("ReadVariableOp", ids, &[out], make, Scope::All);
 }
 
 /// Records a user-defined derivative (`custom_gradient`) for `outputs` as a function of `inputs`.
 ///
-/// `make` is called once per recording tape, so that each tape's entry holds its own host
-/// object: a garbage collector walking from one tape then counts each reference exactly once
-/// (a shared one would be counted by every tape holding it).
+/// `make` is called once per recording tape (and once more for the accumulators), so that each
+/// tape's entry holds its own host object: a garbage collector walking from one tape then
+/// counts each reference exactly once (a shared one would be counted by every tape holding it).
 pub fn record_custom(
     op: &'static str,
     inputs: &[TensorId],
     outputs: &[&Tensor],
     mut make: impl FnMut() -> (Box<BackwardFn>, HostObject),
 ) {
-    with_active_tapes(|tapes| {
-        for tape in tapes {
-            let ids = SmallVec::from_slice(inputs);
-            let tape = std::slice::from_ref(tape);
-            record_ids(op, tape, ids, outputs, || {
-                let (backward, host) = make();
-                (backward, Some(host))
-            });
-        }
-    });
+    let tapes = ACTIVE.with(|a| a.borrow().tapes.len());
+    let scopes = (0..tapes).map(Scope::Tape).chain([Scope::Accumulators]);
+    for scope in scopes {
+        let ids = SmallVec::from_slice(inputs);
+        let make = || {
+            let (backward, host) = make();
+            (backward, Some(host))
+        };
+        record_ids(op, ids, outputs, make, scope);
+    }
 }
 
 impl Tape {
@@ -255,16 +414,23 @@ impl Tape {
 
     /// Makes this tape active on the current thread (entering the `with` block).
     pub fn push(self: &Arc<Tape>) {
-        ACTIVE.with(|a| a.borrow_mut().push(self.clone()));
+        ACTIVE.with(|a| {
+            let mut a = a.borrow_mut();
+            let seq = a.next_seq;
+            a.next_seq += 1;
+            a.tapes.push(self.clone());
+            a.tape_seqs.push(seq);
+        });
     }
 
     /// Removes this tape from the current thread's active stack; false if it was not there.
     pub fn pop(self: &Arc<Tape>) -> bool {
         ACTIVE.with(|a| {
             let mut a = a.borrow_mut();
-            match a.iter().rposition(|t| Arc::ptr_eq(t, self)) {
+            match a.tapes.iter().rposition(|t| Arc::ptr_eq(t, self)) {
                 Some(i) => {
-                    a.remove(i);
+                    a.tapes.remove(i);
+                    a.tape_seqs.remove(i);
                     true
                 }
                 None => false,
@@ -273,7 +439,7 @@ impl Tape {
     }
 
     pub fn is_active(self: &Arc<Tape>) -> bool {
-        ACTIVE.with(|a| a.borrow().iter().any(|t| Arc::ptr_eq(t, self)))
+        ACTIVE.with(|a| a.borrow().tapes.iter().any(|t| Arc::ptr_eq(t, self)))
     }
 
     pub fn set_paused(&self, paused: bool) -> bool {
