@@ -5,6 +5,10 @@ feature and an adapter (CI: Mesa's lavapipe with ``FERROTAPE_GPU_ALLOW_SOFTWARE=
 scripts/test.sh); elsewhere they skip.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -12,6 +16,10 @@ import ferrotape as ft
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+
+if os.environ.get("FERROTAPE_GPU_REQUIRE") == "1" and not ft.config.list_physical_devices("GPU"):
+    # scripts/test.sh's GPU run: skipping there would hide a broken build or driver.
+    raise RuntimeError("FERROTAPE_GPU_REQUIRE=1 but ferrotape lists no GPU")
 
 needs_gpu = pytest.mark.skipif(
     not ft.config.list_physical_devices("GPU"),
@@ -102,8 +110,13 @@ def test_a_gpu_scope_places_new_tensors_and_variables():
 
 @needs_gpu
 def test_numpy_round_trips_every_dtype():
-    for value in [np.arange(6, dtype=np.float32).reshape(2, 3), np.array([1, -2], np.int64),
-                  np.array([True, False]), np.float64(2.5), np.zeros((0, 3), np.float32)]:
+    for value in [
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.array([1, -2], np.int64),
+        np.array([True, False]),
+        np.float64(2.5),
+        np.zeros((0, 3), np.float32),
+    ]:
         with ft.device("/GPU:0"):
             t = ft.constant(value)
         assert t.device == GPU
@@ -167,3 +180,17 @@ def test_an_optimizer_step_keeps_variables_on_the_gpu():
     w.assign([3.0, 4.0])
     assert w.device == GPU
     np.testing.assert_array_equal(w.numpy(), [3.0, 4.0])
+
+
+@pytest.mark.skipif(
+    not any(gpu[3] for gpu in ft._core.gpu_devices()),
+    reason="needs a software adapter (lavapipe) listed under FERROTAPE_GPU_ALLOW_SOFTWARE=1",
+)
+def test_software_adapters_are_listed_only_when_allowed():
+    env = {k: v for k, v in os.environ.items() if k != "FERROTAPE_GPU_ALLOW_SOFTWARE"}
+    code = "import ferrotape as ft; print([g[3] for g in ft._core.gpu_devices()])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    # Only hardware adapters remain: none of those listed is software.
+    assert "True" not in out.stdout

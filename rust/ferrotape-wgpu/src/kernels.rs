@@ -334,6 +334,143 @@ impl WgpuBackend {
         }
         self.wrap(out, a.shape())
     }
+
+    fn binary_kernel(
+        &self,
+        op: BinaryOp,
+        expr: &str,
+        a: &Array,
+        b: &Array,
+        shape: &[usize],
+    ) -> Result<Array> {
+        let n: usize = shape.iter().product();
+        let out = self.gpu.alloc(DType::F32, n)?;
+        if n > 0 {
+            // Callers' shapes broadcast, so these views cannot fail.
+            let a = a.broadcast_to(shape)?;
+            let b = b.broadcast_to(shape)?;
+            let head = [
+                n as u32,
+                shape.len() as u32,
+                a.offset() as u32,
+                b.offset() as u32,
+            ];
+            let params = self.gpu.params(
+                &[
+                    head.as_slice(),
+                    &dims(shape),
+                    &strides(a.strides()),
+                    &strides(b.strides()),
+                ]
+                .concat(),
+            )?;
+            let key = format!("binary_{}", op.name());
+            let pipeline = self.gpu.pipeline(&key, || binary_source(expr));
+            let (x, y) = (memory(&a).expect("device"), memory(&b).expect("device"));
+            self.gpu.run(
+                &pipeline,
+                &[&params, &out, x, y],
+                groups(n.div_ceil(GROUP as usize)),
+            );
+        }
+        self.wrap(out, shape)
+    }
+
+    /// `a @ b` with the row and column axes `rc` of each operand, sizes `[m, n, k]` and the
+    /// broadcast batch shape `batch`.
+    fn matmul_kernel(
+        &self,
+        a: &Array,
+        b: &Array,
+        rc: [[usize; 2]; 2],
+        [m, n, k]: [usize; 3],
+        batch: &[usize],
+    ) -> Result<Array> {
+        let [a_rc, b_rc] = rc;
+        let count: usize = batch.iter().product();
+        let mut out_shape = batch.to_vec();
+        out_shape.extend([m, n]);
+        let out = self.gpu.alloc(DType::F32, count * m * n)?;
+        if count * m * n > 0 {
+            // Batch strides of each operand broadcast to `batch` (zero on repeated axes).
+            let batch_strides = |x: &Array| -> [u32; 6] {
+                let lead = &x.shape()[..x.rank() - 2];
+                let pad = batch.len() - lead.len();
+                let mut s = [0u32; 6];
+                for (i, (&d, &st)) in lead.iter().zip(x.strides()).enumerate() {
+                    if d != 1 {
+                        s[pad + i] = st as i32 as u32;
+                    }
+                }
+                s
+            };
+            let (sa, sb) = (batch_strides(a), batch_strides(b));
+            let mut words = vec![
+                m as u32,
+                n as u32,
+                k as u32,
+                batch.len() as u32,
+                a.offset() as u32,
+                b.offset() as u32,
+                a.strides()[a_rc[0]] as i32 as u32,
+                a.strides()[a_rc[1]] as i32 as u32,
+                b.strides()[b_rc[0]] as i32 as u32,
+                b.strides()[b_rc[1]] as i32 as u32,
+            ];
+            let mut shape6 = [1u32; 6];
+            for (s, &d) in shape6.iter_mut().zip(batch.iter()) {
+                *s = d as u32;
+            }
+            words.extend(shape6);
+            words.extend(sa);
+            words.extend(sb);
+            let params = self.gpu.params(&words)?;
+            let pipeline = self.gpu.pipeline("matmul", || MATMUL.to_string());
+            let (x, y) = (memory(a).expect("device"), memory(b).expect("device"));
+            let grid = [n.div_ceil(16) as u32, m.div_ceil(16) as u32, count as u32];
+            self.gpu.run(&pipeline, &[&params, &out, x, y], grid);
+        }
+        self.wrap(out, &out_shape)
+    }
+
+    /// Sums of `a` over the axes of `shapes[1]`/`strides[1]` for each index of the kept axes
+    /// (`shapes[0]`/`strides[0]`), shaped `out_shape`.
+    fn sum_kernel(
+        &self,
+        a: &Array,
+        shapes: [&[usize]; 2],
+        strides_of: [&[isize]; 2],
+        out_shape: &[usize],
+    ) -> Result<Array> {
+        let [kept_shape, red_shape] = shapes;
+        let [kept_strides, red_strides] = strides_of;
+        let n_out: usize = kept_shape.iter().product();
+        let n_red: usize = red_shape.iter().product();
+        let out = self.gpu.alloc(DType::F32, n_out)?;
+        if n_out > 0 {
+            let head = [
+                n_out as u32,
+                n_red as u32,
+                kept_shape.len() as u32,
+                red_shape.len() as u32,
+                a.offset() as u32,
+            ];
+            let words = [
+                head.as_slice(),
+                &dims(kept_shape),
+                &strides(kept_strides),
+                &dims(red_shape),
+                &strides(red_strides),
+            ]
+            .concat();
+            let params = self.gpu.params(&words)?;
+            let pipeline = self.gpu.pipeline("sum", || SUM.to_string());
+            let input = memory(a).expect("device");
+            self.gpu
+                .run(&pipeline, &[&params, &out, input], groups(n_out));
+        }
+        self.wrap(out, out_shape)
+    }
 }
 
 impl Backend for WgpuBackend {
@@ -375,38 +512,7 @@ impl Backend for WgpuBackend {
         if shape.len() > MAX_RANK || n > u32::MAX as usize {
             return None;
         }
-        Some((|| {
-            let out = self.gpu.alloc(DType::F32, n)?;
-            if n > 0 {
-                // Callers' shapes broadcast, so these views cannot fail.
-                let a = a.broadcast_to(&shape)?;
-                let b = b.broadcast_to(&shape)?;
-                let head = [
-                    n as u32,
-                    shape.len() as u32,
-                    a.offset() as u32,
-                    b.offset() as u32,
-                ];
-                let params = self.gpu.params(
-                    &[
-                        head.as_slice(),
-                        &dims(&shape),
-                        &strides(a.strides()),
-                        &strides(b.strides()),
-                    ]
-                    .concat(),
-                )?;
-                let key = format!("binary_{}", op.name());
-                let pipeline = self.gpu.pipeline(&key, || binary_source(expr));
-                let (x, y) = (memory(&a).expect("device"), memory(&b).expect("device"));
-                self.gpu.run(
-                    &pipeline,
-                    &[&params, &out, x, y],
-                    groups(n.div_ceil(GROUP as usize)),
-                );
-            }
-            self.wrap(out, &shape)
-        })())
+        Some(self.binary_kernel(op, expr, a, b, &shape))
     }
 
     fn matmul(&self, a: &Array, b: &Array, ta: bool, tb: bool) -> Option<Result<Array>> {
@@ -432,57 +538,17 @@ impl Backend for WgpuBackend {
         }
         let batch = broadcast_shapes("MatMul", &a.shape()[..ra - 2], &b.shape()[..rb - 2]).ok()?;
         let count: usize = batch.iter().product();
-        if batch.len() > 6 || count > MAX_GROUPS as usize || count * m * n > u32::MAX as usize {
+        let total = count.checked_mul(m).and_then(|x| x.checked_mul(n));
+        if batch.len() > 6
+            || count > MAX_GROUPS as usize
+            || total.is_none_or(|t| t > u32::MAX as usize)
+        {
             return None;
         }
         if m.div_ceil(16) > MAX_GROUPS as usize || n.div_ceil(16) > MAX_GROUPS as usize {
             return None;
         }
-        Some((|| {
-            let mut out_shape = batch.clone();
-            out_shape.extend([m, n]);
-            let out = self.gpu.alloc(DType::F32, count * m * n)?;
-            if count * m * n > 0 {
-                // Batch strides of each operand broadcast to `batch` (zero on repeated axes).
-                let batch_strides = |x: &Array| -> [u32; 6] {
-                    let lead = &x.shape()[..x.rank() - 2];
-                    let pad = batch.len() - lead.len();
-                    let mut s = [0u32; 6];
-                    for (i, (&d, &st)) in lead.iter().zip(x.strides()).enumerate() {
-                        if d != 1 {
-                            s[pad + i] = st as i32 as u32;
-                        }
-                    }
-                    s
-                };
-                let (sa, sb) = (batch_strides(a), batch_strides(b));
-                let mut words = vec![
-                    m as u32,
-                    n as u32,
-                    k as u32,
-                    batch.len() as u32,
-                    a.offset() as u32,
-                    b.offset() as u32,
-                    a.strides()[a_rc[0]] as i32 as u32,
-                    a.strides()[a_rc[1]] as i32 as u32,
-                    b.strides()[b_rc[0]] as i32 as u32,
-                    b.strides()[b_rc[1]] as i32 as u32,
-                ];
-                let mut shape6 = [1u32; 6];
-                for (s, &d) in shape6.iter_mut().zip(batch.iter()) {
-                    *s = d as u32;
-                }
-                words.extend(shape6);
-                words.extend(sa);
-                words.extend(sb);
-                let params = self.gpu.params(&words)?;
-                let pipeline = self.gpu.pipeline("matmul", || MATMUL.to_string());
-                let (x, y) = (memory(a).expect("device"), memory(b).expect("device"));
-                let grid = [n.div_ceil(16) as u32, m.div_ceil(16) as u32, count as u32];
-                self.gpu.run(&pipeline, &[&params, &out, x, y], grid);
-            }
-            self.wrap(out, &out_shape)
-        })())
+        Some(self.matmul_kernel(a, b, [a_rc, b_rc], [m, n, k], &batch))
     }
 
     fn reduce(
@@ -513,35 +579,14 @@ impl Backend for WgpuBackend {
             }
         }
         let n_out: usize = kept_shape.iter().product();
-        let n_red: usize = red_shape.iter().product();
         if n_out > (MAX_GROUPS as usize).pow(2) {
             return None;
         }
-        Some((|| {
-            let out = self.gpu.alloc(DType::F32, n_out)?;
-            if n_out > 0 {
-                let head = [
-                    n_out as u32,
-                    n_red as u32,
-                    kept_shape.len() as u32,
-                    red_shape.len() as u32,
-                    a.offset() as u32,
-                ];
-                let words = [
-                    head.as_slice(),
-                    &dims(&kept_shape),
-                    &strides(&kept_strides),
-                    &dims(&red_shape),
-                    &strides(&red_strides),
-                ]
-                .concat();
-                let params = self.gpu.params(&words)?;
-                let pipeline = self.gpu.pipeline("sum", || SUM.to_string());
-                let input = memory(a).expect("device");
-                self.gpu
-                    .run(&pipeline, &[&params, &out, input], groups(n_out));
-            }
-            self.wrap(out, &out_shape)
-        })())
+        Some(self.sum_kernel(
+            a,
+            [&kept_shape, &red_shape],
+            [&kept_strides, &red_strides],
+            &out_shape,
+        ))
     }
 }
