@@ -214,3 +214,96 @@ impl Array {
         host.contiguous()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The seam without a GPU: a fake device whose "memory" is a host buffer, with a kernel
+    //! for `Neg` only, checks placement, soft placement and the transparent host copy.
+
+    use super::*;
+    use crate::kernels;
+
+    const FAKE: Device = Device::Gpu(7);
+
+    #[derive(Debug)]
+    struct FakeMemory(Buffer);
+
+    impl DeviceMemory for FakeMemory {
+        fn device(&self) -> Device {
+            FAKE
+        }
+        fn dtype(&self) -> DType {
+            self.0.dtype()
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn download(&self) -> Result<Buffer> {
+            Ok(self.0.clone())
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    struct FakeBackend;
+
+    impl Backend for FakeBackend {
+        fn device(&self) -> Device {
+            FAKE
+        }
+        fn name(&self) -> String {
+            "fake".into()
+        }
+        fn upload(&self, a: &Array) -> Result<Array> {
+            let host = a.contiguous();
+            Array::from_device(Box::new(FakeMemory(host.buffer().clone())), a.shape())
+        }
+        fn contiguous(&self, _: &Array) -> Option<Result<Array>> {
+            None
+        }
+        fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>> {
+            // The one "device kernel": the CPU's, on the host copy, uploaded again.
+            (op == UnaryOp::Neg).then(|| self.upload(&kernels::unary(op, &a.on_host_view())?))
+        }
+        fn binary(&self, _: BinaryOp, _: &Array, _: &Array) -> Option<Result<Array>> {
+            None
+        }
+        fn matmul(&self, _: &Array, _: &Array, _: bool, _: bool) -> Option<Result<Array>> {
+            None
+        }
+        fn reduce(&self, _: ReduceOp, _: &Array, _: &[bool], _: bool) -> Option<Result<Array>> {
+            None
+        }
+    }
+
+    #[test]
+    fn ops_follow_the_scope_then_their_inputs_and_fall_back_to_the_cpu() {
+        register(Arc::new(FakeBackend));
+        assert!(devices().contains(&FAKE));
+        let host = Array::from_vec(vec![1.0f32, -2.0, 3.0], &[3]).unwrap();
+        let on = host.to_device(FAKE).unwrap();
+        assert_eq!((on.device(), on.dtype(), on.shape()), (FAKE, DType::F32, &[3][..]));
+        // A kernel the device has runs there; one it lacks runs on the host copy.
+        let neg = kernels::unary(UnaryOp::Neg, &on).unwrap();
+        assert_eq!(neg.device(), FAKE);
+        assert_eq!(neg.to_vec::<f32>(), vec![-1.0, 2.0, -3.0]);
+        let abs = kernels::unary(UnaryOp::Abs, &on).unwrap();
+        assert_eq!(abs.device(), Device::Cpu);
+        assert_eq!(abs.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+        let sum = kernels::binary(BinaryOp::Add, &on, &host).unwrap();
+        assert_eq!(sum.to_vec::<f32>(), vec![2.0, -4.0, 6.0]);
+        // The scope moves host inputs to the device, or device inputs to the CPU.
+        let outer = set_placement(Some(FAKE));
+        assert_eq!(kernels::unary(UnaryOp::Neg, &host).unwrap().device(), FAKE);
+        set_placement(Some(Device::Cpu));
+        assert_eq!(kernels::unary(UnaryOp::Neg, &on).unwrap().device(), Device::Cpu);
+        set_placement(outer);
+        // Views of device memory stay device arrays; writing in place is refused.
+        let mut view = on.transpose(&[0]).unwrap();
+        assert_eq!(view.device(), FAKE);
+        assert!(view.buffer_mut().is_none());
+        assert_eq!(view.to_device(Device::Cpu).unwrap().device(), Device::Cpu);
+        assert!(on.to_device(Device::Gpu(99)).is_err());
+    }
+}
