@@ -263,8 +263,14 @@ mod tests {
             None
         }
         fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>> {
-            // The one "device kernel": the CPU's, on the host copy, uploaded again.
-            (op == UnaryOp::Neg).then(|| self.upload(&kernels::unary(op, &a.on_host_view())?))
+            // The one "device kernel": the CPU's, on the host copy (placed on the CPU, else
+            // the dispatcher would send it back here), uploaded again.
+            (op == UnaryOp::Neg).then(|| {
+                let outer = set_placement(Some(Device::Cpu));
+                let host = kernels::unary(op, &a.on_host_view());
+                set_placement(outer);
+                self.upload(&host?)
+            })
         }
         fn binary(&self, _: BinaryOp, _: &Array, _: &Array) -> Option<Result<Array>> {
             None
