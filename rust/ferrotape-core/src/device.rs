@@ -289,7 +289,10 @@ mod tests {
         assert!(devices().contains(&FAKE));
         let host = Array::from_vec(vec![1.0f32, -2.0, 3.0], &[3]).unwrap();
         let on = host.to_device(FAKE).unwrap();
-        assert_eq!((on.device(), on.dtype(), on.shape()), (FAKE, DType::F32, &[3][..]));
+        assert_eq!(
+            (on.device(), on.dtype(), on.shape()),
+            (FAKE, DType::F32, &[3][..])
+        );
         // A kernel the device has runs there; one it lacks runs on the host copy.
         let neg = kernels::unary(UnaryOp::Neg, &on).unwrap();
         assert_eq!(neg.device(), FAKE);
@@ -303,7 +306,10 @@ mod tests {
         let outer = set_placement(Some(FAKE));
         assert_eq!(kernels::unary(UnaryOp::Neg, &host).unwrap().device(), FAKE);
         set_placement(Some(Device::Cpu));
-        assert_eq!(kernels::unary(UnaryOp::Neg, &on).unwrap().device(), Device::Cpu);
+        assert_eq!(
+            kernels::unary(UnaryOp::Neg, &on).unwrap().device(),
+            Device::Cpu
+        );
         set_placement(outer);
         // Views of device memory stay device arrays; writing in place is refused.
         let mut view = on.transpose(&[0]).unwrap();

@@ -161,7 +161,7 @@ impl Gpu {
         let memory = self.alloc(dtype, n)?;
         if !data.is_empty() {
             let padded;
-            let bytes = if data.len() % 4 == 0 {
+            let bytes = if data.len().is_multiple_of(4) {
                 data
             } else {
                 padded = [data, &[0u8; 3][..4 - data.len() % 4]].concat();

@@ -431,7 +431,7 @@ fn second_order_gradients_run_on_the_device() {
         .unwrap();
     outer.pop();
     let d2y = outer
-        .gradient(&[dy.clone()], &[Source::of_tensor(&x)], None)
+        .gradient(std::slice::from_ref(&dy), &[Source::of_tensor(&x)], None)
         .unwrap()[0]
         .clone()
         .unwrap();
