@@ -124,6 +124,9 @@ RETURNS = {
     "recording_ops": "list[tuple[str, str | None]]",
     "simd_level": "str",
     "set_simd_level": "str",
+    "gpu_devices": "list[tuple[int, str, str, bool]]",
+    "set_placement": "str | None",
+    "current_placement": "str | None",
 }
 
 # The tensor classes, typed by hand: what user code does with a tensor.

@@ -17,6 +17,14 @@ python -m pip install --quiet --disable-pip-version-check \
 # The docs build (mkdocs.yml), pinned: its griffe extension (scripts/docs_griffe.py) uses griffe's API.
 python -m pip install --quiet --disable-pip-version-check \
     "mkdocs==1.6.1" "mkdocstrings==1.0.8" "mkdocstrings-python==2.0.11" "griffelib==2.4.1"
+# Mesa's software Vulkan (lavapipe), on which the GPU tests run wgpu without a GPU (test.sh).
+if command -v apt-get >/dev/null && ! dpkg -s mesa-vulkan-drivers libvulkan1 >/dev/null 2>&1; then
+    sudo_if_needed=$([ "$(id -u)" -eq 0 ] || echo sudo)
+    { $sudo_if_needed apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null \
+        || { $sudo_if_needed apt-get update -qq \
+            && $sudo_if_needed apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null; }; } \
+        || echo "setup.sh: could not install mesa-vulkan-drivers and libvulkan1: the GPU tests need them" >&2
+fi
 # A version-specific extension left by an older build would be imported before _core.abi3.so.
 rm -f python/ferrotape/_core.cpython-*.so
 # The release build, installed editable; it is the wheel's build (same flags), so that

@@ -11,7 +11,21 @@ ruff format --check python tests examples benches scripts
 ruff check python tests examples benches scripts
 
 echo "== Rust tests"
+# The GPU crate's tests run on Mesa's lavapipe (setup.sh installs it), required to be there.
+export FERROTAPE_GPU_ALLOW_SOFTWARE=1 FERROTAPE_GPU_REQUIRE=1
 cargo test --workspace --exclude ferrotape-py --exclude ferrotape-benches --quiet
+
+echo "== GPU tests (the gpu-feature extension on lavapipe: correctness only, never speed)"
+# A debug build (it reuses the Rust tests' dependencies) in a separate copy of the package, so
+# the default build the rest of the suite imports stays as it is.
+cargo build -p ferrotape-py --features gpu --quiet
+gpu_pkg=$(mktemp -d)
+cp -r python/ferrotape "$gpu_pkg/ferrotape"
+rm -f "$gpu_pkg"/ferrotape/_core*.so
+cp target/debug/lib_core.so "$gpu_pkg/ferrotape/_core.abi3.so"
+PYTHONPATH="$gpu_pkg" python -m pytest -q -p no:randomly tests/test_gpu.py
+rm -rf "$gpu_pkg"
+unset FERROTAPE_GPU_ALLOW_SOFTWARE FERROTAPE_GPU_REQUIRE
 
 echo "== docs (the API reference and guides; --strict fails on a reference that points nowhere)"
 # Not --quiet: mkdocs counts the warnings that --strict turns into failures only when it shows them.

@@ -4,7 +4,6 @@
 """
 
 import builtins as _builtins
-import contextlib as _contextlib
 import reprlib as _reprlib
 
 import numpy as _np
@@ -164,22 +163,33 @@ def _int_list(name, values):
 
 
 def device(device_name):
-    """A device placement scope; ferrotape computes on the CPU, so the scope changes nothing.
+    """A device placement scope: ops inside it run on ``device_name`` and new tensors and
+    variables live there (``ft.identity`` copies its input there).
+
+    With soft placement (``ft.config.set_soft_device_placement``, on by default) a device that
+    does not exist means the CPU, and an op the device has no kernel for runs on the CPU, its
+    result living there, as in TensorFlow.
 
     Args:
-        device_name: TensorFlow's device name (``"/CPU:0"``, ``"/GPU:0"``, ...), ignored.
+        device_name: TensorFlow's device name (``"/CPU:0"``, ``"/GPU:0"``,
+            ``"/job:localhost/replica:0/task:0/device:GPU:0"``, ...); ``None`` or ``""`` keep
+            the enclosing scope's device.
 
     Returns:
-        A context manager that does nothing.
+        A context manager.
+
+    Raises:
+        ValueError: for a name TensorFlow's parser refuses.
+        InvalidArgumentError: on entering the scope of a device that does not exist, with soft
+            placement off.
 
     >>> import ferrotape as ft
     >>> with ft.device("/CPU:0"):
     ...     x = ft.constant(1.0)
-    >>> float(x)
-    1.0
+    >>> x.device
+    '/job:localhost/replica:0/task:0/device:CPU:0'
     """
-    del device_name
-    return _contextlib.nullcontext()
+    return config._DeviceScope("" if device_name is None else device_name)
 
 
 def executing_eagerly():

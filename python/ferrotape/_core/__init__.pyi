@@ -64,6 +64,7 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "cosh",
+    "current_placement",
     "dawsn",
     "digamma",
     "divide",
@@ -87,6 +88,7 @@ __all__ = [
     "fresnel_sin",
     "gather",
     "gather_nd",
+    "gpu_devices",
     "greater",
     "greater_equal",
     "host_value",
@@ -145,6 +147,7 @@ __all__ = [
     "rsqrt",
     "scatter_nd",
     "select",
+    "set_placement",
     "set_simd_level",
     "shape",
     "share_numpy",
@@ -586,6 +589,9 @@ def cos(x: _TensorLike, name: str | None = None) -> Tensor:
 def cosh(x: _TensorLike, name: str | None = None) -> Tensor:
     """cosh(x); d/dx = sinh(x)."""
 
+def current_placement() -> str | None:
+    """This thread's placement scope (`"CPU:0"`, `"GPU:<i>"` or None)."""
+
 def dawsn(x: _TensorLike, name: str | None = None) -> Tensor:
     """Dawson's integral F(x) = e^(-x²)·∫₀ˣ e^(t²) dt; d/dx = 1 - 2x·F(x), with the output saved."""
 
@@ -682,6 +688,10 @@ def gather_nd(
     indices[batch_dims:-1] + params[batch_dims + indices.shape[-1]:]`, where batch `k` reads
     `params[k]` at the coordinates `indices[k]`. d/dparams = scatter_nd of the gradient."""
 
+def gpu_devices() -> list[tuple[int, str, str, bool]]:
+    """The GPUs, as `(index, adapter name, API, software)` tuples (the first call opens them). A
+    software adapter (Mesa's lavapipe) is listed only with `FERROTAPE_GPU_ALLOW_SOFTWARE=1`."""
+
 def greater(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """x > y (bool); no gradient."""
 
@@ -693,7 +703,8 @@ def host_value(tensor: Any) -> Any:
     are recorded as an effect that runs again on every replay."""
 
 def identity(x: _TensorLike, name: str | None = None) -> Tensor:
-    """A new tensor with the same value; d/dx = 1."""
+    """A new tensor with the same value; d/dx = 1. Under a `tf.device` scope the value is copied to
+    that device, as TensorFlow's identity copies across devices."""
 
 def igamma(a: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
     """P(a, x) = γ(a, x)/Γ(a), the regularized lower incomplete gamma function (NaN for a <= 0 or x
@@ -924,6 +935,10 @@ def scatter_nd(
 
 def select(condition: _TensorLike, x: _TensorLike, y: _TensorLike) -> Tensor:
     """`condition ? x : y` with broadcasting (the one-argument form is in Python)."""
+
+def set_placement(device: Any, /) -> str | None:
+    """Sets this thread's placement scope to `"CPU:0"`, `"GPU:<i>"` (an existing GPU) or None and
+    returns the previous one, for `ft.device`'s scope to restore."""
 
 def set_simd_level(cap: Any, /) -> str:
     """Caps the SIMD level (None lifts this cap) and returns the level now in force. A cap never

@@ -36,7 +36,13 @@ impl PartialEq for Variable {
 }
 
 impl Variable {
+    /// A variable holding `value`, on the device of the `tf.device` scope if one is active (an
+    /// unavailable device leaves it where it is: soft placement).
     pub fn new(value: Array, trainable: bool, name: impl Into<String>) -> Variable {
+        let value = match ferrotape_core::device::placement() {
+            Some(device) => value.to_device(device).unwrap_or(value),
+            None => value,
+        };
         Variable(Arc::new(Inner {
             id: next_id(),
             order: CREATION_ORDER.fetch_add(1, Ordering::Relaxed),
@@ -136,10 +142,17 @@ impl Variable {
         self.0.value.write()
     }
 
-    /// Replaces the value (same shape and dtype). Not differentiable.
+    /// Where the value lives (TensorFlow's `Variable.device`).
+    pub fn device(&self) -> ferrotape_core::Device {
+        self.0.value.read().device()
+    }
+
+    /// Replaces the value (same shape and dtype), keeping it on the variable's device. Not
+    /// differentiable.
     pub fn assign(&self, value: &Array) -> Result<()> {
         self.check("AssignVariableOp", value)?;
-        *self.0.value.write() = value.contiguous();
+        let mut slot = self.0.value.write();
+        *slot = value.to_device(slot.device())?.contiguous();
         Ok(())
     }
 
@@ -160,7 +173,9 @@ impl Variable {
         if kernels::update_in_place(&mut slot, delta, which)? {
             return Ok(());
         }
-        *slot = kernels::binary(which, &slot, delta)?;
+        // A variable stays on its device whatever device scope ran the update.
+        let device = slot.device();
+        *slot = kernels::binary(which, &slot, delta)?.to_device(device)?;
         Ok(())
     }
 }

@@ -1,11 +1,14 @@
 //! `Array`: a buffer plus a strided layout. Views (reshape of contiguous data, transpose,
 //! slicing with any step, broadcasting, expand/squeeze) share the buffer and cost no copy;
-//! kernels read views through [`for_each_offset`] or take the contiguous fast path.
+//! kernels read views through [`for_each_offset`] or take the contiguous fast path. The
+//! elements live on the host or on a device (see [`crate::device`]); a device array's
+//! [`Array::buffer`] is its downloaded host copy, so CPU kernels read either.
 
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::device::DeviceMemory;
 use crate::{Buffer, DType, Element, Error, Result};
 
 pub type Shape = SmallVec<[usize; 4]>;
@@ -14,10 +17,24 @@ pub type Strides = SmallVec<[isize; 4]>;
 /// An n-dimensional view of a shared [`Buffer`].
 #[derive(Clone, Debug)]
 pub struct Array {
-    buf: Arc<Buffer>,
+    data: Data,
     shape: Shape,
     strides: Strides,
     offset: usize,
+}
+
+/// The elements an `Array` views: a host buffer, or a device's memory.
+#[derive(Clone, Debug)]
+enum Data {
+    Host(Arc<Buffer>),
+    Device(Arc<DeviceData>),
+}
+
+/// A device buffer and, once a CPU kernel has read it, its host copy (see [`crate::device`]).
+#[derive(Debug)]
+struct DeviceData {
+    memory: Box<dyn DeviceMemory>,
+    host: std::sync::OnceLock<Arc<Buffer>>,
 }
 
 /// Row-major strides of a contiguous array of `shape`.
@@ -158,7 +175,7 @@ impl Array {
 
     fn from_arc(buf: Arc<Buffer>, shape: &[usize]) -> Array {
         Array {
-            buf,
+            data: Data::Host(buf),
             strides: row_major_strides(shape),
             shape: SmallVec::from_slice(shape),
             offset: 0,
@@ -191,8 +208,67 @@ impl Array {
         Ok(Array::from_arc(Arc::new(buf), shape))
     }
 
+    /// An array over the whole of a device's memory, with a row-major layout.
+    pub fn from_device(memory: Box<dyn DeviceMemory>, shape: &[usize]) -> Result<Array> {
+        let n = checked_num_elements("Array", shape)?;
+        if memory.len() != n {
+            return Err(Error::invalid(
+                "Array",
+                format!(
+                    "a device buffer of {} elements cannot have shape {shape:?} ({n} elements)",
+                    memory.len()
+                ),
+            ));
+        }
+        let data = Data::Device(Arc::new(DeviceData {
+            memory,
+            host: std::sync::OnceLock::new(),
+        }));
+        Ok(Array {
+            data,
+            strides: row_major_strides(shape),
+            shape: SmallVec::from_slice(shape),
+            offset: 0,
+        })
+    }
+
+    /// The device memory this array views, `None` on the host.
+    pub fn device_memory(&self) -> Option<&dyn DeviceMemory> {
+        match &self.data {
+            Data::Host(_) => None,
+            Data::Device(d) => Some(&*d.memory),
+        }
+    }
+
+    /// The host buffer: for a device array, its host copy, downloaded on first use.
+    ///
+    /// Panics if the device cannot be read (a lost device): the CPU kernels that call this
+    /// have no error path for it, and a lost device leaves nothing to compute with.
+    fn host(&self) -> &Arc<Buffer> {
+        match &self.data {
+            Data::Host(b) => b,
+            Data::Device(d) => d.host.get_or_init(|| match d.memory.download() {
+                Ok(b) => Arc::new(b),
+                Err(e) => panic!("reading a tensor on {:?} failed: {e}", d.memory.device()),
+            }),
+        }
+    }
+
+    /// The same view over the host copy of the elements (itself for a host array).
+    pub(crate) fn on_host_view(&self) -> Array {
+        Array {
+            data: Data::Host(self.host().clone()),
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            offset: self.offset,
+        }
+    }
+
     pub fn dtype(&self) -> DType {
-        self.buf.dtype()
+        match &self.data {
+            Data::Host(b) => b.dtype(),
+            Data::Device(d) => d.memory.dtype(),
+        }
     }
 
     pub fn shape(&self) -> &[usize] {
@@ -220,8 +296,9 @@ impl Array {
         self.len() == 0
     }
 
+    /// The elements on the host (a device array's downloaded copy).
     pub fn buffer(&self) -> &Buffer {
-        &self.buf
+        self.host()
     }
 
     /// True when the elements sit in row-major order without gaps (dims of size 1 ignored).
@@ -244,12 +321,12 @@ impl Array {
     pub fn contiguous_slice<T: Element>(&self) -> Option<&[T]> {
         if self.is_empty() {
             // An empty view may carry an offset past the end of its (empty) buffer.
-            return T::slice(&self.buf).map(|_| &[][..]);
+            return T::slice(self.host()).map(|_| &[][..]);
         }
         if !self.is_contiguous() {
             return None;
         }
-        T::slice(&self.buf).map(|s| &s[self.offset..self.offset + self.len()])
+        T::slice(self.host()).map(|s| &s[self.offset..self.offset + self.len()])
     }
 
     /// The elements in row-major order as a new `Vec`. Panics if `T` is not the dtype, which
@@ -258,7 +335,7 @@ impl Array {
         if let Some(s) = self.contiguous_slice::<T>() {
             return s.to_vec();
         }
-        let data = T::slice(&self.buf).expect("to_vec: element type is not the array's dtype");
+        let data = T::slice(self.host()).expect("to_vec: element type is not the array's dtype");
         let mut out = Vec::with_capacity(self.len());
         for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| {
             out.push(data[i])
@@ -275,7 +352,14 @@ impl Array {
         if self.is_contiguous() {
             return self.clone();
         }
-        let buf = crate::with_buffer!(&*self.buf, v => {
+        if let Data::Device(d) = &self.data {
+            // On the device when it has the copy kernel; else (or should it fail) on the host.
+            let on_device = crate::device::backend(d.memory.device())
+                .and_then(|b| b.contiguous(self))
+                .and_then(|r| r.ok());
+            return on_device.unwrap_or_else(|| self.on_host_view().contiguous());
+        }
+        let buf = crate::with_buffer!(&**self.host(), v => {
             let mut out = Vec::with_capacity(self.len());
             for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| out.push(v[i]));
             Element::into_buffer(out)
@@ -290,7 +374,7 @@ impl Array {
         if self.is_empty() || self.is_contiguous() {
             return Ok(self.contiguous());
         }
-        let buf = crate::with_buffer!(&*self.buf, v => {
+        let buf = crate::with_buffer!(&**self.host(), v => {
             let mut out = crate::buffer::alloc(op, &self.shape)?;
             for_each_offset(&self.shape, [&self.strides], [self.offset], |[i]| out.push(v[i]));
             Element::into_buffer(out)
@@ -301,20 +385,27 @@ impl Array {
     /// The buffer, made uniquely owned and contiguous, for in-place updates.
     pub fn into_buffer(self) -> Buffer {
         let shape = self.shape.clone();
-        let a = self.contiguous();
-        if a.offset == 0 && a.buf.len() == num_elements(&shape) {
-            return Arc::try_unwrap(a.buf).unwrap_or_else(|arc| (*arc).clone());
+        let a = self.on_host_view().contiguous();
+        let (offset, len) = (a.offset, a.len());
+        let Data::Host(buf) = a.data else {
+            unreachable!("a host view's contiguous copy is on the host")
+        };
+        if offset == 0 && buf.len() == num_elements(&shape) {
+            return Arc::try_unwrap(buf).unwrap_or_else(|arc| (*arc).clone());
         }
-        crate::with_buffer!(&*a.buf, v => Element::into_buffer(v[a.offset..a.offset + a.len()].to_vec()))
+        crate::with_buffer!(&*buf, v => Element::into_buffer(v[offset..offset + len].to_vec()))
     }
 
     /// Mutable access to a contiguous buffer when no other array shares it (memory lent by
-    /// another library is copied on the first write; see [`crate::Storage`]).
+    /// another library is copied on the first write; see [`crate::Storage`]). `None` on a
+    /// device: device memory is never written in place.
     pub fn buffer_mut(&mut self) -> Option<&mut Buffer> {
-        if self.offset != 0 || !self.is_contiguous() || self.buf.len() != self.len() {
-            return None;
+        let len = self.len();
+        let contiguous = self.offset == 0 && self.is_contiguous();
+        match &mut self.data {
+            Data::Host(buf) if contiguous && buf.len() == len => Arc::get_mut(buf),
+            _ => None,
         }
-        Arc::get_mut(&mut self.buf)
     }
 
     /// The single element of a size-1 array as f64.
@@ -322,12 +413,16 @@ impl Array {
         if self.len() != 1 {
             return None;
         }
-        Some(crate::with_buffer!(&*self.buf, v => Element::to_f64(v[self.offset])))
+        Some(crate::with_buffer!(&**self.host(), v => Element::to_f64(v[self.offset])))
     }
 
     /// Whether two arrays are views of the same buffer.
     pub fn shares_buffer(&self, other: &Array) -> bool {
-        Arc::ptr_eq(&self.buf, &other.buf)
+        match (&self.data, &other.data) {
+            (Data::Host(a), Data::Host(b)) => Arc::ptr_eq(a, b),
+            (Data::Device(a), Data::Device(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// A view with a new shape (a copy first if the layout is not contiguous).
@@ -344,7 +439,7 @@ impl Array {
         }
         let a = self.contiguous();
         Ok(Array {
-            buf: a.buf,
+            data: a.data,
             strides: row_major_strides(shape),
             shape: SmallVec::from_slice(shape),
             offset: a.offset,
@@ -367,7 +462,7 @@ impl Array {
             ));
         }
         Ok(Array {
-            buf: self.buf.clone(),
+            data: self.data.clone(),
             shape: perm.iter().map(|&p| self.shape[p]).collect(),
             strides: perm.iter().map(|&p| self.strides[p]).collect(),
             offset: self.offset,
@@ -399,7 +494,7 @@ impl Array {
             }
         }
         Ok(Array {
-            buf: self.buf.clone(),
+            data: self.data.clone(),
             shape: SmallVec::from_slice(shape),
             strides,
             offset: self.offset,
@@ -417,7 +512,7 @@ impl Array {
             strides[axis] *= steps[axis];
         }
         Array {
-            buf: self.buf.clone(),
+            data: self.data.clone(),
             shape: SmallVec::from_slice(lens),
             strides,
             offset: offset.max(0) as usize,

@@ -4,9 +4,9 @@
 //! (a plain `Vec`, or another library's memory lent read-only by a DLPack import), shared
 //! through `Arc` by every view of it. Views (reshape, transpose, slices, broadcasts) are
 //! `Array` layouts over the same buffer. Kernels match on the enum once per call and then run
-//! monomorphised loops, so dispatch cost is per op, never per element. A second device adds a
-//! variant to [`Device`] and a device buffer behind the `gpu` feature; ops reach storage only
-//! through `Array`, so they need no rewrite.
+//! monomorphised loops, so dispatch cost is per op, never per element. This is host
+//! storage; device memory is the other kind of element an `Array` can view (see
+//! [`crate::device`]), and ops reach either only through `Array`, so they need no rewrite.
 
 //!
 //! Sizes (hard to undo): every allocation of tensor storage is sized by [`check_alloc`] and made
@@ -145,13 +145,6 @@ fn zeroed<T: Element>(n: usize) -> Option<Vec<T>> {
         }
         Some(Vec::from_raw_parts(ptr, n, n))
     }
-}
-
-/// Where a buffer lives. Only the CPU exists today; see the module docs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Device {
-    #[default]
-    Cpu,
 }
 
 /// What keeps another library's memory alive while a [`Storage`] reads it (for a DLPack

@@ -1,9 +1,11 @@
 //! ferrotape-core: the numbers. Dtypes, shapes, storage and the CPU kernels that every
-//! differentiable op of `ferrotape-autodiff` calls. No tape and no Python here, so every kernel
+//! differentiable op of `ferrotape-autodiff` calls, and the seam a device backend registers
+//! its kernels through ([`device`]). No tape and no Python here, so every kernel
 //! is reachable from `cargo test`.
 
 mod array;
 mod buffer;
+pub mod device;
 mod dtype;
 mod error;
 pub mod interrupt;
@@ -16,8 +18,9 @@ pub use array::{
     Array, Shape, Strides,
 };
 pub use buffer::{
-    alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Device, Element, ForeignOwner, Storage,
+    alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Element, ForeignOwner, Storage,
 };
+pub use device::Device;
 pub use dtype::DType;
 pub use error::{Error, Result};
 pub use half::{bf16, f16};

@@ -156,8 +156,14 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tenso
     Ok(host_constant(to_array(obj, dtype, 0)?))
 }
 
-/// A tensor made from host values: a constant of the trace being recorded, if any.
+/// A tensor made from host values: a constant of the trace being recorded, if any, on the
+/// device of the `tf.device` scope (where that device cannot take it, on the host: soft
+/// placement).
 pub fn host_constant(a: Array) -> Tensor {
+    let a = match ferrotape_core::device::placement() {
+        Some(device) => a.to_device(device).unwrap_or(a),
+        None => a,
+    };
     let t = Tensor::new(a);
     trace::constant(&t);
     t

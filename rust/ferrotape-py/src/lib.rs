@@ -21,6 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/op_docs.rs"));
 
 mod array;
 mod convert;
+mod devices;
 mod dtype;
 mod errors;
 mod forwardprop;
@@ -108,6 +109,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     forwardprop::register(m)?;
     function::register(m)?;
     array::register(m)?;
+    devices::register(m)?;
     math::register(m)?;
     submodule(m, "nn", nn::register)?;
     submodule(m, "linalg", linalg::register)?;

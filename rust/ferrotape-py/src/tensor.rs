@@ -72,6 +72,14 @@ pub trait TensorLike {
     fn operand(slf: &Bound<'_, Self>) -> Tensor
     where
         Self: Sized;
+
+    /// Where the value lives (read without recording anything).
+    fn placed(slf: &Bound<'_, Self>) -> ferrotape_core::Device
+    where
+        Self: Sized,
+    {
+        Self::operand(slf).value().device()
+    }
 }
 
 impl TensorLike for PyTensor {
@@ -362,10 +370,10 @@ macro_rules! tensor_methods {
                 $cls::operand(slf).rank()
             }
 
-            /// The device holding the value: always the CPU, named as TensorFlow names it.
+            /// The device holding the value, named as TensorFlow names it.
             #[getter]
-            fn device(&self) -> &'static str {
-                "/job:localhost/replica:0/task:0/device:CPU:0"
+            fn device(slf: &Bound<'_, Self>) -> String {
+                $cls::placed(slf).tf_name()
             }
 
             fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {

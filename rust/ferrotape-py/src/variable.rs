@@ -68,6 +68,10 @@ impl TensorLike for PyVariable {
         remember_owner(slf);
         slf.get().var.read()
     }
+
+    fn placed(slf: &Bound<'_, Self>) -> ferrotape_core::Device {
+        slf.get().var.device()
+    }
 }
 
 tensor_methods!(PyVariable, "Variable");

@@ -460,7 +460,8 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
-/// A new tensor with the same value; d/dx = 1.
+/// A new tensor with the same value; d/dx = 1. Under a `tf.device` scope the value is copied
+/// to that device, as TensorFlow's identity copies across devices.
 ///
 /// For example:
 ///
@@ -470,7 +471,11 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
 /// array([1, 2], dtype=int32)
 /// ```
 pub fn identity(x: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(x.value().clone());
+    let value = match ferrotape_core::device::placement() {
+        Some(device) => x.value().to_device(device)?,
+        None => x.value().clone(),
+    };
+    let y = Tensor::new(value);
     trace::node1("Identity", &[x], &y, || {
         |t: &[Tensor]| Ok(stop_gradient(&t[0]))
     });

@@ -366,6 +366,9 @@ where
 
 /// `op` applied to every element of `a`.
 pub fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
+    if let Some(r) = crate::device::dispatch([a], |d, [a]| d.unary(op, a)) {
+        return r;
+    }
     let buf = match a.buffer() {
         Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?.into()),
         Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?.into()),
@@ -539,6 +542,9 @@ where
 
 /// `op(a, b)` with numpy broadcasting; both operands must have the same dtype.
 pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
+    if let Some(r) = crate::device::dispatch([a, b], |d, [a, b]| d.binary(op, a, b)) {
+        return r;
+    }
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }

@@ -190,6 +190,11 @@ fn matmul_int<
 /// `a @ b` over the last two axes, batch axes broadcast; `transpose_*` flips an operand's last
 /// two axes first (read in place).
 pub fn matmul(a: &Array, b: &Array, transpose_a: bool, transpose_b: bool) -> Result<Array> {
+    if let Some(r) =
+        crate::device::dispatch([a, b], |d, [a, b]| d.matmul(a, b, transpose_a, transpose_b))
+    {
+        return r;
+    }
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch("MatMul", a.dtype(), b.dtype()));
     }

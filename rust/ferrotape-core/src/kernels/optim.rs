@@ -17,7 +17,7 @@ use num_traits::Float;
 use rayon::prelude::*;
 
 use super::PARALLEL_THRESHOLD;
-use crate::{Array, Buffer, DType, Element, Error, Result};
+use crate::{Array, Buffer, DType, Device, Element, Error, Result};
 
 /// One step of one rule, with its scalars. The slots each rule updates, in order (the order
 /// the Keras optimizers create them in):
@@ -220,12 +220,28 @@ pub fn apply_optimizer_step(
     let others = slots.iter().map(|s| &**s).chain([grad]);
     check(op, param, others)?;
     let grad = grad.contiguous();
+    // The update runs on the host (no device kernel yet: soft placement); values that lived on
+    // a device go back there, so a variable keeps its placement across steps.
+    let devices: Vec<Device> = [&*param]
+        .into_iter()
+        .chain(slots.iter().map(|s| &**s))
+        .map(Array::device)
+        .collect();
     match param.dtype() {
         DType::F16 => run::<f16>(step, param, slots, &grad),
         DType::BF16 => run::<bf16>(step, param, slots, &grad),
         DType::F32 => run::<f32>(step, param, slots, &grad),
         DType::F64 => run::<f64>(step, param, slots, &grad),
         other => return Err(Error::unsupported(op, other, "a floating-point variable")),
+    }
+    for (a, &device) in [param]
+        .into_iter()
+        .chain(slots.iter_mut().map(|s| &mut **s))
+        .zip(&devices)
+    {
+        if device != Device::Cpu {
+            *a = a.to_device(device)?;
+        }
     }
     Ok(())
 }

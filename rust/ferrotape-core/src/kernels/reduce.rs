@@ -183,6 +183,9 @@ pub fn axes_mask(op: &'static str, rank: usize, axes: Option<&[i64]>) -> Result<
 
 /// Reduces `a` over the axes marked in `mask` (see [`axes_mask`]).
 pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
+    if let Some(r) = crate::device::dispatch([a], |d, [a]| d.reduce(op, a, mask, keepdims)) {
+        return r;
+    }
     // Reducing an empty axis leaves the others, which may be huge ([0, 2**20, 2**20] over
     // axis 0): the output is checked like any allocation.
     if a.is_empty() && mask.len() == a.rank() {

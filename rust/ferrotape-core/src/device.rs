@@ -1,0 +1,321 @@
+//! Devices: where an array's elements live, and the seam a device backend plugs into.
+//!
+//! Design choice (hard to undo): the core knows no GPU API. A device buffer is a trait object
+//! ([`DeviceMemory`]) inside an [`Array`], and a backend crate (`ferrotape-wgpu`) registers a
+//! [`Backend`] at start-up that holds the device's kernels. The four kernel families a backend
+//! may run (`unary`, `binary`, `matmul`, `reduce`) and materialising a strided view ask
+//! [`Backend`] first, through one relaxed atomic load and a branch while no backend is
+//! registered (the default build registers none, so it pays that branch and nothing else).
+//! Placement follows TensorFlow's: an op runs on the device of the innermost `tf.device`
+//! scope ([`set_placement`]), else on the device of its first input that lives off the CPU,
+//! else on the CPU. Soft placement: where the backend has no kernel for an op or dtype
+//! (`None` from the hook), the CPU kernel runs instead; it reads the device input through
+//! [`Array::buffer`], which downloads it once and keeps the host copy beside the device buffer
+//! (tensors are immutable, so the copy never goes stale), and its result lives on the CPU, as
+//! TensorFlow's soft-placed op's does. So every kernel in `kernels` works on device arrays
+//! unchanged, the tape and its higher-order gradients included, and a backend grows by adding
+//! hooks, never by rewriting ops. Device arrays are never written in place (`buffer_mut` is
+//! `None` for them), so variable updates replace their value.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use crate::kernels::{BinaryOp, ReduceOp, UnaryOp};
+use crate::{Array, Buffer, DType, Result};
+
+/// Where a buffer lives: the CPU, or a backend's device (its index among that backend's
+/// devices, TensorFlow's `GPU:<index>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Device {
+    #[default]
+    Cpu,
+    Gpu(u32),
+}
+
+impl Device {
+    /// TensorFlow's full device name (`tensor.device`).
+    pub fn tf_name(self) -> String {
+        match self {
+            Device::Cpu => "/job:localhost/replica:0/task:0/device:CPU:0".into(),
+            Device::Gpu(i) => format!("/job:localhost/replica:0/task:0/device:GPU:{i}"),
+        }
+    }
+}
+
+/// Elements held by a device: the storage half of a device [`Array`] (whose layout says which
+/// of them it views). Implemented by a backend crate.
+pub trait DeviceMemory: Send + Sync + std::fmt::Debug + 'static {
+    fn device(&self) -> Device;
+    fn dtype(&self) -> DType;
+    /// The number of elements.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// A host copy of every element; waits for the queued work that writes them.
+    fn download(&self) -> Result<Buffer>;
+    /// For the backend to recover its own type from an array's memory.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A device's kernels. Each hook returns `None` when the device has no kernel for the op or
+/// dtype (the CPU kernel then runs: soft placement), else the result, a device array. Inputs
+/// are already on the backend's device (the dispatcher uploads host inputs first), in any
+/// layout (views keep their strides and offset).
+pub trait Backend: Send + Sync + 'static {
+    fn device(&self) -> Device;
+    /// The adapter's name, for `tf.config.list_physical_devices`' details.
+    fn name(&self) -> String;
+    /// A device copy of a host array (any layout; the copy is contiguous).
+    fn upload(&self, a: &Array) -> Result<Array>;
+    /// A contiguous copy of a device view.
+    fn contiguous(&self, a: &Array) -> Option<Result<Array>>;
+    fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>>;
+    fn binary(&self, op: BinaryOp, a: &Array, b: &Array) -> Option<Result<Array>>;
+    fn matmul(&self, a: &Array, b: &Array, ta: bool, tb: bool) -> Option<Result<Array>>;
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        a: &Array,
+        mask: &[bool],
+        keepdims: bool,
+    ) -> Option<Result<Array>>;
+}
+
+/// Whether any backend is registered: the only cost the dispatch adds to a CPU-only process.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+fn registry() -> &'static RwLock<Vec<Arc<dyn Backend>>> {
+    static BACKENDS: OnceLock<RwLock<Vec<Arc<dyn Backend>>>> = OnceLock::new();
+    BACKENDS.get_or_init(|| RwLock::new(Vec::new()))
+}
+
+/// Adds a device's backend (replacing one registered for the same device).
+pub fn register(backend: Arc<dyn Backend>) {
+    let mut all = registry().write().unwrap_or_else(|e| e.into_inner());
+    all.retain(|b| b.device() != backend.device());
+    all.push(backend);
+    ACTIVE.store(true, Ordering::Release);
+}
+
+/// The backend of `device`, if one is registered.
+pub fn backend(device: Device) -> Option<Arc<dyn Backend>> {
+    if !ACTIVE.load(Ordering::Acquire) {
+        return None;
+    }
+    let all = registry().read().unwrap_or_else(|e| e.into_inner());
+    all.iter().find(|b| b.device() == device).cloned()
+}
+
+/// The registered devices besides the CPU, in registration order.
+pub fn devices() -> Vec<Device> {
+    let all = registry().read().unwrap_or_else(|e| e.into_inner());
+    all.iter().map(|b| b.device()).collect()
+}
+
+thread_local! {
+    static PLACEMENT: Cell<Option<Device>> = const { Cell::new(None) };
+}
+
+/// Sets this thread's placement scope (`None`: no scope, ops follow their inputs) and returns
+/// the previous one, for the caller to restore when its scope ends.
+pub fn set_placement(device: Option<Device>) -> Option<Device> {
+    PLACEMENT.with(|p| p.replace(device))
+}
+
+/// This thread's placement scope.
+pub fn placement() -> Option<Device> {
+    PLACEMENT.with(|p| p.get())
+}
+
+/// Where an op with `inputs` runs (see the module docs): `None` for the CPU, else the
+/// backend of the device.
+fn target(inputs: &[&Array]) -> Option<Arc<dyn Backend>> {
+    let device = placement().unwrap_or_else(|| {
+        inputs
+            .iter()
+            .map(|a| a.device())
+            .find(|&d| d != Device::Cpu)
+            .unwrap_or(Device::Cpu)
+    });
+    match device {
+        Device::Cpu => None,
+        d => backend(d),
+    }
+}
+
+/// Runs `kernel` on the device chosen for `inputs` with every input moved there, or returns
+/// `None` for the CPU kernel to run (no backend is registered, the op is placed on the CPU,
+/// or the device has no kernel for it).
+#[inline]
+pub(crate) fn dispatch<const N: usize>(
+    inputs: [&Array; N],
+    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<Array>>,
+) -> Option<Result<Array>> {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return None;
+    }
+    dispatch_slow(inputs, kernel)
+}
+
+#[cold]
+fn dispatch_slow<const N: usize>(
+    inputs: [&Array; N],
+    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<Array>>,
+) -> Option<Result<Array>> {
+    let backend = target(&inputs)?;
+    let mut moved: [Option<Array>; N] = std::array::from_fn(|_| None);
+    for (slot, a) in moved.iter_mut().zip(inputs) {
+        if a.device() != backend.device() {
+            match a.to_device(backend.device()) {
+                Ok(copy) => *slot = Some(copy),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+    let on_device: [&Array; N] = std::array::from_fn(|i| moved[i].as_ref().unwrap_or(inputs[i]));
+    kernel(&*backend, on_device)
+}
+
+impl Array {
+    /// Where the elements live.
+    pub fn device(&self) -> Device {
+        match self.device_memory() {
+            Some(m) => m.device(),
+            None => Device::Cpu,
+        }
+    }
+
+    /// The same values on `device`: `self` when already there, else a contiguous copy.
+    pub fn to_device(&self, device: Device) -> Result<Array> {
+        if self.device() == device {
+            return Ok(self.clone());
+        }
+        match device {
+            Device::Cpu => Ok(self.host_copy()),
+            d => match backend(d) {
+                Some(b) => b.upload(&self.host_copy()),
+                None => Err(crate::Error::invalid(
+                    "Device",
+                    format!(
+                        "{} is not available: no backend is registered for it",
+                        d.tf_name()
+                    ),
+                )),
+            },
+        }
+    }
+
+    /// A contiguous host array with the same values (for a device array, from its downloaded
+    /// copy).
+    fn host_copy(&self) -> Array {
+        let host = self.on_host_view();
+        host.contiguous()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seam without a GPU: a fake device whose "memory" is a host buffer, with a kernel
+    //! for `Neg` only, checks placement, soft placement and the transparent host copy.
+
+    use super::*;
+    use crate::kernels;
+
+    const FAKE: Device = Device::Gpu(7);
+
+    #[derive(Debug)]
+    struct FakeMemory(Buffer);
+
+    impl DeviceMemory for FakeMemory {
+        fn device(&self) -> Device {
+            FAKE
+        }
+        fn dtype(&self) -> DType {
+            self.0.dtype()
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn download(&self) -> Result<Buffer> {
+            Ok(self.0.clone())
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    struct FakeBackend;
+
+    impl Backend for FakeBackend {
+        fn device(&self) -> Device {
+            FAKE
+        }
+        fn name(&self) -> String {
+            "fake".into()
+        }
+        fn upload(&self, a: &Array) -> Result<Array> {
+            let host = a.contiguous();
+            Array::from_device(Box::new(FakeMemory(host.buffer().clone())), a.shape())
+        }
+        fn contiguous(&self, _: &Array) -> Option<Result<Array>> {
+            None
+        }
+        fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>> {
+            // The one "device kernel": the CPU's, on the host copy (placed on the CPU, else
+            // the dispatcher would send it back here), uploaded again.
+            (op == UnaryOp::Neg).then(|| {
+                let outer = set_placement(Some(Device::Cpu));
+                let host = kernels::unary(op, &a.on_host_view());
+                set_placement(outer);
+                self.upload(&host?)
+            })
+        }
+        fn binary(&self, _: BinaryOp, _: &Array, _: &Array) -> Option<Result<Array>> {
+            None
+        }
+        fn matmul(&self, _: &Array, _: &Array, _: bool, _: bool) -> Option<Result<Array>> {
+            None
+        }
+        fn reduce(&self, _: ReduceOp, _: &Array, _: &[bool], _: bool) -> Option<Result<Array>> {
+            None
+        }
+    }
+
+    #[test]
+    fn ops_follow_the_scope_then_their_inputs_and_fall_back_to_the_cpu() {
+        register(Arc::new(FakeBackend));
+        assert!(devices().contains(&FAKE));
+        let host = Array::from_vec(vec![1.0f32, -2.0, 3.0], &[3]).unwrap();
+        let on = host.to_device(FAKE).unwrap();
+        assert_eq!(
+            (on.device(), on.dtype(), on.shape()),
+            (FAKE, DType::F32, &[3][..])
+        );
+        // A kernel the device has runs there; one it lacks runs on the host copy.
+        let neg = kernels::unary(UnaryOp::Neg, &on).unwrap();
+        assert_eq!(neg.device(), FAKE);
+        assert_eq!(neg.to_vec::<f32>(), vec![-1.0, 2.0, -3.0]);
+        let abs = kernels::unary(UnaryOp::Abs, &on).unwrap();
+        assert_eq!(abs.device(), Device::Cpu);
+        assert_eq!(abs.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+        let sum = kernels::binary(BinaryOp::Add, &on, &host).unwrap();
+        assert_eq!(sum.to_vec::<f32>(), vec![2.0, -4.0, 6.0]);
+        // The scope moves host inputs to the device, or device inputs to the CPU.
+        let outer = set_placement(Some(FAKE));
+        assert_eq!(kernels::unary(UnaryOp::Neg, &host).unwrap().device(), FAKE);
+        set_placement(Some(Device::Cpu));
+        assert_eq!(
+            kernels::unary(UnaryOp::Neg, &on).unwrap().device(),
+            Device::Cpu
+        );
+        set_placement(outer);
+        // Views of device memory stay device arrays; writing in place is refused.
+        let mut view = on.transpose(&[0]).unwrap();
+        assert_eq!(view.device(), FAKE);
+        assert!(view.buffer_mut().is_none());
+        assert_eq!(view.to_device(Device::Cpu).unwrap().device(), Device::Cpu);
+        assert!(on.to_device(Device::Gpu(99)).is_err());
+    }
+}

@@ -1,0 +1,592 @@
+//! The WGSL kernels (float32) and the [`Backend`] that offers them to the core's dispatcher.
+//!
+//! Each kernel reads its inputs through their layouts: a parameter buffer carries the output
+//! shape and each input's offset and strides (any sign, zero for broadcast axes), so views and
+//! broadcasts cost no copy. Ops a kernel does not cover return `None` and run on the CPU.
+
+use std::sync::Arc;
+
+use ferrotape_core::device::{Backend, Device, DeviceMemory};
+use ferrotape_core::kernels::{BinaryOp, ReduceOp, UnaryOp};
+use ferrotape_core::{broadcast_shapes, Array, DType, Result};
+
+use crate::context::{to_bytes, Gpu, GpuMemory};
+
+/// The most axes a kernel's parameter block has room for (more fall back to the CPU).
+const MAX_RANK: usize = 8;
+
+/// Threads per workgroup of the element-wise and reduction kernels.
+const GROUP: u32 = 64;
+
+/// The most workgroups along one dispatch dimension (WebGPU's limit).
+const MAX_GROUPS: u32 = 65_535;
+
+pub(crate) struct WgpuBackend {
+    gpu: Arc<Gpu>,
+}
+
+impl WgpuBackend {
+    pub(crate) fn new(gpu: Arc<Gpu>) -> WgpuBackend {
+        WgpuBackend { gpu }
+    }
+}
+
+/// The [`GpuMemory`] a device array views.
+fn memory(a: &Array) -> Option<&GpuMemory> {
+    a.device_memory()?.as_any().downcast_ref()
+}
+
+/// Whether the kernels' 32-bit index arithmetic covers `a` (every element offset of its
+/// memory fits an `i32`).
+fn indexable(a: &Array) -> bool {
+    memory(a).is_some_and(|m| m.len() <= i32::MAX as usize) && a.rank() <= MAX_RANK
+}
+
+/// Workgroups for `count` groups, folded into two dimensions past WebGPU's per-dimension cap.
+fn groups(count: usize) -> [u32; 3] {
+    let count = count.max(1) as u32;
+    let x = count.min(MAX_GROUPS);
+    [x, count.div_ceil(x), 1]
+}
+
+/// `values` padded with zeros to [`MAX_RANK`] words.
+fn padded(values: impl IntoIterator<Item = u32>) -> [u32; MAX_RANK] {
+    let mut out = [0; MAX_RANK];
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = v;
+    }
+    out
+}
+
+fn dims(shape: &[usize]) -> [u32; MAX_RANK] {
+    padded(shape.iter().map(|&d| d as u32))
+}
+
+/// Strides as the kernels read them: `i32` bit patterns in `u32` words.
+fn strides(s: &[isize]) -> [u32; MAX_RANK] {
+    padded(s.iter().map(|&s| s as i32 as u32))
+}
+
+/// The WGSL shared by the element-wise kernels: the parameter block, the linear index of an
+/// invocation, and the offset of element `i` of the output shape in an input's layout.
+const PRELUDE: &str = "
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+
+// NaN by its bits: drivers may compile x != x assuming no NaN exists.
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn linear(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * 64u;
+}
+
+// Element i (row-major over the shape at `shape_at`) in the layout with its offset at
+// `offset_at` and its strides at `stride_at`.
+fn offset_of(i: u32, rank: u32, shape_at: u32, offset_at: u32, stride_at: u32) -> u32 {
+    var rem = i;
+    var off = i32(p[offset_at]);
+    for (var d = i32(rank) - 1; d >= 0; d = d - 1) {
+        let s = p[shape_at + u32(d)];
+        off = off + i32(rem % s) * bitcast<i32>(p[stride_at + u32(d)]);
+        rem = rem / s;
+    }
+    return u32(off);
+}
+";
+
+/// A unary op's float32 expression in `x`, `None` where the GPU has no kernel for it.
+fn unary_expr(op: UnaryOp) -> Option<&'static str> {
+    use UnaryOp::*;
+    Some(match op {
+        Neg => "-x",
+        Abs => "abs(x)",
+        // NaN passes through and both zeros give +0, as on the CPU.
+        Sign => "select(select(select(0.0, -1.0, x < 0.0), 1.0, x > 0.0), x, is_nan(x))",
+        Square => "x * x",
+        Exp => "exp(x)",
+        // Kahan's forms: accurate near 0, where exp(x) - 1 and log(1 + x) cancel.
+        Expm1 => {
+            "select(select((exp(x) - 1.0) * x / log(exp(x)), -1.0, exp(x) - 1.0 == -1.0), x, exp(x) == 1.0)"
+        }
+        Log => "log(x)",
+        Log1p => "select(log(1.0 + x) * x / ((1.0 + x) - 1.0), x, 1.0 + x == 1.0)",
+        Sqrt => "sqrt(x)",
+        // 1 / sqrt rather than inverseSqrt, whose precision WGSL leaves loose.
+        Rsqrt => "1.0 / sqrt(x)",
+        Reciprocal => "1.0 / x",
+        Sin => "sin(x)",
+        Cos => "cos(x)",
+        Tan => "tan(x)",
+        // Through atan2, whose precision WGSL bounds (drivers' asin and acos can be loose).
+        Asin => "atan2(x, sqrt((1.0 - x) * (1.0 + x)))",
+        Acos => "atan2(sqrt((1.0 - x) * (1.0 + x)), x)",
+        Atan => "atan(x)",
+        Sinh => "sinh(x)",
+        Cosh => "cosh(x)",
+        // Past |x| = 10 tanh is ±1 in float32; some drivers' tanh overflows to NaN there.
+        Tanh => "select(tanh(x), sign(x), abs(x) > 10.0)",
+        Asinh => "asinh(x)",
+        Acosh => "acosh(x)",
+        Atanh => "atanh(x)",
+        // Neither branch overflows: exp(-|x|) <= 1.
+        Sigmoid => "select(exp(-abs(x)), 1.0, x >= 0.0) / (1.0 + exp(-abs(x)))",
+        // NaN passes through, as in TensorFlow.
+        Relu => "select(0.0, x, x > 0.0 || is_nan(x))",
+        Softplus => "max(x, 0.0) + log(1.0 + exp(-abs(x)))",
+        Floor => "floor(x)",
+        Ceil => "ceil(x)",
+        // WGSL's round breaks ties to even, as TensorFlow's does.
+        Round => "round(x)",
+        _ => return None,
+    })
+}
+
+/// A binary op's float32 expression in `x` and `y`, `None` where the GPU has no kernel.
+fn binary_expr(op: BinaryOp) -> Option<&'static str> {
+    use BinaryOp::*;
+    Some(match op {
+        Add => "x + y",
+        Sub => "x - y",
+        Mul => "x * y",
+        Div => "x / y",
+        // NaN in either operand propagates, as TensorFlow's maximum and minimum do (WGSL's
+        // max and min leave it unspecified).
+        Maximum => "select(select(max(x, y), x, is_nan(x)), y, is_nan(y))",
+        Minimum => "select(select(min(x, y), x, is_nan(x)), y, is_nan(y))",
+        SquaredDifference => "(x - y) * (x - y)",
+        FloorDiv => "floor(x / y)",
+        Atan2 => "atan2(x, y)",
+        _ => return None,
+    })
+}
+
+/// The strided map kernel: out[i] = f(a[offset of i]) over `T` elements.
+fn map_source(element: &str, expr: &str) -> String {
+    format!(
+        "{PRELUDE}
+@group(0) @binding(1) var<storage, read_write> out: array<{element}>;
+@group(0) @binding(2) var<storage, read> xa: array<{element}>;
+
+fn f(x: {element}) -> {element} {{ return {expr}; }}
+
+// p: [n, rank, offset, shape[8], strides[8]]
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+    let i = linear(gid, nwg);
+    if (i >= p[0]) {{ return; }}
+    out[i] = f(xa[offset_of(i, p[1], 3u, 2u, 11u)]);
+}}
+"
+    )
+}
+
+fn binary_source(expr: &str) -> String {
+    format!(
+        "{PRELUDE}
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> xa: array<f32>;
+@group(0) @binding(3) var<storage, read> xb: array<f32>;
+
+fn f(x: f32, y: f32) -> f32 {{ return {expr}; }}
+
+// p: [n, rank, offset_a, offset_b, shape[8], strides_a[8], strides_b[8]]
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+    let i = linear(gid, nwg);
+    if (i >= p[0]) {{ return; }}
+    out[i] = f(xa[offset_of(i, p[1], 4u, 2u, 12u)], xb[offset_of(i, p[1], 4u, 3u, 20u)]);
+}}
+"
+    )
+}
+
+/// Tiled matmul: a 16x16 output tile per workgroup, batches along z; operands are read
+/// through their row and column strides (so transposed operands cost no copy) and per-batch
+/// strides (zero where a batch axis is broadcast).
+const MATMUL: &str = "
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> xa: array<f32>;
+@group(0) @binding(3) var<storage, read> xb: array<f32>;
+
+var<workgroup> tile_a: array<array<f32, 16>, 16>;
+var<workgroup> tile_b: array<array<f32, 16>, 16>;
+
+// p: [m, n, k, batch_rank, offset_a, offset_b, a_row, a_col, b_row, b_col,
+//     batch_shape[6], a_batch_strides[6], b_batch_strides[6]]
+@compute @workgroup_size(16, 16)
+fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>) {
+    let m = p[0];
+    let n = p[1];
+    let k = p[2];
+    let row = w.y * 16u + l.y;
+    let col = w.x * 16u + l.x;
+    var rem = w.z;
+    var oa = i32(p[4]);
+    var ob = i32(p[5]);
+    for (var d = i32(p[3]) - 1; d >= 0; d = d - 1) {
+        let s = p[10u + u32(d)];
+        let idx = i32(rem % s);
+        rem = rem / s;
+        oa = oa + idx * bitcast<i32>(p[16u + u32(d)]);
+        ob = ob + idx * bitcast<i32>(p[22u + u32(d)]);
+    }
+    let a_row = bitcast<i32>(p[6]);
+    let a_col = bitcast<i32>(p[7]);
+    let b_row = bitcast<i32>(p[8]);
+    let b_col = bitcast<i32>(p[9]);
+    var acc = 0.0;
+    for (var t = 0u; t < (k + 15u) / 16u; t = t + 1u) {
+        let ka = t * 16u + l.x;
+        if (row < m && ka < k) {
+            tile_a[l.y][l.x] = xa[u32(oa + i32(row) * a_row + i32(ka) * a_col)];
+        } else {
+            tile_a[l.y][l.x] = 0.0;
+        }
+        let kb = t * 16u + l.y;
+        if (kb < k && col < n) {
+            tile_b[l.y][l.x] = xb[u32(ob + i32(kb) * b_row + i32(col) * b_col)];
+        } else {
+            tile_b[l.y][l.x] = 0.0;
+        }
+        workgroupBarrier();
+        for (var q = 0u; q < 16u; q = q + 1u) {
+            acc = acc + tile_a[l.y][q] * tile_b[q][l.x];
+        }
+        workgroupBarrier();
+    }
+    if (row < m && col < n) {
+        out[(w.z * m + row) * n + col] = acc;
+    }
+}
+";
+
+/// Sum along any axes: one workgroup per output element, its 64 threads striding over the
+/// reduced elements, then a tree sum in workgroup memory.
+const SUM: &str = "
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> xa: array<f32>;
+
+var<workgroup> part: array<f32, 64>;
+
+fn offset_in(i: u32, rank: u32, shape_at: u32, stride_at: u32) -> i32 {
+    var rem = i;
+    var off = 0;
+    for (var d = i32(rank) - 1; d >= 0; d = d - 1) {
+        let s = p[shape_at + u32(d)];
+        off = off + i32(rem % s) * bitcast<i32>(p[stride_at + u32(d)]);
+        rem = rem / s;
+    }
+    return off;
+}
+
+// p: [n_out, n_reduced, kept_rank, reduced_rank, offset,
+//     kept_shape[8], kept_strides[8], reduced_shape[8], reduced_strides[8]]
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let o = w.x + w.y * nwg.x;
+    if (o >= p[0]) { return; }
+    let base = i32(p[4]) + offset_in(o, p[2], 5u, 13u);
+    var acc = 0.0;
+    for (var r = l.x; r < p[1]; r = r + 64u) {
+        acc = acc + xa[u32(base + offset_in(r, p[3], 21u, 29u))];
+    }
+    part[l.x] = acc;
+    workgroupBarrier();
+    for (var s = 32u; s > 0u; s = s >> 1u) {
+        if (l.x < s) {
+            part[l.x] = part[l.x] + part[l.x + s];
+        }
+        workgroupBarrier();
+    }
+    if (l.x == 0u) {
+        out[o] = part[0];
+    }
+}
+";
+
+impl WgpuBackend {
+    /// A device array of `shape` holding `out`.
+    fn wrap(&self, out: GpuMemory, shape: &[usize]) -> Result<Array> {
+        Array::from_device(Box::new(out), shape)
+    }
+
+    /// The strided map of `a` through `expr` over `element` words (`f32`, or `u32` for a copy
+    /// of any 4-byte dtype).
+    fn map(&self, key: &str, element: &str, expr: &str, a: &Array) -> Result<Array> {
+        let out = self.gpu.alloc(a.dtype(), a.len())?;
+        if !a.is_empty() {
+            let params = self.gpu.params(
+                &[
+                    [a.len() as u32, a.rank() as u32, a.offset() as u32].as_slice(),
+                    &dims(a.shape()),
+                    &strides(a.strides()),
+                ]
+                .concat(),
+            )?;
+            let pipeline = self.gpu.pipeline(key, || map_source(element, expr));
+            let input = memory(a).expect("a device input");
+            let n = a.len().div_ceil(GROUP as usize);
+            self.gpu.run(&pipeline, &[&params, &out, input], groups(n));
+        }
+        self.wrap(out, a.shape())
+    }
+
+    fn binary_kernel(
+        &self,
+        op: BinaryOp,
+        expr: &str,
+        a: &Array,
+        b: &Array,
+        shape: &[usize],
+    ) -> Result<Array> {
+        let n: usize = shape.iter().product();
+        let out = self.gpu.alloc(DType::F32, n)?;
+        if n > 0 {
+            // Callers' shapes broadcast, so these views cannot fail.
+            let a = a.broadcast_to(shape)?;
+            let b = b.broadcast_to(shape)?;
+            let head = [
+                n as u32,
+                shape.len() as u32,
+                a.offset() as u32,
+                b.offset() as u32,
+            ];
+            let params = self.gpu.params(
+                &[
+                    head.as_slice(),
+                    &dims(shape),
+                    &strides(a.strides()),
+                    &strides(b.strides()),
+                ]
+                .concat(),
+            )?;
+            let key = format!("binary_{}", op.name());
+            let pipeline = self.gpu.pipeline(&key, || binary_source(expr));
+            let (x, y) = (memory(&a).expect("device"), memory(&b).expect("device"));
+            self.gpu.run(
+                &pipeline,
+                &[&params, &out, x, y],
+                groups(n.div_ceil(GROUP as usize)),
+            );
+        }
+        self.wrap(out, shape)
+    }
+
+    /// `a @ b` with the row and column axes `rc` of each operand, sizes `[m, n, k]` and the
+    /// broadcast batch shape `batch`.
+    fn matmul_kernel(
+        &self,
+        a: &Array,
+        b: &Array,
+        rc: [[usize; 2]; 2],
+        [m, n, k]: [usize; 3],
+        batch: &[usize],
+    ) -> Result<Array> {
+        let [a_rc, b_rc] = rc;
+        let count: usize = batch.iter().product();
+        let mut out_shape = batch.to_vec();
+        out_shape.extend([m, n]);
+        let out = self.gpu.alloc(DType::F32, count * m * n)?;
+        if count * m * n > 0 {
+            // Batch strides of each operand broadcast to `batch` (zero on repeated axes).
+            let batch_strides = |x: &Array| -> [u32; 6] {
+                let lead = &x.shape()[..x.rank() - 2];
+                let pad = batch.len() - lead.len();
+                let mut s = [0u32; 6];
+                for (i, (&d, &st)) in lead.iter().zip(x.strides()).enumerate() {
+                    if d != 1 {
+                        s[pad + i] = st as i32 as u32;
+                    }
+                }
+                s
+            };
+            let (sa, sb) = (batch_strides(a), batch_strides(b));
+            let mut words = vec![
+                m as u32,
+                n as u32,
+                k as u32,
+                batch.len() as u32,
+                a.offset() as u32,
+                b.offset() as u32,
+                a.strides()[a_rc[0]] as i32 as u32,
+                a.strides()[a_rc[1]] as i32 as u32,
+                b.strides()[b_rc[0]] as i32 as u32,
+                b.strides()[b_rc[1]] as i32 as u32,
+            ];
+            let mut shape6 = [1u32; 6];
+            for (s, &d) in shape6.iter_mut().zip(batch.iter()) {
+                *s = d as u32;
+            }
+            words.extend(shape6);
+            words.extend(sa);
+            words.extend(sb);
+            let params = self.gpu.params(&words)?;
+            let pipeline = self.gpu.pipeline("matmul", || MATMUL.to_string());
+            let (x, y) = (memory(a).expect("device"), memory(b).expect("device"));
+            let grid = [n.div_ceil(16) as u32, m.div_ceil(16) as u32, count as u32];
+            self.gpu.run(&pipeline, &[&params, &out, x, y], grid);
+        }
+        self.wrap(out, &out_shape)
+    }
+
+    /// Sums of `a` over the axes of `shapes[1]`/`strides[1]` for each index of the kept axes
+    /// (`shapes[0]`/`strides[0]`), shaped `out_shape`.
+    fn sum_kernel(
+        &self,
+        a: &Array,
+        shapes: [&[usize]; 2],
+        strides_of: [&[isize]; 2],
+        out_shape: &[usize],
+    ) -> Result<Array> {
+        let [kept_shape, red_shape] = shapes;
+        let [kept_strides, red_strides] = strides_of;
+        let n_out: usize = kept_shape.iter().product();
+        let n_red: usize = red_shape.iter().product();
+        let out = self.gpu.alloc(DType::F32, n_out)?;
+        if n_out > 0 {
+            let head = [
+                n_out as u32,
+                n_red as u32,
+                kept_shape.len() as u32,
+                red_shape.len() as u32,
+                a.offset() as u32,
+            ];
+            let words = [
+                head.as_slice(),
+                &dims(kept_shape),
+                &strides(kept_strides),
+                &dims(red_shape),
+                &strides(red_strides),
+            ]
+            .concat();
+            let params = self.gpu.params(&words)?;
+            let pipeline = self.gpu.pipeline("sum", || SUM.to_string());
+            let input = memory(a).expect("device");
+            self.gpu
+                .run(&pipeline, &[&params, &out, input], groups(n_out));
+        }
+        self.wrap(out, out_shape)
+    }
+}
+
+impl Backend for WgpuBackend {
+    fn device(&self) -> Device {
+        self.gpu.device_id()
+    }
+
+    fn name(&self) -> String {
+        self.gpu.info.name.clone()
+    }
+
+    fn upload(&self, a: &Array) -> Result<Array> {
+        let memory = self.gpu.upload_bytes(a.dtype(), a.len(), &to_bytes(a))?;
+        self.wrap(memory, a.shape())
+    }
+
+    fn contiguous(&self, a: &Array) -> Option<Result<Array>> {
+        if !matches!(a.dtype(), DType::F32 | DType::I32) || !indexable(a) {
+            return None;
+        }
+        Some(self.map("copy_u32", "u32", "x", a))
+    }
+
+    fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>> {
+        if a.dtype() != DType::F32 || !indexable(a) {
+            return None;
+        }
+        let expr = unary_expr(op)?;
+        Some(self.map(op.name(), "f32", expr, a))
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Array, b: &Array) -> Option<Result<Array>> {
+        if a.dtype() != DType::F32 || b.dtype() != DType::F32 || !indexable(a) || !indexable(b) {
+            return None;
+        }
+        let expr = binary_expr(op)?;
+        let shape = broadcast_shapes(op.name(), a.shape(), b.shape()).ok()?;
+        let n: usize = shape.iter().product();
+        if shape.len() > MAX_RANK || n > u32::MAX as usize {
+            return None;
+        }
+        Some(self.binary_kernel(op, expr, a, b, &shape))
+    }
+
+    fn matmul(&self, a: &Array, b: &Array, ta: bool, tb: bool) -> Option<Result<Array>> {
+        if a.dtype() != DType::F32 || b.dtype() != DType::F32 || !indexable(a) || !indexable(b) {
+            return None;
+        }
+        if a.rank() < 2 || b.rank() < 2 {
+            return None; // the CPU kernel reports the error
+        }
+        let (ra, rb) = (a.rank(), b.rank());
+        // Transposing swaps the last two axes' sizes and strides: a view, no copy.
+        let (mut a_rc, mut b_rc) = ([ra - 2, ra - 1], [rb - 2, rb - 1]);
+        if ta {
+            a_rc.reverse();
+        }
+        if tb {
+            b_rc.reverse();
+        }
+        let (m, k) = (a.shape()[a_rc[0]], a.shape()[a_rc[1]]);
+        let (k2, n) = (b.shape()[b_rc[0]], b.shape()[b_rc[1]]);
+        if k != k2 {
+            return None;
+        }
+        let batch = broadcast_shapes("MatMul", &a.shape()[..ra - 2], &b.shape()[..rb - 2]).ok()?;
+        let count: usize = batch.iter().product();
+        let total = count.checked_mul(m).and_then(|x| x.checked_mul(n));
+        if batch.len() > 6
+            || count > MAX_GROUPS as usize
+            || total.is_none_or(|t| t > u32::MAX as usize)
+        {
+            return None;
+        }
+        if m.div_ceil(16) > MAX_GROUPS as usize || n.div_ceil(16) > MAX_GROUPS as usize {
+            return None;
+        }
+        Some(self.matmul_kernel(a, b, [a_rc, b_rc], [m, n, k], &batch))
+    }
+
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        a: &Array,
+        mask: &[bool],
+        keepdims: bool,
+    ) -> Option<Result<Array>> {
+        if op != ReduceOp::Sum || a.dtype() != DType::F32 || !indexable(a) || mask.len() != a.rank()
+        {
+            return None;
+        }
+        let (mut kept_shape, mut kept_strides, mut red_shape, mut red_strides) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut out_shape = Vec::new();
+        for ((&d, &s), &r) in a.shape().iter().zip(a.strides()).zip(mask) {
+            if r {
+                red_shape.push(d);
+                red_strides.push(s);
+                if keepdims {
+                    out_shape.push(1);
+                }
+            } else {
+                kept_shape.push(d);
+                kept_strides.push(s);
+                out_shape.push(d);
+            }
+        }
+        let n_out: usize = kept_shape.iter().product();
+        if n_out > (MAX_GROUPS as usize).pow(2) {
+            return None;
+        }
+        Some(self.sum_kernel(
+            a,
+            [&kept_shape, &red_shape],
+            [&kept_strides, &red_strides],
+            &out_shape,
+        ))
+    }
+}

@@ -1,0 +1,196 @@
+"""The device API: ``ft.config``'s device lists, ``ft.device`` placement, ``.device`` strings.
+
+The first tests run on every build. The GPU tests need an extension built with the ``gpu``
+feature and an adapter (CI: Mesa's lavapipe with ``FERROTAPE_GPU_ALLOW_SOFTWARE=1``, see
+scripts/test.sh); elsewhere they skip.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ferrotape as ft
+
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+
+if os.environ.get("FERROTAPE_GPU_REQUIRE") == "1" and not ft.config.list_physical_devices("GPU"):
+    # scripts/test.sh's GPU run: skipping there would hide a broken build or driver.
+    raise RuntimeError("FERROTAPE_GPU_REQUIRE=1 but ferrotape lists no GPU")
+
+needs_gpu = pytest.mark.skipif(
+    not ft.config.list_physical_devices("GPU"),
+    reason="no GPU: the extension was built without the gpu feature, or no adapter was found",
+)
+
+
+@pytest.fixture
+def hard_placement():
+    ft.config.set_soft_device_placement(False)
+    yield
+    ft.config.set_soft_device_placement(True)
+
+
+def test_the_cpu_is_always_listed_first():
+    physical = ft.config.list_physical_devices()
+    assert physical[0] == ft.config.PhysicalDevice("/physical_device:CPU:0", "CPU")
+    logical = ft.config.list_logical_devices()
+    assert logical[0] == ft.config.LogicalDevice("/device:CPU:0", "CPU")
+    gpus = ft.config.list_physical_devices("gpu")
+    assert [d.name for d in gpus] == [f"/physical_device:GPU:{i}" for i in range(len(gpus))]
+    assert len(ft.config.list_logical_devices("GPU")) == len(gpus)
+
+
+def test_tensors_made_outside_any_scope_live_on_the_cpu():
+    x = ft.constant([1.0, 2.0])
+    v = ft.Variable([1.0])
+    assert x.device == CPU
+    assert v.device == CPU
+    with ft.device("/cpu:0"):
+        assert (x + 1).device == CPU
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["/CPU:0", "CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0", "cpu"],
+)
+def test_tensorflow_device_names_are_understood(name):
+    with ft.device(name):
+        assert ft.constant(1.0).device == CPU
+
+
+@pytest.mark.parametrize("name", ["/XPU:0", "blah", "/device:CPU:x"])
+def test_malformed_device_names_are_value_errors(name):
+    with pytest.raises(ValueError, match="device"):
+        with ft.device(name):
+            pass
+
+
+def test_a_missing_gpu_is_the_cpu_under_soft_placement():
+    count = len(ft.config.list_physical_devices("GPU"))
+    with ft.device(f"/GPU:{count}"):
+        y = ft.identity(ft.constant([1.0]))
+    assert y.device == CPU
+    assert ft.config.get_soft_device_placement()
+
+
+def test_a_missing_gpu_is_an_error_without_soft_placement(hard_placement):
+    count = len(ft.config.list_physical_devices("GPU"))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="Could not satisfy device"):
+        with ft.device(f"/GPU:{count}"):
+            pass
+
+
+def test_scopes_nest_and_restore():
+    with ft.device("/CPU:0"):
+        with ft.device(None):
+            assert ft.constant(1.0).device == CPU
+        with ft.device("/job:localhost"):
+            assert ft.constant(1.0).device == CPU
+    assert ft.constant(1.0).device == CPU
+
+
+@needs_gpu
+def test_a_gpu_scope_places_new_tensors_and_variables():
+    with ft.device("/GPU:0"):
+        x = ft.constant([[1.0, 2.0], [3.0, 4.0]])
+        v = ft.Variable(ft.ones([2]))
+        y = ft.matmul(x, x) + 1.0
+    assert x.device == GPU
+    assert v.device == GPU
+    assert y.device == GPU
+    np.testing.assert_allclose(y.numpy(), [[8.0, 11.0], [16.0, 23.0]])
+    # Ops follow their device inputs outside the scope too.
+    assert ft.exp(x).device == GPU
+    assert ft.reduce_sum(x, axis=0).device == GPU
+
+
+@needs_gpu
+def test_numpy_round_trips_every_dtype():
+    for value in [
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.array([1, -2], np.int64),
+        np.array([True, False]),
+        np.float64(2.5),
+        np.zeros((0, 3), np.float32),
+    ]:
+        with ft.device("/GPU:0"):
+            t = ft.constant(value)
+        assert t.device == GPU
+        assert t.dtype == ft.as_dtype(value.dtype)
+        np.testing.assert_array_equal(t.numpy(), value)
+
+
+@needs_gpu
+def test_identity_copies_between_devices():
+    x = ft.constant([1.0, 2.0])
+    with ft.device("/GPU:0"):
+        on_gpu = ft.identity(x)
+    with ft.device("/CPU:0"):
+        back = ft.identity(on_gpu)
+    assert (x.device, on_gpu.device, back.device) == (CPU, GPU, CPU)
+    np.testing.assert_array_equal(back.numpy(), [1.0, 2.0])
+
+
+@needs_gpu
+def test_ops_without_a_gpu_kernel_fall_back_to_the_cpu():
+    with ft.device("/GPU:0"):
+        x = ft.constant([0.5, 1.5, 2.5])
+        y = ft.math.lgamma(x)
+    assert y.device == CPU
+    np.testing.assert_allclose(y.numpy(), ft.math.lgamma([0.5, 1.5, 2.5]).numpy())
+
+
+def _loss_and_grads(device):
+    with ft.device(device):
+        x = ft.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3))
+        w = ft.Variable(np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(3, 2))
+        with ft.GradientTape() as outer:
+            outer.watch(x)
+            with ft.GradientTape() as tape:
+                tape.watch(x)
+                loss = ft.reduce_mean(ft.tanh(ft.matmul(x, w)) ** 2) + ft.reduce_sum(x * x * x)
+            gx, gw = tape.gradient(loss, [x, w])
+        second = outer.gradient(gx, x)
+    return loss, gx, gw, second
+
+
+@needs_gpu
+def test_tape_gradients_on_the_gpu_equal_the_cpu_ones():
+    on_gpu, on_cpu = _loss_and_grads("/GPU:0"), _loss_and_grads("/CPU:0")
+    assert on_gpu[1].device == GPU
+    assert on_gpu[3].device == GPU
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@needs_gpu
+def test_an_optimizer_step_keeps_variables_on_the_gpu():
+    with ft.device("/GPU:0"):
+        w = ft.Variable([1.0, -2.0])
+    opt = ft.keras.optimizers.Adam(0.1)
+    for _ in range(3):
+        with ft.GradientTape() as tape:
+            loss = ft.reduce_sum(w * w)
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+    assert w.device == GPU
+    w.assign([3.0, 4.0])
+    assert w.device == GPU
+    np.testing.assert_array_equal(w.numpy(), [3.0, 4.0])
+
+
+@pytest.mark.skipif(
+    not any(gpu[3] for gpu in ft._core.gpu_devices()),
+    reason="needs a software adapter (lavapipe) listed under FERROTAPE_GPU_ALLOW_SOFTWARE=1",
+)
+def test_software_adapters_are_listed_only_when_allowed():
+    env = {k: v for k, v in os.environ.items() if k != "FERROTAPE_GPU_ALLOW_SOFTWARE"}
+    code = "import ferrotape as ft; print([g[3] for g in ft._core.gpu_devices()])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    # Only hardware adapters remain: none of those listed is software.
+    assert "True" not in out.stdout
