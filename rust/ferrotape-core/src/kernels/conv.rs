@@ -288,28 +288,54 @@ pub enum ConvAlgorithm {
     Winograd(WinogradTile),
 }
 
-/// Input channels from which a 3×3 float32 convolution goes through Winograd's F(2×2, 3×3).
-/// Measured with `RAYON_NUM_THREADS=1 cargo run --release -p ferrotape-benches --example
-/// conv_layers` (batch 64, the seed CNN's layers, Zen 4 with AVX-512, median ms per call):
+/// Input and output channels from which a 3×3 float32 convolution goes through Winograd's
+/// F(2×2, 3×3). Measured with `cargo run --release -p ferrotape-benches --example
+/// conv_layers` (batch 64, the seed CNN's layers with their bias, Zen 4 with AVX-512, median
+/// ms per call; 1 thread, then 2 threads; repeated runs differed by up to 30%):
 ///
-/// | layer          | direct | im2col | F(2×2) | F(4×4) |
-/// |----------------|--------|--------|--------|--------|
-/// | 28×28, 1 → 16  | 1.8    | 1.15   | -      | -      |
-/// | 14×14, 16 → 32 | 3.6    | 1.49   | 1.30   | 1.53   |
-/// | 14×14, 32 → 32 | 8.5    | 2.63   | 2.09   | 2.20   |
-/// | 7×7, 32 → 64   | 3.9    | 1.18   | 1.14   | 1.15   |
-/// | 7×7, 64 → 64   | 15.5   | 2.37   | 2.16   | 1.98   |
+/// | layer          | direct    | im2col    | F(2×2)    | F(4×4)    |
+/// |----------------|-----------|-----------|-----------|-----------|
+/// | 28×28, 1 → 16  | 1.83 0.98 | 1.17 0.71 | 4.03 2.80 | 2.28 1.51 |
+/// | 14×14, 16 → 32 | 3.93 2.01 | 1.58 0.88 | 1.21 0.93 | 1.26 0.80 |
+/// | 14×14, 32 → 32 | 6.61 4.25 | 2.74 1.47 | 1.97 1.32 | 1.69 1.25 |
+/// | 7×7, 32 → 64   | 3.82 2.00 | 1.25 0.70 | 1.19 0.89 | 0.96 0.93 |
+/// | 7×7, 64 → 64   | 7.39 4.08 | 2.69 1.38 | 2.40 1.36 | 1.79 1.48 |
 ///
-/// F(4×4) does a third of F(2×2)'s products but its transforms and its 36 smaller products
-/// cost what that saves at these sizes, so the more exact F(2×2) is the choice. With one
-/// input channel the transforms would outweigh everything, and im2col's product is fastest.
+/// On one thread both Winograd tiles beat im2col from 16 channels on; on two the three are
+/// level within the noise. F(2×2) is the choice: as exact as im2col, where F(4×4)'s error is
+/// ten times larger (see `winograd.rs`). With one input channel, or one output channel (the
+/// first layer's input gradient), the transforms outweigh the products saved.
 const WINOGRAD_MIN_CHANNELS: usize = 16;
+
+/// The algorithm named by the environment variable `FERROTAPE_CONV_ALGORITHM` (`direct`,
+/// `im2col`, `winograd2` or `winograd4`; read once), which replaces the automatic choice for
+/// every convolution: for comparing the algorithms inside a whole model.
+fn forced_conv_algorithm() -> Option<ConvAlgorithm> {
+    static FORCED: std::sync::OnceLock<Option<ConvAlgorithm>> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| {
+        let name = std::env::var("FERROTAPE_CONV_ALGORITHM").ok()?;
+        match name.trim().to_ascii_lowercase().as_str() {
+            "direct" => Some(ConvAlgorithm::Direct),
+            "im2col" => Some(ConvAlgorithm::Im2col),
+            "winograd2" => Some(ConvAlgorithm::Winograd(WinogradTile::F2)),
+            "winograd4" => Some(ConvAlgorithm::Winograd(WinogradTile::F4)),
+            _ => None,
+        }
+    })
+}
 
 /// The algorithm `conv2d` uses for a shape. The direct loop is never chosen: on the shapes
 /// measured (the table above) im2col + gemm was faster, including the one-channel first layer
 /// it was written for; it stays as a forced choice for the tests and the benchmark.
+/// `FERROTAPE_CONV_ALGORITHM` overrides the choice.
 pub fn conv_algorithm(w: &Window2d, out_c: usize) -> ConvAlgorithm {
-    if winograd::applies(w, out_c) && w.channels >= WINOGRAD_MIN_CHANNELS {
+    if let Some(forced) = forced_conv_algorithm() {
+        return forced;
+    }
+    if winograd::applies(w, out_c)
+        && w.channels >= WINOGRAD_MIN_CHANNELS
+        && out_c >= WINOGRAD_MIN_CHANNELS
+    {
         ConvAlgorithm::Winograd(WinogradTile::F2)
     } else {
         ConvAlgorithm::Im2col

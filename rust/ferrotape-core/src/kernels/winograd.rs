@@ -136,35 +136,35 @@ trait Tile<const A: usize, const M: usize> {
 }
 
 /// `L x Lᵀ` for the row-major `R × R` tile of lane blocks `x`, where `L` (`S × R`) is the
-/// 1-D transform `f`, into the row-major `S × S` tile `out`. The loop over lanes is the
-/// outermost, and each lane's tile is plain numbers that stay in registers, so the compiler
-/// vectorises across the 16 lanes (contiguous in memory) instead of along a tile's strided
-/// rows or columns.
-#[inline(always)]
-fn sandwich<const R: usize, const S: usize>(
-    x: &[Lanes; MAX_POINTS],
-    out: &mut [Lanes; MAX_POINTS],
-    f: impl Fn([f32; R]) -> [f32; S],
-) {
-    for l in 0..LANES {
-        let mut columns = [[0.0f32; R]; S]; // columns[i][j]: point i of column j
-        for j in 0..R {
-            let mut column = [0.0f32; R];
-            for i in 0..R {
-                column[i] = x[i * R + j].0[l];
+/// 1-D transform `transform` (`Tile::input` or `Tile::output`), into the row-major `S × S`
+/// tile `out`. The loop over lanes is the outermost, and each lane's tile is plain numbers
+/// that stay in registers, so the compiler vectorises across the 16 lanes (contiguous in
+/// memory) instead of along a tile's strided rows or columns (which it did with gathers).
+/// A macro rather than a function taking the transform: passed as a value, the transform was
+/// left as an out-of-line call per column in one build, which cost more than the arithmetic.
+macro_rules! sandwich {
+    ($x:expr, $out:expr, $transform:path, $r:expr, $s:expr) => {{
+        let (x, out): (&[Lanes; MAX_POINTS], &mut [Lanes; MAX_POINTS]) = ($x, $out);
+        for l in 0..LANES {
+            let mut columns = [[0.0f32; $r]; $s]; // columns[i][j]: point i of column j
+            for j in 0..$r {
+                let mut column = [0.0f32; $r];
+                for i in 0..$r {
+                    column[i] = x[i * $r + j].0[l];
+                }
+                let transformed = $transform(column);
+                for i in 0..$s {
+                    columns[i][j] = transformed[i];
+                }
             }
-            let transformed = f(column);
-            for i in 0..S {
-                columns[i][j] = transformed[i];
+            for i in 0..$s {
+                let row = $transform(columns[i]);
+                for j in 0..$s {
+                    out[i * $s + j].0[l] = row[j];
+                }
             }
         }
-        for i in 0..S {
-            let row = f(columns[i]);
-            for j in 0..S {
-                out[i * S + j].0[l] = row[j];
-            }
-        }
-    }
+    }};
 }
 
 /// F(2, 3) with interpolation points 0, 1, -1 and ∞.
@@ -392,7 +392,7 @@ fn transform_input<const A: usize, const M: usize, T: Tile<A, M>>(
                             }
                         }
                     }
-                    sandwich::<A, A>(&d, &mut columns, T::input);
+                    sandwich!(&d, &mut columns, T::input, A, A);
                     for (point, value) in columns[..A * A].iter().enumerate() {
                         let at = (point * tiles + t) * c + c0;
                         value.store(&mut v[at..at + lanes]);
@@ -427,7 +427,7 @@ fn transform_output<const A: usize, const M: usize, T: Tile<A, M>>(
                 let at = (point * tiles + t) * out_c + k0;
                 *value = Lanes::load(&m[at..at + lanes]);
             }
-            sandwich::<A, M>(&products, &mut y, T::output);
+            sandwich!(&products, &mut y, T::output, A, M);
             let shift = bias.map_or(Lanes::ZERO, |b| Lanes::load(&b[k0..k0 + lanes]));
             for i in 0..M.min(w.out_h - ty * M) {
                 let oy = ty * M + i;
