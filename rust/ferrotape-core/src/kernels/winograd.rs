@@ -99,28 +99,6 @@ impl std::ops::Add for Lanes {
     }
 }
 
-impl std::ops::Sub for Lanes {
-    type Output = Lanes;
-    #[inline(always)]
-    fn sub(mut self, o: Lanes) -> Lanes {
-        for i in 0..LANES {
-            self.0[i] -= o.0[i];
-        }
-        self
-    }
-}
-
-impl std::ops::Mul<Lanes> for f32 {
-    type Output = Lanes;
-    #[inline(always)]
-    fn mul(self, mut o: Lanes) -> Lanes {
-        for i in 0..LANES {
-            o.0[i] *= self;
-        }
-        o
-    }
-}
-
 /// The most points a tile has (F(4×4)'s 6×6): the size of the per-tile scratch arrays.
 const MAX_POINTS: usize = 36;
 
