@@ -10,11 +10,11 @@
 //! thread; a smaller batch lets gemm use the threads instead. A 1×1 filter with stride 1 and no
 //! padding reads the image itself as the patch matrix.
 //!
-//! A float32 3×3 convolution with stride 1 and at least 16 input channels instead goes through
-//! Winograd's F(2×2, 3×3) (`winograd.rs`), which does 16 products where im2col does 36 per
-//! four outputs; [`conv_algorithm`] makes the choice, from measurements written beside it, and
-//! [`conv2d_by`] forces one (a direct loop, im2col or either Winograd tile) for tests and
-//! benchmarks.
+//! A float32 3×3 convolution with stride 1 and at least 16 input and output channels instead
+//! goes through Winograd's F(2×2, 3×3) (`winograd.rs`), which does 16 products where im2col
+//! does 36 per four outputs; [`conv_algorithm`] makes the choice, from measurements written
+//! beside it, and [`conv2d_by`] forces one (a direct loop, im2col or either Winograd tile) for
+//! tests and benchmarks.
 //!
 //! Both backward passes are the same two steps in reverse: the input gradient multiplies the
 //! output gradient by the transposed filter (read through strides) and scatters the patch

@@ -272,8 +272,11 @@ fn conv<const A: usize, const M: usize, T: Tile<A, M>>(
     let per_image_floats = A * A * tiles_per_image * (in_c + out_c);
     let group = (GROUP_FLOATS / per_image_floats.max(1)).clamp(1, w.batch);
     let groups = w.batch.div_ceil(group);
-    let parallel_groups =
-        groups >= rayon::current_num_threads() && rayon::current_num_threads() > 1;
+    // As im2col's groups: split across threads only with a group per thread and enough work
+    // to pay for the split.
+    let threads = rayon::current_num_threads();
+    let work = w.batch * w.out_h * w.out_w * out_c;
+    let parallel_groups = threads > 1 && groups >= threads && work >= super::PARALLEL_THRESHOLD;
     let out_image = w.out_h * w.out_w * out_c;
     let mut out = vec![0.0f32; w.batch * out_image];
     let one_group = |buffers: &mut (Vec<f32>, Vec<f32>), g: usize, dst: &mut [f32]| {
