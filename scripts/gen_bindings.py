@@ -127,6 +127,7 @@ RETURNS = {
     "gpu_devices": "list[tuple[int, str, str, bool]]",
     "set_placement": "str | None",
     "current_placement": "str | None",
+    "device_transfers": "dict[str, int]",
 }
 
 # The tensor classes, typed by hand: what user code does with a tensor.

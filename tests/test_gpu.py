@@ -194,3 +194,41 @@ def test_software_adapters_are_listed_only_when_allowed():
     )
     # Only hardware adapters remain: none of those listed is software.
     assert "True" not in out.stdout
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(args, cwd):
+    """Runs ``python ARGS`` with this process's package (the GPU run's is a copy elsewhere)."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ft.__file__)))
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+@needs_gpu
+def test_the_tutorial_cnn_trains_on_the_gpu_as_on_the_cpu():
+    # examples/gpu_check.py: three Adam steps of the tutorial CNN on each device from the same
+    # weights and batches; it exits 1 when they differ by more than float32 rounding allows.
+    done = _run(["gpu_check.py", "--batch-size", "8"], cwd=os.path.join(ROOT, "examples"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"variables live on: ['{GPU}']" in done.stdout
+    assert "step 3: loss on the CPU" in done.stdout
+
+
+@needs_gpu
+def test_the_train_command_trains_on_the_gpu(tmp_path):
+    args = ["-m", "ferrotape", "train", "--device", "gpu", "--limit", "64", "--epochs", "1"]
+    done = _run([*args, "--seed", "3", "--out", str(tmp_path)], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "on the GPU" in done.stdout  # the start line
+    assert (tmp_path / "weights.safetensors").exists()
+
+
+@pytest.mark.skipif(bool(ft.config.list_physical_devices("GPU")), reason="a GPU is listed")
+def test_the_train_command_without_a_gpu_is_a_usage_error(tmp_path):
+    args = ["-m", "ferrotape", "train", "--device", "gpu", "--limit", "8", "--quiet"]
+    done = _run(args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--device gpu: no GPU was found" in done.stderr

@@ -228,6 +228,13 @@ def build_parser():
         "is stopped with Ctrl-C), with its settings; results go to DIR unless --out is given",
     )
     train.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="where the model trains: cpu (default) or gpu, the first GPU (needs a build "
+        "with the gpu feature and an adapter; ops without a GPU kernel run on the CPU)",
+    )
+    train.add_argument(
         "--threads",
         type=_thread_count,
         metavar="N",
@@ -289,6 +296,7 @@ def train_command(args):
     if args.resume is not None:
         saved_arrays, state = read_training_state(args.resume)
     _fill_settings(args, state)
+    device = _device_name(args.device)
 
     (x_train, y_train), (x_test, y_test) = load_fashion_mnist(args.data, args.full)
     if args.limit is not None:
@@ -306,6 +314,7 @@ def train_command(args):
     out_dir = _writable_directory(args.out or args.resume or DEFAULT_OUT)
 
     say = _Printer(args.quiet)
+    data = (x_train, y_train), (x_test, y_test)
     run = _Run(np.random.default_rng(args.seed))
     if state is not None:
         run.restore(state)
@@ -313,6 +322,32 @@ def train_command(args):
         # Offset by the steps done, so that a resumed run does not draw the first run's
         # dropout masks again.
         ft.random.set_seed((args.seed + run.steps_done) % 2**32)
+    with ft.device(device):
+        return _train_on_device(args, state, saved_arrays, run, say, data, out_dir)
+
+
+def _device_name(device):
+    """TensorFlow's name of ``--device``'s device; a usage error when it does not exist."""
+    import ferrotape as ft
+
+    if device == "gpu":
+        if not ft.config.list_physical_devices("GPU"):
+            raise UsageError(
+                "--device gpu: no GPU was found (this build has no gpu feature, or no adapter "
+                "was found; a software adapter such as Mesa's lavapipe is listed only with "
+                "FERROTAPE_GPU_ALLOW_SOFTWARE=1)"
+            )
+        return "/GPU:0"
+    return "/CPU:0"
+
+
+def _train_on_device(args, state, saved_arrays, run, say, data, out_dir):
+    """The part of ``train_command`` that runs inside the ``--device`` scope: builds the
+    model and optimizer, trains, and writes the results; returns the exit status."""
+    import ferrotape as ft
+
+    train_data, test_data = data
+    x_train = train_data[0]
     model = build_model(args.model)
     steps = -(-len(x_train) // args.batch_size)
     schedule = ft.keras.optimizers.schedules.CosineDecay(args.learning_rate, args.epochs * steps)
@@ -321,9 +356,8 @@ def train_command(args):
     optimizer.build(model.trainable_variables)
     if state is not None:
         _restore_variables(model, optimizer, saved_arrays, args.resume)
-    say.info(_start_line(args, run, len(x_train), len(x_test)))
+    say.info(_start_line(args, run, len(x_train), len(test_data[0])))
     train = fit_loop if args.fit else tape_loop
-    train_data, test_data = (x_train, y_train), (x_test, y_test)
     try:
         with _StopOnCtrlC() as stop:
             train(model, optimizer, train_data, test_data, args, run, stop, say)
@@ -392,7 +426,7 @@ def _start_line(args, run, train_count, test_count):
     return (
         f"Training the {args.model.upper()} on {train_count} Fashion-MNIST images "
         f"({test_count} test images) for {epochs}, batch size {args.batch_size}, "
-        f"with a {loop}"
+        f"with a {loop}" + (" on the GPU" if args.device == "gpu" else "")
     )
 
 

@@ -248,7 +248,12 @@ impl Array {
         match &self.data {
             Data::Host(b) => b,
             Data::Device(d) => d.host.get_or_init(|| match d.memory.download() {
-                Ok(b) => Arc::new(b),
+                Ok(b) => {
+                    crate::device::count_download(
+                        d.memory.len() * d.memory.dtype().size_in_bytes(),
+                    );
+                    Arc::new(b)
+                }
                 Err(e) => panic!("reading a tensor on {:?} failed: {e}", d.memory.device()),
             }),
         }

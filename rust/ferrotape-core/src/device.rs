@@ -18,7 +18,7 @@
 //! `None` for them), so variable updates replace their value.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use crate::kernels::{BinaryOp, ReduceOp, UnaryOp};
@@ -178,6 +178,39 @@ fn dispatch_slow<const N: usize>(
     kernel(&*backend, on_device)
 }
 
+/// Copies between the host and the devices since the process started: how a program (or a
+/// test) sees that a step stays on the device, since soft placement is otherwise silent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transfers {
+    /// Host arrays copied to a device.
+    pub uploads: u64,
+    pub uploaded_bytes: u64,
+    /// Device arrays copied to the host (once each: the copy is kept).
+    pub downloads: u64,
+    pub downloaded_bytes: u64,
+}
+
+static UPLOADS: AtomicU64 = AtomicU64::new(0);
+static UPLOADED_BYTES: AtomicU64 = AtomicU64::new(0);
+static DOWNLOADS: AtomicU64 = AtomicU64::new(0);
+static DOWNLOADED_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// The copies made so far (see [`Transfers`]).
+pub fn transfers() -> Transfers {
+    Transfers {
+        uploads: UPLOADS.load(Ordering::Relaxed),
+        uploaded_bytes: UPLOADED_BYTES.load(Ordering::Relaxed),
+        downloads: DOWNLOADS.load(Ordering::Relaxed),
+        downloaded_bytes: DOWNLOADED_BYTES.load(Ordering::Relaxed),
+    }
+}
+
+/// Counts one download of `bytes` (called where a device array's host copy is made).
+pub(crate) fn count_download(bytes: usize) {
+    DOWNLOADS.fetch_add(1, Ordering::Relaxed);
+    DOWNLOADED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
 impl Array {
     /// Where the elements live.
     pub fn device(&self) -> Device {
@@ -195,7 +228,15 @@ impl Array {
         match device {
             Device::Cpu => Ok(self.host_copy()),
             d => match backend(d) {
-                Some(b) => b.upload(&self.host_copy()),
+                Some(b) => {
+                    let host = self.host_copy();
+                    UPLOADS.fetch_add(1, Ordering::Relaxed);
+                    UPLOADED_BYTES.fetch_add(
+                        (host.len() * host.dtype().size_in_bytes()) as u64,
+                        Ordering::Relaxed,
+                    );
+                    b.upload(&host)
+                }
                 None => Err(crate::Error::invalid(
                     "Device",
                     format!(
@@ -288,15 +329,20 @@ mod tests {
         register(Arc::new(FakeBackend));
         assert!(devices().contains(&FAKE));
         let host = Array::from_vec(vec![1.0f32, -2.0, 3.0], &[3]).unwrap();
+        let before = transfers();
         let on = host.to_device(FAKE).unwrap();
+        assert!(transfers().uploads > before.uploads);
         assert_eq!(
             (on.device(), on.dtype(), on.shape()),
             (FAKE, DType::F32, &[3][..])
         );
-        // A kernel the device has runs there; one it lacks runs on the host copy.
+        // A kernel the device has runs there; one it lacks runs on the host copy (downloaded
+        // once: here by the fake kernel already, which reads it too).
+        let before = transfers();
         let neg = kernels::unary(UnaryOp::Neg, &on).unwrap();
         assert_eq!(neg.device(), FAKE);
         assert_eq!(neg.to_vec::<f32>(), vec![-1.0, 2.0, -3.0]);
+        assert!(transfers().downloads > before.downloads);
         let abs = kernels::unary(UnaryOp::Abs, &on).unwrap();
         assert_eq!(abs.device(), Device::Cpu);
         assert_eq!(abs.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);

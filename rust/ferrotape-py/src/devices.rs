@@ -65,7 +65,22 @@ fn current_placement() -> Option<String> {
     name(placement())
 }
 
+/// The copies between the host and the devices so far, as a dict of counts and bytes
+/// (`uploads`, `uploaded_bytes`, `downloads`, `downloaded_bytes`): how the tests and
+/// `scripts/gpu_check.py` see that a training step stays on the device.
+#[pyfunction]
+fn device_transfers(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let t = ferrotape_core::device::transfers();
+    let out = pyo3::types::PyDict::new(py);
+    out.set_item("uploads", t.uploads)?;
+    out.set_item("uploaded_bytes", t.uploaded_bytes)?;
+    out.set_item("downloads", t.downloads)?;
+    out.set_item("downloaded_bytes", t.downloaded_bytes)?;
+    Ok(out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(device_transfers, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_devices, m)?)?;
     m.add_function(wrap_pyfunction!(set_placement, m)?)?;
     m.add_function(wrap_pyfunction!(current_placement, m)?)?;
