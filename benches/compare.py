@@ -57,7 +57,15 @@ class Worker:
     """A framework's worker process (see workloads/worker.py) and its request/answer channel."""
 
     def __init__(
-        self, framework, python, threads, log_dir, extra_args=(), verbose=False, package=REPO
+        self,
+        framework,
+        python,
+        threads,
+        log_dir,
+        extra_args=(),
+        verbose=False,
+        package=REPO,
+        device="cpu",
     ):
         self.framework = framework
         self.log_path = Path(log_dir) / f"{framework}{'-'.join(('', *extra_args))}.log"
@@ -69,7 +77,7 @@ class Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
-            env=worker_environment(framework, threads, package),
+            env=worker_environment(framework, threads, package, device),
             cwd=BENCHES,
             text=True,
         )
@@ -116,10 +124,11 @@ class Worker:
             self.log.close()
 
 
-def worker_environment(framework, threads, package=REPO):
-    """The parent's environment with every thread pool pinned, the benches on the path, and the
-    framework's own adjustments; ferrotape is imported from the checkout `package`."""
-    env = dict(os.environ)
+def worker_environment(framework, threads, package=REPO, device="cpu"):
+    """The parent's environment with every thread pool pinned, the benches on the path, the
+    device the workloads run on, and the framework's own adjustments; ferrotape is imported
+    from the checkout `package`."""
+    env = dict(os.environ, BENCH_DEVICE=device)
     for name in THREAD_VARIABLES:
         env[name] = str(threads)
     paths = [str(BENCHES)]
@@ -133,7 +142,7 @@ def worker_environment(framework, threads, package=REPO):
     if framework == "tensorflow":
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if framework == "jax":
-        env.setdefault("JAX_PLATFORMS", "cpu")
+        env.setdefault("JAX_PLATFORMS", "cuda" if device == "gpu" else "cpu")
     return env
 
 
@@ -160,7 +169,14 @@ def start_workers(frameworks, pythons, args, log_dir):
     for framework in frameworks:
         python = pythons.get(framework, sys.executable)
         workers[framework] = Worker(
-            framework, python, args.threads, log_dir, (), args.verbose, package_of(framework, args)
+            framework,
+            python,
+            args.threads,
+            log_dir,
+            (),
+            args.verbose,
+            package_of(framework, args),
+            args.device,
         )
     for framework, worker in list(workers.items()):
         try:
@@ -253,6 +269,7 @@ def measure_memory(workload, hellos, pythons, args, log_dir):
                     extra,
                     args.verbose,
                     package_of(framework, args),
+                    args.device,
                 )
                 try:
                     rss = worker.read(args.timeout).get("rss", {"error": "no measurement"})
@@ -303,6 +320,14 @@ def parse_args(argv=None):
     parser.add_argument("--rss-repeats", type=int, help="fresh processes per variant (3)")
     parser.add_argument("--settle", type=float, help="pause between samples, seconds (0.1)")
     parser.add_argument("--timeout", type=float, default=900.0, help="per worker answer, seconds")
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="run the workloads on the CPU (default) or on each framework's first GPU "
+        "(ferrotape: a build with the gpu feature; PyTorch: CUDA); a framework without a GPU "
+        "is skipped",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny counts: a smoke run")
     parser.add_argument("--json", default=str(BENCHES / "results" / "compare.json"))
     parser.add_argument(
@@ -352,7 +377,10 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     description = machine.describe(REPO)
-    progress(f"machine: {machine.one_line(description)}; {args.threads} threads per framework")
+    progress(
+        f"machine: {machine.one_line(description)}; {args.threads} threads per framework"
+        + ("; on the GPU" if args.device == "gpu" else "")
+    )
     results = {
         "command": [Path(sys.executable).name, "benches/compare.py", *(argv or sys.argv[1:])],
         "machine": description,

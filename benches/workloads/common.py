@@ -6,9 +6,18 @@ each framework's own initialisers (the Keras defaults in ferrotape and TensorFlo
 a workload is written functionally (PyTorch's torch.func, JAX), which takes them from here.
 """
 
+import os
 import time
 
 import numpy as np
+
+# Where the workloads run: "cpu", or "gpu" (compare.py --device gpu): each framework's first GPU.
+DEVICE = os.environ.get("BENCH_DEVICE", "cpu")
+
+
+class NoGpu(RuntimeError):
+    """Raised by a framework's setup under --device gpu when it sees no GPU: it is skipped."""
+
 
 SEED = 20240603
 CLASSES = 10

@@ -29,7 +29,7 @@ if _MISSING:
 
 import ferrotape  # noqa: E402
 
-from . import tape_api  # noqa: E402
+from . import common, tape_api  # noqa: E402
 
 FRAMEWORK = "ferrotape"
 
@@ -56,20 +56,51 @@ def build_profile():
 
 def setup(threads):
     """Reports the version, the module's location and the extension's build profile (the pool
-    size comes from the environment)."""
+    size comes from the environment), and the GPU under --device gpu."""
+    gpu = None
+    if common.DEVICE == "gpu":
+        gpus = ferrotape._core.gpu_devices()
+        if not gpus:
+            raise common.NoGpu(
+                "this build has no gpu feature or wgpu found no adapter "
+                "(a software one needs FERROTAPE_GPU_ALLOW_SOFTWARE=1)"
+            )
+        gpu = f"{gpus[0][1]} ({gpus[0][2]}{', software' if gpus[0][3] else ''})"
     return {
         "version": ferrotape.__version__,
         "details": {
             "module": os.path.dirname(ferrotape.__file__),
             "build": build_profile(),
             "RAYON_NUM_THREADS": os.environ.get("RAYON_NUM_THREADS"),
+            "gpu": gpu,
         },
     }
+
+
+def _on_gpu(build):
+    """`build` with its model, inputs and every call of its step placed on the first GPU."""
+
+    def build_on_gpu(data):
+        with ferrotape.device("/GPU:0"):
+            step = build(data)
+
+        def step_on_gpu():
+            with ferrotape.device("/GPU:0"):
+                return step()
+
+        return step_on_gpu
+
+    return build_on_gpu
 
 
 VARIANTS = {
     family: tape_api.variants(ferrotape, family, "ft.function") for family in tape_api.FAMILIES
 }
+if common.DEVICE == "gpu":
+    VARIANTS = {
+        family: {variant: _on_gpu(build) for variant, build in builders.items()}
+        for family, builders in VARIANTS.items()
+    }
 
 
 def to_numpy(result):
@@ -77,4 +108,8 @@ def to_numpy(result):
 
 
 def sync(result):
-    """ferrotape's ops have finished when they return."""
+    """ferrotape's CPU ops have finished when they return; GPU work is queued, and reading the
+    result waits for it."""
+    if common.DEVICE == "gpu":
+        for tensor in result if isinstance(result, (list, tuple)) else [result]:
+            tensor.numpy()

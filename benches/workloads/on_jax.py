@@ -21,9 +21,18 @@ ADAM_BETAS, ADAM_EPSILON = (0.9, 0.999), 1e-7
 
 
 def setup(threads):
+    # compare.py sets JAX_PLATFORMS to "cuda" under --device gpu: without CUDA, jax.devices()
+    # fails (a RuntimeError, or an AssertionError from its backend lookup in some versions).
+    try:
+        devices = jax.devices()
+    except Exception as error:
+        if common.DEVICE == "gpu":
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise common.NoGpu(f"jax.devices() with JAX_PLATFORMS=cuda: {reason}") from error
+        raise
     return {
         "version": jax.__version__,
-        "details": {"devices": [str(d) for d in jax.devices()], "jaxlib": _jaxlib_version()},
+        "details": {"devices": [str(d) for d in devices], "jaxlib": _jaxlib_version()},
     }
 
 

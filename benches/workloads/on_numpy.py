@@ -10,6 +10,8 @@ import os
 
 import numpy as np
 
+from . import common
+
 FRAMEWORK = "numpy"
 _CORENAME_SYMBOLS = (
     "scipy_openblas_get_corename64_",
@@ -45,6 +47,8 @@ def _blas_name():
 
 
 def setup(threads):
+    if common.DEVICE == "gpu":
+        raise common.NoGpu("numpy computes on the CPU only")
     np.ones((64, 64), np.float32) @ np.ones((64, 64), np.float32)  # loads and starts OpenBLAS
     return {
         "version": np.__version__,

@@ -14,9 +14,13 @@ from torch import nn
 from . import common
 
 FRAMEWORK = "pytorch"
+# Under --device gpu: CUDA's first device (models, inputs and optimizer state live there).
+DEVICE = torch.device("cuda" if common.DEVICE == "gpu" else "cpu")
 
 
 def setup(threads):
+    if common.DEVICE == "gpu" and not torch.cuda.is_available():
+        raise common.NoGpu("torch.cuda.is_available() is False")
     torch.set_num_threads(threads)
     try:
         torch.set_num_interop_threads(threads)
@@ -28,12 +32,13 @@ def setup(threads):
             "threads": torch.get_num_threads(),
             "interop_threads": torch.get_num_interop_threads(),
             "mkldnn": torch.backends.mkldnn.is_available(),
+            "gpu": torch.cuda.get_device_name(0) if common.DEVICE == "gpu" else None,
         },
     }
 
 
 def _tensor(array):
-    return torch.from_numpy(array).contiguous()
+    return torch.from_numpy(array).contiguous().to(DEVICE)
 
 
 def sgemm(data):
@@ -62,7 +67,7 @@ def build_cnn():
         nn.Dropout(common.DROPOUT_RATE),
         nn.Linear(common.CNN_DENSE, common.CLASSES),
     ]
-    return nn.Sequential(*stack)
+    return nn.Sequential(*stack).to(DEVICE)
 
 
 def _nchw(images):
@@ -72,7 +77,7 @@ def _nchw(images):
 def cnn_train(data):
     model = build_cnn().train()
     optimizer = torch.optim.Adam(model.parameters(), lr=common.LEARNING_RATE)
-    x, labels = _nchw(data["x"]), torch.from_numpy(data["labels"]).long()
+    x, labels = _nchw(data["x"]), torch.from_numpy(data["labels"]).long().to(DEVICE)
 
     def step():
         loss = F.cross_entropy(model(x), labels)
@@ -100,8 +105,8 @@ def mlp_train(data):
     gradient (g * c / max(||g||, c), as tf.clip_by_norm), Adam."""
     w1 = _tensor(data["w1"]).requires_grad_()
     w2 = _tensor(data["w2"]).requires_grad_()
-    b1 = torch.zeros(common.MLP_SIZES[1], requires_grad=True)
-    b2 = torch.zeros(common.MLP_SIZES[2], requires_grad=True)
+    b1 = torch.zeros(common.MLP_SIZES[1], device=DEVICE, requires_grad=True)
+    b2 = torch.zeros(common.MLP_SIZES[2], device=DEVICE, requires_grad=True)
     parameters = [w1, b1, w2, b2]
     optimizer = torch.optim.Adam(parameters, lr=common.LEARNING_RATE)
     x, y = _tensor(data["x"]), _tensor(data["y"])
@@ -165,8 +170,10 @@ VARIANTS = {
 
 
 def to_numpy(result):
-    return result.detach().numpy()
+    return result.detach().cpu().numpy()
 
 
 def sync(result):
-    """PyTorch's CPU ops return finished tensors."""
+    """PyTorch's CPU ops return finished tensors; CUDA's are queued."""
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize()

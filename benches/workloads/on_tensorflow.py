@@ -9,12 +9,17 @@ import os
 
 import tensorflow as tf
 
-from . import tape_api
+from . import common, tape_api
 
 FRAMEWORK = "tensorflow"
 
 
 def setup(threads):
+    gpus = tf.config.list_physical_devices("GPU")
+    if common.DEVICE == "gpu" and not gpus:
+        raise common.NoGpu("tf.config.list_physical_devices('GPU') is empty")
+    if common.DEVICE == "cpu" and gpus:
+        tf.config.set_visible_devices([], "GPU")  # else TF would place the ops on its GPU
     tf.config.threading.set_intra_op_parallelism_threads(threads)
     tf.config.threading.set_inter_op_parallelism_threads(threads)
     try:
@@ -30,6 +35,7 @@ def setup(threads):
             "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
             "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
             "oneDNN": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
+            "gpu": gpus[0].name if common.DEVICE == "gpu" else None,
         },
     }
 
@@ -42,4 +48,8 @@ def to_numpy(result):
 
 
 def sync(result):
-    """TF's eager CPU ops and tf.function calls return finished tensors."""
+    """TF's eager CPU ops and tf.function calls return finished tensors; on a GPU, reading the
+    result waits for its queued kernels."""
+    if common.DEVICE == "gpu":
+        for tensor in result if isinstance(result, (list, tuple)) else [result]:
+            tensor.numpy()

@@ -21,6 +21,7 @@ MET_MARKS = {"yes": "yes", "no": "NO", "partly": "yes*", "unchecked": "?"}
 def settings(args):
     return {
         "threads": args.threads,
+        "device": args.device,
         "repeats": args.repeats,
         "warmup": args.warmup,
         "sample_seconds": args.sample_seconds,
@@ -72,6 +73,8 @@ def framework_line(framework, hello):
         )
     if status == "not installed":
         return f"{framework}: not installed, skipped ({hello.get('hint')})"
+    if status == "no GPU":
+        return f"{framework}: no GPU, skipped ({hello.get('reason')})"
     return f"{framework}: skipped, its worker failed: {hello.get('reason')}"
 
 
@@ -247,7 +250,8 @@ def _header_lines(results):
         f"machine: {machine.one_line(info)}",
         f"ferrotape commit {info.get('ferrotape_commit')}; "
         f"{results['settings']['threads']} threads per framework; "
-        f"medians of {results['settings']['repeats']} samples"
+        + ("on each framework's GPU; " if results["settings"].get("device") == "gpu" else "")
+        + f"medians of {results['settings']['repeats']} samples"
         + (
             " (--quick: smoke-test counts, not a measurement)"
             if results["settings"]["quick"]

@@ -69,7 +69,11 @@ def load(framework, threads):
     except Exception as error:  # a broken install: report it, the other frameworks still run
         hello.update(status="error", reason=f"{type(error).__name__}: {error}")
         return None, hello
-    info = module.setup(threads)
+    try:
+        info = module.setup(threads)
+    except common.NoGpu as error:
+        hello.update(status="no GPU", reason=str(error))
+        return None, hello
     variants = {family: sorted(builders) for family, builders in module.VARIANTS.items()}
     hello.update(status="ok", variants=variants, **info)
     return module, hello
