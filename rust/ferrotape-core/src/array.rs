@@ -350,7 +350,8 @@ impl Array {
 
     /// The same values with a contiguous layout (no copy if already contiguous).
     pub fn contiguous(&self) -> Array {
-        if self.is_empty() {
+        // An empty device array stays on its device (the copy below makes an empty one there).
+        if self.is_empty() && self.device_memory().is_none() {
             let buf = Buffer::empty(self.dtype());
             return Array::from_arc(Arc::new(buf), &self.shape);
         }

@@ -81,6 +81,35 @@ pub trait Backend: Send + Sync + 'static {
         mask: &[bool],
         keepdims: bool,
     ) -> Option<Result<Array>>;
+
+    // The indexing kernels, as runs of `inner` consecutive elements of a contiguous array (the
+    // CPU's form of gather, pad, gather_nd and their adjoints; see `kernels/shape.rs`). The
+    // run starts are element offsets computed and checked on the host; `None` is a run of
+    // `fill` (gather) or a run that is dropped (scatter).
+
+    /// An array of `out_shape` made of the runs `a[s..s + inner]` for each start `s` in order.
+    fn gather_runs(
+        &self,
+        _a: &Array,
+        _starts: &[Option<usize>],
+        _inner: usize,
+        _fill: f64,
+        _out_shape: &[usize],
+    ) -> Option<Result<Array>> {
+        None
+    }
+
+    /// Zeros of `out_shape` with run `j` of `src` (its elements `j·inner..(j + 1)·inner`)
+    /// added at `starts[j]`; runs landing on the same place sum, in the order of `j`.
+    fn scatter_add_runs(
+        &self,
+        _src: &Array,
+        _starts: &[Option<usize>],
+        _inner: usize,
+        _out_shape: &[usize],
+    ) -> Option<Result<Array>> {
+        None
+    }
 }
 
 /// Whether any backend is registered: the only cost the dispatch adds to a CPU-only process.

@@ -51,12 +51,15 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             continue;
         }
         let limits = adapter.limits();
+        if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
+            continue; // a kernel would fail to compile on it (WebGPU's default is 8)
+        }
         let request = wgpu::DeviceDescriptor {
             label: Some("ferrotape"),
             required_limits: wgpu::Limits {
                 max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                 max_buffer_size: limits.max_buffer_size,
-                max_storage_buffers_per_shader_stage: 4,
+                max_storage_buffers_per_shader_stage: STORAGE_BUFFERS,
                 ..wgpu::Limits::downlevel_defaults()
             },
             ..Default::default()
@@ -79,6 +82,10 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
     }
     out
 }
+
+/// The storage buffers a kernel may bind (parameters, output and inputs): WebGPU's default
+/// limit, which every Vulkan, Metal and DX12 adapter meets.
+pub(crate) const STORAGE_BUFFERS: u32 = 8;
 
 /// The bytes a buffer of `n` elements of `dtype` takes on the device (bools as one byte).
 fn byte_len(dtype: DType, n: usize) -> u64 {

@@ -16,7 +16,7 @@ use crate::context::{to_bytes, Gpu, GpuMemory};
 const MAX_RANK: usize = 8;
 
 /// Threads per workgroup of the element-wise and reduction kernels.
-const GROUP: u32 = 64;
+pub(crate) const GROUP: u32 = 64;
 
 /// The most workgroups along one dispatch dimension (WebGPU's limit).
 const MAX_GROUPS: u32 = 65_535;
@@ -32,7 +32,7 @@ impl WgpuBackend {
 }
 
 /// The [`GpuMemory`] a device array views.
-fn memory(a: &Array) -> Option<&GpuMemory> {
+pub(crate) fn memory(a: &Array) -> Option<&GpuMemory> {
     a.device_memory()?.as_any().downcast_ref()
 }
 
@@ -43,7 +43,7 @@ fn indexable(a: &Array) -> bool {
 }
 
 /// Workgroups for `count` groups, folded into two dimensions past WebGPU's per-dimension cap.
-fn groups(count: usize) -> [u32; 3] {
+pub(crate) fn groups(count: usize) -> [u32; 3] {
     let count = count.max(1) as u32;
     let x = count.min(MAX_GROUPS);
     [x, count.div_ceil(x), 1]
@@ -588,5 +588,28 @@ impl Backend for WgpuBackend {
             [&kept_strides, &red_strides],
             &out_shape,
         ))
+    }
+
+    // Indexing (gather.rs).
+
+    fn gather_runs(
+        &self,
+        a: &Array,
+        starts: &[Option<usize>],
+        inner: usize,
+        fill: f64,
+        out_shape: &[usize],
+    ) -> Option<Result<Array>> {
+        crate::gather::gather_runs(&self.gpu, a, starts, inner, fill, out_shape)
+    }
+
+    fn scatter_add_runs(
+        &self,
+        src: &Array,
+        starts: &[Option<usize>],
+        inner: usize,
+        out_shape: &[usize],
+    ) -> Option<Result<Array>> {
+        crate::gather::scatter_add_runs(&self.gpu, src, starts, inner, out_shape)
     }
 }

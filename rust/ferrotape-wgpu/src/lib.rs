@@ -20,6 +20,7 @@
 //!   CPU.
 
 mod context;
+mod gather;
 mod kernels;
 
 use std::sync::{Arc, OnceLock};

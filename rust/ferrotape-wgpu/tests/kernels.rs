@@ -440,3 +440,118 @@ fn second_order_gradients_run_on_the_device() {
     assert_eq!(dy.value().to_vec::<f32>(), vec![12.0, 3.0]); // 3x²
     assert_eq!(d2y.value().to_vec::<f32>(), vec![12.0, -6.0]); // 6x
 }
+
+/// The elements' bit patterns (float32 or int32), for exact comparisons.
+fn bits(a: &Array) -> Vec<u32> {
+    match a.dtype() {
+        ferrotape_core::DType::F32 => a.to_vec::<f32>().iter().map(|x| x.to_bits()).collect(),
+        _ => a.to_vec::<i32>().iter().map(|&x| x as u32).collect(),
+    }
+}
+
+fn indices(values: &[i32], shape: &[usize]) -> Array {
+    Array::from_vec(values.to_vec(), shape).unwrap()
+}
+
+#[test]
+fn gathers_and_pads_copy_the_cpu_bits() {
+    if !gpu() {
+        return;
+    }
+    let x = values(&[4, 5, 3], -2.0, 2.0, 31);
+    let ints = Array::from_vec(
+        (0..60).map(|i| i * 7 - 100).collect::<Vec<i32>>(),
+        &[4, 5, 3],
+    )
+    .unwrap();
+    let index = [Some(4), None, Some(0), Some(4), Some(2)];
+    for a in [&x, &ints] {
+        let views = [a.clone(), a.transpose(&[1, 0, 2]).unwrap()];
+        for view in &views {
+            for axis in 0..3 {
+                let picks: Vec<Option<usize>> = index
+                    .iter()
+                    .filter(|i| i.is_none_or(|i| i < view.shape()[axis]))
+                    .copied()
+                    .collect();
+                let want = kernels::take("Take", view, axis, &picks, -3.0).unwrap();
+                let got = kernels::take("Take", &on_gpu(view), axis, &picks, -3.0).unwrap();
+                assert_eq!(got.device(), GPU, "take axis {axis}");
+                assert_eq!(got.shape(), want.shape());
+                assert_eq!(bits(&got), bits(&want), "take axis {axis}");
+            }
+        }
+        let nd = indices(&[3, 1, 0, 4, 3, 1], &[3, 2]);
+        let want = kernels::gather_nd(a, &nd).unwrap();
+        let got = kernels::gather_nd(&on_gpu(a), &nd).unwrap();
+        assert_eq!(got.device(), GPU);
+        assert_eq!(bits(&got), bits(&want), "gather_nd");
+    }
+    // Nothing picked, and an empty input padded with the fill only.
+    let none = kernels::take("Take", &on_gpu(&x), 1, &[], 0.0).unwrap();
+    assert_eq!(none.shape(), &[4, 0, 3]);
+    let empty = values(&[0, 2], 0.0, 1.0, 1);
+    let padded = kernels::take("Pad", &on_gpu(&empty), 0, &[None, None], 5.0).unwrap();
+    assert_eq!(padded.to_vec::<f32>(), vec![5.0; 4]);
+}
+
+#[test]
+fn scatters_add_in_the_cpu_order_bit_for_bit() {
+    if !gpu() {
+        return;
+    }
+    // Duplicates sum; a missing index drops its run; values of mixed magnitude make the order
+    // of the additions visible in the last bits.
+    let g = values(&[3, 6, 4], -1e3, 1e3, 41);
+    let index = [Some(2), Some(0), Some(2), None, Some(2), Some(1)];
+    for axis in [0, 1, 2] {
+        let picks = &index[..g.shape()[axis].min(index.len())];
+        let d = 3;
+        let want = kernels::take_add(&g, axis, picks, d).unwrap();
+        let got = kernels::take_add(&on_gpu(&g), axis, picks, d).unwrap();
+        assert_eq!(got.device(), GPU);
+        assert_eq!(got.shape(), want.shape());
+        assert_eq!(
+            got.to_vec::<f32>(),
+            want.to_vec::<f32>(),
+            "take_add axis {axis}"
+        );
+    }
+    let nd = indices(&[1, 0, 1, 1, 0, 0, 1, 1], &[4, 2]);
+    let updates = values(&[4, 5], -1e3, 1e3, 43);
+    let want = kernels::scatter_nd(&nd, &updates, &[2, 2, 5]).unwrap();
+    let got = kernels::scatter_nd(&nd, &on_gpu(&updates), &[2, 2, 5]).unwrap();
+    assert_eq!(got.device(), GPU);
+    assert_eq!(got.to_vec::<f32>(), want.to_vec::<f32>(), "scatter_nd");
+    let ints = Array::from_vec(vec![1i32, 2, 3, 4], &[4]).unwrap();
+    let rows = indices(&[2, 0, 2, 2], &[4, 1]);
+    let summed = kernels::scatter_nd(&rows, &on_gpu(&ints), &[3]).unwrap();
+    assert_eq!(summed.device(), GPU);
+    assert_eq!(summed.to_vec::<i32>(), vec![2, 0, 8]);
+    // Nothing to add: zeros on the device.
+    let zero = kernels::take_add(&on_gpu(&values(&[0, 3], 0.0, 1.0, 2)), 0, &[], 4).unwrap();
+    assert_eq!((zero.device(), zero.to_vec::<f32>()), (GPU, vec![0.0; 12]));
+}
+
+#[test]
+fn a_gather_and_its_gradient_stay_on_the_device() {
+    if !gpu() {
+        return;
+    }
+    let run = |device: Device| {
+        let params = Tensor::new(values(&[5, 3], -1.0, 1.0, 51).to_device(device).unwrap());
+        let picks = Tensor::new(indices(&[4, 0, 4, 2], &[4]));
+        let tape = Tape::new(false, true);
+        tape.push();
+        tape.watch_tensor(&params);
+        let rows = ops::gather(&params, &picks, 0).unwrap();
+        let loss = ops::reduce_sum(&ops::mul(&rows, &rows).unwrap(), None, false).unwrap();
+        tape.pop();
+        let g = tape
+            .gradient(&[loss], &[Source::of_tensor(&params)], None)
+            .unwrap();
+        g.into_iter().next().unwrap().unwrap()
+    };
+    let (on_device, on_cpu) = (run(GPU), run(Device::Cpu));
+    assert_close(on_device.value(), on_cpu.value(), "gather gradient");
+}

@@ -36,6 +36,11 @@ fn copy_runs(
         }
         Ok(T::into_buffer(out))
     }
+    if let Some(r) = crate::device::dispatch([a], |d, [a]| {
+        d.gather_runs(a, starts, inner, fill, out_shape)
+    }) {
+        return r;
+    }
     let a = a.contiguous();
     let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, fill, out_shape))?;
     Array::from_buffer(buf, out_shape)
@@ -165,6 +170,11 @@ pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<A
     }
     let inner = num_elements(&shape[q..]);
     let starts = flat_starts(OP, &index_values(OP, indices)?, q, shape, inner)?;
+    if let Some(r) = crate::device::dispatch([updates], |d, [u]| {
+        d.scatter_add_runs(u, &starts, inner, shape)
+    }) {
+        return r;
+    }
     let mut out = Array::zeros(OP, updates.dtype(), shape)?;
     let upd = updates.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -553,6 +563,11 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
         .collect();
     let mut out_shape: Shape = shape.into();
     out_shape[axis] = d;
+    if let Some(r) = crate::device::dispatch([g], |dev, [g]| {
+        dev.scatter_add_runs(g, &starts, inner, &out_shape)
+    }) {
+        return r;
+    }
     let mut out = Array::zeros(OP, g.dtype(), &out_shape)?;
     let src = g.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
