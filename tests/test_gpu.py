@@ -196,6 +196,53 @@ def test_software_adapters_are_listed_only_when_allowed():
     assert "True" not in out.stdout
 
 
+MADE_ON_A_DEVICE = {
+    "random.uniform": lambda: ft.random.uniform([3, 2]),
+    "random.normal": lambda: ft.random.normal([4]),
+    "random.truncated_normal": lambda: ft.random.truncated_normal([4]),
+    "fill": lambda: ft.fill([2, 3], 1.5),
+    "one_hot": lambda: ft.one_hot([2, 0, 1], 3),
+    "eye": lambda: ft.eye(3, 2),
+    "range": lambda: ft.range(1.0, 4.0, 0.5),
+    "linspace": lambda: ft.linspace(-1.0, 1.0, 5),
+    "concat": lambda: ft.concat([ft.ones([2, 1]), ft.zeros([2, 2])], axis=1),
+    "tile": lambda: ft.tile(ft.constant([[1.0, 2.0]]), [2, 3]),
+    "gather": lambda: ft.gather(ft.reshape(ft.range(12.0), [4, 3]), [3, 0, 3], axis=0),
+    "gather_nd": lambda: ft.gather_nd(ft.reshape(ft.range(12.0), [4, 3]), [[1, 2], [3, 0]]),
+    "pad": lambda: ft.pad(ft.ones([2, 2]), [[1, 0], [0, 2]], constant_values=7.0),
+    "scatter_nd": lambda: ft.scatter_nd([[1], [3], [1]], ft.constant([1.0, 2.0, 4.0]), [5]),
+}
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", sorted(MADE_ON_A_DEVICE))
+def test_ops_that_make_or_move_elements_give_their_result_on_the_gpu(name):
+    # Random draws come from the same seeded stream on every device: the same numbers.
+    ft.random.set_seed(5)
+    on_cpu = MADE_ON_A_DEVICE[name]()
+    ft.random.set_seed(5)
+    with ft.device("/GPU:0"):
+        on_gpu = MADE_ON_A_DEVICE[name]()
+    assert on_gpu.device == GPU
+    np.testing.assert_array_equal(on_gpu.numpy(), on_cpu.numpy())
+
+
+@needs_gpu
+def test_an_embedding_lookup_and_its_gradient_stay_on_the_gpu():
+    def lookup(device):
+        with ft.device(device):
+            table = ft.Variable(np.arange(15, dtype=np.float32).reshape(5, 3) / 7.0)
+            with ft.GradientTape() as tape:
+                rows = ft.nn.embedding_lookup(table, [[4, 0], [4, 2]])
+                loss = ft.reduce_sum(rows * rows)
+            return rows, ft.convert_to_tensor(tape.gradient(loss, table))
+
+    (rows, grad), (cpu_rows, cpu_grad) = lookup("/GPU:0"), lookup("/CPU:0")
+    assert (rows.device, grad.device) == (GPU, GPU)
+    np.testing.assert_array_equal(rows.numpy(), cpu_rows.numpy())
+    np.testing.assert_array_equal(grad.numpy(), cpu_grad.numpy())
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -377,7 +377,8 @@ impl Array {
     /// purpose is to materialise a broadcast (`fill`, `tile`), where the copy is the user's
     /// whole request and may be too big.
     pub fn try_contiguous(&self, op: &'static str) -> Result<Array> {
-        if self.is_empty() || self.is_contiguous() {
+        // A device copy is the device's to allocate (it refuses what does not fit).
+        if self.is_empty() || self.is_contiguous() || self.device_memory().is_some() {
             return Ok(self.contiguous());
         }
         let buf = crate::with_buffer!(&**self.host(), v => {

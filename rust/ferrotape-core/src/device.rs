@@ -174,6 +174,22 @@ fn target(inputs: &[&Array]) -> Option<Arc<dyn Backend>> {
     }
 }
 
+/// `a`, an array a kernel made on the host from `inputs` (none for a creation op such as a
+/// random draw), moved to the device the op was placed on (see the module docs): the kernels
+/// with no device version still give their result where the program expects it. On the CPU,
+/// or where the device cannot take it (soft placement), `a` itself.
+pub fn placed(a: Array, inputs: &[&Array]) -> Array {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return a;
+    }
+    match target(inputs) {
+        Some(backend) if a.device() != backend.device() => {
+            a.to_device(backend.device()).unwrap_or(a)
+        }
+        _ => a,
+    }
+}
+
 /// Runs `kernel` on the device chosen for `inputs` with every input moved there, or returns
 /// `None` for the CPU kernel to run (no backend is registered, the op is placed on the CPU,
 /// or the device has no kernel for it).

@@ -41,7 +41,12 @@ pub fn normal(
     let n = draw_count("RandomStandardNormal", shape, dtype)?;
     let mut v = crate::alloc::<f64>("RandomStandardNormal", shape)?;
     v.extend((0..n).map(|_| mean + stddev * Distribution::<f64>::sample(&StandardNormal, rng)));
-    cast(&Array::from_vec(v, shape)?, dtype)
+    // Drawn on the host from the op's seeded stream on every device, so that a program draws
+    // the same numbers wherever it runs; then moved to the op's device.
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, shape)?, dtype)?,
+        &[],
+    ))
 }
 
 /// Normal samples redrawn until within two standard deviations of the mean.
@@ -61,7 +66,12 @@ pub fn truncated_normal(
             break mean + stddev * z;
         }
     }));
-    cast(&Array::from_vec(v, shape)?, dtype)
+    // Drawn on the host from the op's seeded stream on every device, so that a program draws
+    // the same numbers wherever it runs; then moved to the op's device.
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, shape)?, dtype)?,
+        &[],
+    ))
 }
 
 /// `tf.random.uniform`'s upper bound: 1 for floats when not given; integers need one.
@@ -98,7 +108,12 @@ pub fn uniform(
     } else {
         v.extend((0..n).map(|_| minval + (maxval - minval) * rng.random::<f64>()));
     }
-    cast(&Array::from_vec(v, shape)?, dtype)
+    // Drawn on the host from the op's seeded stream on every device, so that a program draws
+    // the same numbers wherever it runs; then moved to the op's device.
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, shape)?, dtype)?,
+        &[],
+    ))
 }
 
 /// A random permutation of `0..n` (Fisher–Yates), used to shuffle the first axis.

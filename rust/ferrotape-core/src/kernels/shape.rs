@@ -253,7 +253,12 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
         Ok(out)
     }
     let buf = crate::with_buffer!(first.buffer(), tag => Element::into_buffer(typed(tag, &parts, outer, axis, &out_shape)?));
-    Array::from_buffer(buf, &out_shape)
+    // No device kernel yet: joined on the host, then moved to the op's device.
+    let inputs: Vec<&Array> = arrays.iter().collect();
+    Ok(crate::device::placed(
+        Array::from_buffer(buf, &out_shape)?,
+        &inputs,
+    ))
 }
 
 /// `tf.tile`: repeats `a` `multiples[i]` times along axis i.
@@ -375,7 +380,8 @@ pub fn one_hot(
     let r = shape.len();
     let mut perm: Vec<usize> = (0..r - 1).collect();
     perm.insert(axis, r - 1);
-    cast(&last.transpose(&perm)?.contiguous(), dtype)
+    let hot = cast(&last.transpose(&perm)?.contiguous(), dtype)?;
+    Ok(crate::device::placed(hot, &[indices]))
 }
 
 /// An identity matrix (rows × cols, cols defaulting to rows), repeated over `batch`.
@@ -394,7 +400,8 @@ pub fn eye(rows: i64, cols: Option<i64>, batch: &[usize], dtype: DType) -> Resul
         m[i * cols + i] = 1.0;
     }
     let mat = Array::from_vec(m, &[rows, cols])?;
-    cast(&mat.broadcast_to(&shape)?.contiguous(), dtype)
+    let eye = cast(&mat.broadcast_to(&shape)?.contiguous(), dtype)?;
+    Ok(crate::device::placed(eye, &[]))
 }
 
 /// `tf.range(start, limit, delta)`.
@@ -425,7 +432,10 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> 
     check_alloc("Range", dtype, &[n])?;
     let mut v = alloc::<f64>("Range", &[n])?;
     v.extend((0..n).map(|i| start + i as f64 * delta));
-    cast(&Array::from_vec(v, &[n])?, dtype)
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, &[n])?, dtype)?,
+        &[],
+    ))
 }
 
 /// `tf.linspace(start, stop, num, axis)` for scalar `start` and `stop`: `num` evenly spaced
@@ -452,7 +462,10 @@ pub fn linspace(start: f64, stop: f64, num: i64, axis: i64, dtype: DType) -> Res
             start + i as f64 * step
         }
     }));
-    cast(&Array::from_vec(v, &[num])?, dtype)
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, &[num])?, dtype)?,
+        &[],
+    ))
 }
 
 #[cfg(test)]
