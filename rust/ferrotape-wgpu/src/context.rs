@@ -23,6 +23,9 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     /// The largest storage binding, in bytes: larger arrays stay on (or fall back to) the CPU.
     pub(crate) max_binding: u64,
+    /// Whether kernels may hold float16 in buffers (WGSL's `f16`, wgpu's `SHADER_F16`); without
+    /// it float16 ops run on the CPU.
+    pub(crate) shader_f16: bool,
     pool: Mutex<Pool>,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
 }
@@ -54,8 +57,14 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
         if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
             continue; // a kernel would fail to compile on it (WebGPU's default is 8)
         }
+        let shader_f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
         let request = wgpu::DeviceDescriptor {
             label: Some("ferrotape"),
+            required_features: if shader_f16 {
+                wgpu::Features::SHADER_F16
+            } else {
+                wgpu::Features::empty()
+            },
             required_limits: wgpu::Limits {
                 max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                 max_buffer_size: limits.max_buffer_size,
@@ -76,6 +85,7 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             max_binding: limits
                 .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
+            shader_f16,
             pool: Mutex::new(Pool::default()),
             pipelines: Mutex::new(HashMap::new()),
         });
@@ -103,6 +113,7 @@ impl Gpu {
             name: self.info.name.clone(),
             backend: format!("{:?}", self.info.backend),
             software: self.info.device_type == wgpu::DeviceType::Cpu,
+            float16: self.shader_f16,
         }
     }
 

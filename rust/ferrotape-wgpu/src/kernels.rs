@@ -1,4 +1,9 @@
-//! The WGSL kernels (float32) and the [`Backend`] that offers them to the core's dispatcher.
+//! The WGSL kernels and the [`Backend`] that offers them to the core's dispatcher.
+//!
+//! Floats are float32, and float16 where the adapter has WGSL's `f16` (element-wise maps,
+//! binary ops, matmul, sums): stored as float16, computed in float32 and rounded once when
+//! stored, as the CPU kernels compute float16, so both devices agree to the last bit but for
+//! float32 rounding differences.
 //!
 //! Each kernel reads its inputs through their layouts: a parameter buffer carries the output
 //! shape and each input's offset and strides (any sign, zero for broadcast axes), so views and
@@ -161,32 +166,87 @@ fn binary_expr(op: BinaryOp) -> Option<&'static str> {
     })
 }
 
-/// The strided map kernel: out[i] = f(a[offset of i]) over `T` elements.
-fn map_source(element: &str, expr: &str) -> String {
-    format!(
-        "{PRELUDE}
-@group(0) @binding(1) var<storage, read_write> out: array<{element}>;
-@group(0) @binding(2) var<storage, read> xa: array<{element}>;
+/// How a kernel holds elements in buffers and computes on them: float32 both ways, float16
+/// stored but computed in float32 and rounded once when stored (as the CPU kernels do), or
+/// raw 32-bit words for copies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Elements {
+    F32,
+    F16,
+    Words,
+}
 
-fn f(x: {element}) -> {element} {{ return {expr}; }}
+impl Elements {
+    /// The kernels' form of `dtype`'s floats, `None` where the device has none.
+    fn float(gpu: &Gpu, dtype: DType) -> Option<Elements> {
+        match dtype {
+            DType::F32 => Some(Elements::F32),
+            DType::F16 if gpu.shader_f16 => Some(Elements::F16),
+            _ => None,
+        }
+    }
+
+    /// The WGSL type in buffers.
+    fn storage(self) -> &'static str {
+        match self {
+            Elements::F32 => "f32",
+            Elements::F16 => "f16",
+            Elements::Words => "u32",
+        }
+    }
+
+    /// The WGSL type computed in.
+    fn compute(self) -> &'static str {
+        match self {
+            Elements::F32 | Elements::F16 => "f32",
+            Elements::Words => "u32",
+        }
+    }
+
+    /// The directive a module using this type starts with.
+    fn enable(self) -> &'static str {
+        match self {
+            Elements::F16 => "enable f16;",
+            _ => "",
+        }
+    }
+
+    /// A suffix for pipeline keys.
+    fn key(self) -> &'static str {
+        self.storage()
+    }
+}
+
+/// The strided map kernel: out[i] = f(a[offset of i]), computed in `elements.compute()`.
+fn map_source(elements: Elements, expr: &str) -> String {
+    let (enable, t, c) = (elements.enable(), elements.storage(), elements.compute());
+    format!(
+        "{enable}
+{PRELUDE}
+@group(0) @binding(1) var<storage, read_write> out: array<{t}>;
+@group(0) @binding(2) var<storage, read> xa: array<{t}>;
+
+fn f(x: {c}) -> {c} {{ return {expr}; }}
 
 // p: [n, rank, offset, shape[8], strides[8]]
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
     let i = linear(gid, nwg);
     if (i >= p[0]) {{ return; }}
-    out[i] = f(xa[offset_of(i, p[1], 3u, 2u, 11u)]);
+    out[i] = {t}(f({c}(xa[offset_of(i, p[1], 3u, 2u, 11u)])));
 }}
 "
     )
 }
 
-fn binary_source(expr: &str) -> String {
+fn binary_source(elements: Elements, expr: &str) -> String {
+    let (enable, t) = (elements.enable(), elements.storage());
     format!(
-        "{PRELUDE}
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> xa: array<f32>;
-@group(0) @binding(3) var<storage, read> xb: array<f32>;
+        "{enable}
+{PRELUDE}
+@group(0) @binding(1) var<storage, read_write> out: array<{t}>;
+@group(0) @binding(2) var<storage, read> xa: array<{t}>;
+@group(0) @binding(3) var<storage, read> xb: array<{t}>;
 
 fn f(x: f32, y: f32) -> f32 {{ return {expr}; }}
 
@@ -195,20 +255,28 @@ fn f(x: f32, y: f32) -> f32 {{ return {expr}; }}
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
     let i = linear(gid, nwg);
     if (i >= p[0]) {{ return; }}
-    out[i] = f(xa[offset_of(i, p[1], 4u, 2u, 12u)], xb[offset_of(i, p[1], 4u, 3u, 20u)]);
+    out[i] = {t}(f(f32(xa[offset_of(i, p[1], 4u, 2u, 12u)]), f32(xb[offset_of(i, p[1], 4u, 3u, 20u)])));
 }}
 "
     )
 }
 
+/// `source` (MATMUL, SUM) for `elements`: their buffers' type in place of `ELEM` (they
+/// accumulate in float32 whatever it is).
+fn typed_source(source: &str, elements: Elements) -> String {
+    source
+        .replace("ENABLE", elements.enable())
+        .replace("ELEM", elements.storage())
+}
+
 /// Tiled matmul: a 16x16 output tile per workgroup, batches along z; operands are read
 /// through their row and column strides (so transposed operands cost no copy) and per-batch
 /// strides (zero where a batch axis is broadcast).
-const MATMUL: &str = "
+const MATMUL: &str = "ENABLE
 @group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> xa: array<f32>;
-@group(0) @binding(3) var<storage, read> xb: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<ELEM>;
+@group(0) @binding(2) var<storage, read> xa: array<ELEM>;
+@group(0) @binding(3) var<storage, read> xb: array<ELEM>;
 
 var<workgroup> tile_a: array<array<f32, 16>, 16>;
 var<workgroup> tile_b: array<array<f32, 16>, 16>;
@@ -240,13 +308,13 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
     for (var t = 0u; t < (k + 15u) / 16u; t = t + 1u) {
         let ka = t * 16u + l.x;
         if (row < m && ka < k) {
-            tile_a[l.y][l.x] = xa[u32(oa + i32(row) * a_row + i32(ka) * a_col)];
+            tile_a[l.y][l.x] = f32(xa[u32(oa + i32(row) * a_row + i32(ka) * a_col)]);
         } else {
             tile_a[l.y][l.x] = 0.0;
         }
         let kb = t * 16u + l.y;
         if (kb < k && col < n) {
-            tile_b[l.y][l.x] = xb[u32(ob + i32(kb) * b_row + i32(col) * b_col)];
+            tile_b[l.y][l.x] = f32(xb[u32(ob + i32(kb) * b_row + i32(col) * b_col)]);
         } else {
             tile_b[l.y][l.x] = 0.0;
         }
@@ -257,17 +325,17 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
         workgroupBarrier();
     }
     if (row < m && col < n) {
-        out[(w.z * m + row) * n + col] = acc;
+        out[(w.z * m + row) * n + col] = ELEM(acc);
     }
 }
 ";
 
 /// Sum along any axes: one workgroup per output element, its 64 threads striding over the
 /// reduced elements, then a tree sum in workgroup memory.
-const SUM: &str = "
+const SUM: &str = "ENABLE
 @group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> xa: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<ELEM>;
+@group(0) @binding(2) var<storage, read> xa: array<ELEM>;
 
 var<workgroup> part: array<f32, 64>;
 
@@ -292,7 +360,7 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
     let base = i32(p[4]) + offset_in(o, p[2], 5u, 13u);
     var acc = 0.0;
     for (var r = l.x; r < p[1]; r = r + 64u) {
-        acc = acc + xa[u32(base + offset_in(r, p[3], 21u, 29u))];
+        acc = acc + f32(xa[u32(base + offset_in(r, p[3], 21u, 29u))]);
     }
     part[l.x] = acc;
     workgroupBarrier();
@@ -303,7 +371,7 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
         workgroupBarrier();
     }
     if (l.x == 0u) {
-        out[o] = part[0];
+        out[o] = ELEM(part[0]);
     }
 }
 ";
@@ -314,9 +382,8 @@ impl WgpuBackend {
         Array::from_device(Box::new(out), shape)
     }
 
-    /// The strided map of `a` through `expr` over `element` words (`f32`, or `u32` for a copy
-    /// of any 4-byte dtype).
-    fn map(&self, key: &str, element: &str, expr: &str, a: &Array) -> Result<Array> {
+    /// The strided map of `a` through `expr` (`Words` with `x` for a copy of any 4-byte dtype).
+    fn map(&self, key: &str, elements: Elements, expr: &str, a: &Array) -> Result<Array> {
         let out = self.gpu.alloc(a.dtype(), a.len())?;
         if !a.is_empty() {
             let params = self.gpu.params(
@@ -327,7 +394,8 @@ impl WgpuBackend {
                 ]
                 .concat(),
             )?;
-            let pipeline = self.gpu.pipeline(key, || map_source(element, expr));
+            let key = format!("{key}_{}", elements.key());
+            let pipeline = self.gpu.pipeline(&key, || map_source(elements, expr));
             let input = memory(a).expect("a device input");
             let n = a.len().div_ceil(GROUP as usize);
             self.gpu.run(&pipeline, &[&params, &out, input], groups(n));
@@ -337,14 +405,14 @@ impl WgpuBackend {
 
     fn binary_kernel(
         &self,
-        op: BinaryOp,
+        (op, elements): (BinaryOp, Elements),
         expr: &str,
         a: &Array,
         b: &Array,
         shape: &[usize],
     ) -> Result<Array> {
         let n: usize = shape.iter().product();
-        let out = self.gpu.alloc(DType::F32, n)?;
+        let out = self.gpu.alloc(a.dtype(), n)?;
         if n > 0 {
             // Callers' shapes broadcast, so these views cannot fail.
             let a = a.broadcast_to(shape)?;
@@ -364,8 +432,8 @@ impl WgpuBackend {
                 ]
                 .concat(),
             )?;
-            let key = format!("binary_{}", op.name());
-            let pipeline = self.gpu.pipeline(&key, || binary_source(expr));
+            let key = format!("binary_{}_{}", op.name(), elements.key());
+            let pipeline = self.gpu.pipeline(&key, || binary_source(elements, expr));
             let (x, y) = (memory(&a).expect("device"), memory(&b).expect("device"));
             self.gpu.run(
                 &pipeline,
@@ -384,13 +452,13 @@ impl WgpuBackend {
         b: &Array,
         rc: [[usize; 2]; 2],
         [m, n, k]: [usize; 3],
-        batch: &[usize],
+        (batch, elements): (&[usize], Elements),
     ) -> Result<Array> {
         let [a_rc, b_rc] = rc;
         let count: usize = batch.iter().product();
         let mut out_shape = batch.to_vec();
         out_shape.extend([m, n]);
-        let out = self.gpu.alloc(DType::F32, count * m * n)?;
+        let out = self.gpu.alloc(a.dtype(), count * m * n)?;
         if count * m * n > 0 {
             // Batch strides of each operand broadcast to `batch` (zero on repeated axes).
             let batch_strides = |x: &Array| -> [u32; 6] {
@@ -425,7 +493,8 @@ impl WgpuBackend {
             words.extend(sa);
             words.extend(sb);
             let params = self.gpu.params(&words)?;
-            let pipeline = self.gpu.pipeline("matmul", || MATMUL.to_string());
+            let key = format!("matmul_{}", elements.key());
+            let pipeline = self.gpu.pipeline(&key, || typed_source(MATMUL, elements));
             let (x, y) = (memory(a).expect("device"), memory(b).expect("device"));
             let grid = [n.div_ceil(16) as u32, m.div_ceil(16) as u32, count as u32];
             self.gpu.run(&pipeline, &[&params, &out, x, y], grid);
@@ -446,7 +515,8 @@ impl WgpuBackend {
         let [kept_strides, red_strides] = strides_of;
         let n_out: usize = kept_shape.iter().product();
         let n_red: usize = red_shape.iter().product();
-        let out = self.gpu.alloc(DType::F32, n_out)?;
+        let elements = Elements::float(&self.gpu, a.dtype()).expect("checked by the caller");
+        let out = self.gpu.alloc(a.dtype(), n_out)?;
         if n_out > 0 {
             let head = [
                 n_out as u32,
@@ -464,7 +534,8 @@ impl WgpuBackend {
             ]
             .concat();
             let params = self.gpu.params(&words)?;
-            let pipeline = self.gpu.pipeline("sum", || SUM.to_string());
+            let key = format!("sum_{}", elements.key());
+            let pipeline = self.gpu.pipeline(&key, || typed_source(SUM, elements));
             let input = memory(a).expect("device");
             self.gpu
                 .run(&pipeline, &[&params, &out, input], groups(n_out));
@@ -488,22 +559,29 @@ impl Backend for WgpuBackend {
     }
 
     fn contiguous(&self, a: &Array) -> Option<Result<Array>> {
-        if !matches!(a.dtype(), DType::F32 | DType::I32) || !indexable(a) {
+        if !indexable(a) {
             return None;
         }
-        Some(self.map("copy_u32", "u32", "x", a))
+        let elements = match a.dtype() {
+            DType::F32 | DType::I32 => Elements::Words,
+            DType::F16 if self.gpu.shader_f16 => Elements::F16,
+            _ => return None,
+        };
+        Some(self.map("copy", elements, "x", a))
     }
 
     fn unary(&self, op: UnaryOp, a: &Array) -> Option<Result<Array>> {
-        if a.dtype() != DType::F32 || !indexable(a) {
+        let elements = Elements::float(&self.gpu, a.dtype())?;
+        if !indexable(a) {
             return None;
         }
         let expr = unary_expr(op)?;
-        Some(self.map(op.name(), "f32", expr, a))
+        Some(self.map(op.name(), elements, expr, a))
     }
 
     fn binary(&self, op: BinaryOp, a: &Array, b: &Array) -> Option<Result<Array>> {
-        if a.dtype() != DType::F32 || b.dtype() != DType::F32 || !indexable(a) || !indexable(b) {
+        let elements = Elements::float(&self.gpu, a.dtype())?;
+        if a.dtype() != b.dtype() || !indexable(a) || !indexable(b) {
             return None;
         }
         let expr = binary_expr(op)?;
@@ -512,11 +590,12 @@ impl Backend for WgpuBackend {
         if shape.len() > MAX_RANK || n > u32::MAX as usize {
             return None;
         }
-        Some(self.binary_kernel(op, expr, a, b, &shape))
+        Some(self.binary_kernel((op, elements), expr, a, b, &shape))
     }
 
     fn matmul(&self, a: &Array, b: &Array, ta: bool, tb: bool) -> Option<Result<Array>> {
-        if a.dtype() != DType::F32 || b.dtype() != DType::F32 || !indexable(a) || !indexable(b) {
+        let elements = Elements::float(&self.gpu, a.dtype())?;
+        if a.dtype() != b.dtype() || !indexable(a) || !indexable(b) {
             return None;
         }
         if a.rank() < 2 || b.rank() < 2 {
@@ -548,7 +627,7 @@ impl Backend for WgpuBackend {
         if m.div_ceil(16) > MAX_GROUPS as usize || n.div_ceil(16) > MAX_GROUPS as usize {
             return None;
         }
-        Some(self.matmul_kernel(a, b, [a_rc, b_rc], [m, n, k], &batch))
+        Some(self.matmul_kernel(a, b, [a_rc, b_rc], [m, n, k], (&batch, elements)))
     }
 
     fn reduce(
@@ -558,8 +637,8 @@ impl Backend for WgpuBackend {
         mask: &[bool],
         keepdims: bool,
     ) -> Option<Result<Array>> {
-        if op != ReduceOp::Sum || a.dtype() != DType::F32 || !indexable(a) || mask.len() != a.rank()
-        {
+        Elements::float(&self.gpu, a.dtype())?;
+        if op != ReduceOp::Sum || !indexable(a) || mask.len() != a.rank() {
             return None;
         }
         let (mut kept_shape, mut kept_strides, mut red_shape, mut red_strides) =

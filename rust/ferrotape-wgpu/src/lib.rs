@@ -38,6 +38,9 @@ pub struct AdapterDescription {
     pub backend: String,
     /// Whether it is a software rasteriser on the CPU (listed only when allowed).
     pub software: bool,
+    /// Whether float16 arrays compute on it (element-wise ops, matmul and sums); without it
+    /// they run on the CPU.
+    pub float16: bool,
 }
 
 /// Whether software adapters may be listed (see the module docs).

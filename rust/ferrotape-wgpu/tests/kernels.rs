@@ -555,3 +555,43 @@ fn a_gather_and_its_gradient_stay_on_the_device() {
     let (on_device, on_cpu) = (run(GPU), run(Device::Cpu));
     assert_close(on_device.value(), on_cpu.value(), "gather gradient");
 }
+
+#[test]
+fn float16_computes_in_float32_and_rounds_once_as_on_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let half = |a: &Array| kernels::cast(a, ferrotape_core::DType::F16).unwrap();
+    let x = half(&values(&[7, 5], -3.0, 3.0, 61));
+    let y = half(&values(&[5], 0.5, 2.0, 62));
+    let m = half(&values(&[5, 3], -1.0, 1.0, 63));
+    let results = |x: &Array, y: &Array, m: &Array| {
+        vec![
+            kernels::unary(UnaryOp::Exp, x).unwrap(),
+            kernels::unary(UnaryOp::Tanh, &x.transpose(&[1, 0]).unwrap()).unwrap(),
+            kernels::binary(BinaryOp::Div, x, y).unwrap(),
+            kernels::matmul(x, m, false, false).unwrap(),
+            kernels::reduce(ReduceOp::Sum, x, &[true, false], false).unwrap(),
+            x.transpose(&[1, 0]).unwrap().contiguous(),
+        ]
+    };
+    let want = results(&x, &y, &m);
+    let got = results(&on_gpu(&x), &on_gpu(&y), &on_gpu(&m));
+    let float16 = ferrotape_wgpu::init()[0].float16;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        // Without float16 support every one of them runs on the CPU (soft placement).
+        let expected = if float16 { GPU } else { Device::Cpu };
+        assert_eq!(g.device(), expected, "result {i}");
+        assert_eq!(g.dtype(), ferrotape_core::DType::F16);
+        let as32 = |a: &Array| kernels::cast(a, ferrotape_core::DType::F32).unwrap();
+        let (g, w) = (as32(g).to_vec::<f32>(), as32(w).to_vec::<f32>());
+        for (j, (a, b)) in g.iter().zip(&w).enumerate() {
+            // One float16 rounding of nearly the same float32 value: at most one step apart.
+            assert!(
+                (a - b).abs() <= b.abs() * 1e-3 + 1e-6,
+                "result {i}[{j}]: {a} vs {b}"
+            );
+        }
+    }
+    eprintln!("float16 on the device: {float16}");
+}
