@@ -7,6 +7,7 @@
 #   advanced_tape.py       seed 003: tape techniques, MLP on MNIST (5 epochs), GAN
 #   autodiff_guide.py      seed 004: TensorFlow's advanced autodiff guide, with Keras layers
 #   keras_cnn.py           seed 000's Keras CNN (25 epochs on MNIST or Fashion-MNIST: the long one)
+#   gpu_check.py           the CNN's training steps on the GPU against the CPU (a gpu build only)
 # Arguments are passed to the CNN, e.g. `scripts/examples.sh --epochs 1`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,3 +18,9 @@ for example in tape_basics linear_regression keras_linear_model advanced_tape au
 done
 echo "===================== examples/keras_cnn.py $*"
 python examples/keras_cnn.py "$@"
+if python -c "import ferrotape as ft, sys; sys.exit(not ft.config.list_physical_devices('GPU'))"; then
+    echo "===================== examples/gpu_check.py"
+    python examples/gpu_check.py
+else
+    echo "===================== examples/gpu_check.py: skipped (this build lists no GPU)"
+fi
