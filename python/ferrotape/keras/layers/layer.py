@@ -24,7 +24,7 @@ from ... import _core, nest
 from ... import dtypes as ft_dtypes
 from ... import train as _checkpoints
 from ...module import Module
-from .. import backend, initializers, regularizers
+from .. import initializers, regularizers
 from . import keras_tensor
 from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
@@ -51,6 +51,7 @@ from .layer_utils import (
     _unique_name,
     _wrap_build,
     _zeros_for,
+    global_policy,
 )
 
 
@@ -94,7 +95,7 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
             )
         if name is not None and not isinstance(name, str):
             raise TypeError(f"{type(self).__name__}: name must be a string, received {name!r}")
-        policy = DTypePolicy(backend.floatx() if dtype is None else dtype)
+        policy = global_policy() if dtype is None else DTypePolicy(dtype)
         setattr_(self, "_name", name or _unique_name(_snake_case(type(self).__name__)))
         setattr_(self, "_trainable", bool(trainable))
         setattr_(self, "built", False)

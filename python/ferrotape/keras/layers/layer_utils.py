@@ -187,6 +187,46 @@ class DTypePolicy:
     def __repr__(self):
         return f'<DTypePolicy "{self.name}">'
 
+    def __eq__(self, other):
+        return isinstance(other, DTypePolicy) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+# The policy `set_global_policy` set (None: the one `floatx()` names).
+_GLOBAL_POLICY = [None]
+
+
+def global_policy():
+    """The dtype policy of new layers created without ``dtype``: the one
+    ``set_global_policy`` set, else ``DTypePolicy(floatx())``."""
+    from ..backend_config import floatx
+
+    return _GLOBAL_POLICY[0] or DTypePolicy(floatx())
+
+
+def set_global_policy(policy):
+    """Sets the dtype policy of layers created from now on without ``dtype``: a name
+    (``"mixed_float16"``, ``"float32"``, ...) or a ``DTypePolicy``.
+
+    Raises:
+        ValueError: for anything else, or a name that is not a float dtype or a mixed policy.
+    """
+    if not isinstance(policy, str | DTypePolicy):
+        raise ValueError(
+            "set_global_policy: invalid `policy` argument. Expected the string name of a "
+            "policy (such as 'mixed_float16') or a `DTypePolicy` instance. Received: "
+            f"policy={policy!r} (of type {type(policy)})"
+        )
+    policy = DTypePolicy(policy)
+    if not ft_dtypes.as_dtype(policy.compute_dtype).is_floating:
+        raise ValueError(
+            "set_global_policy: the global policy must compute in a float dtype. "
+            f"Received: policy={policy.name!r}"
+        )
+    _GLOBAL_POLICY[0] = policy
+
 
 # ----------------------------------------------------------------------------- call signatures
 

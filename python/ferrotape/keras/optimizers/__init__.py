@@ -19,6 +19,7 @@ from .adamax import Adamax
 from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
+from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -39,6 +40,7 @@ _OPTIMIZERS = {
         Lamb,
         Ftrl,
         Adafactor,
+        LossScaleOptimizer,
     )
 }
 
@@ -104,6 +106,7 @@ __all__ = [
     "Ftrl",
     "Lamb",
     "Lion",
+    "LossScaleOptimizer",
     "Nadam",
     "Optimizer",
     "RMSprop",

@@ -61,11 +61,18 @@ class Trainer:
             "steps_per_execution": steps_per_execution,
             "jit_compile": jit_compile if isinstance(jit_compile, bool) else False,
         }
-        del auto_scale_loss
         from .. import metrics as metrics_module
         from .. import optimizers
 
-        object.__setattr__(self, "optimizer", optimizers.get(optimizer))
+        optimizer = optimizers.get(optimizer)
+        if (
+            auto_scale_loss
+            and self.dtype_policy.name == "mixed_float16"
+            and not isinstance(optimizer, optimizers.LossScaleOptimizer)
+        ):
+            # Keras 3's rule: float16 gradients underflow without loss scaling.
+            optimizer = optimizers.LossScaleOptimizer(optimizer, name="loss_scale_optimizer")
+        object.__setattr__(self, "optimizer", optimizer)
         object.__setattr__(self, "loss", loss)
         output_names = getattr(self, "output_names", None)
         object.__setattr__(
@@ -163,10 +170,13 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+            # The optimizer's loss scale (LossScaleOptimizer, loss_scale_factor), which its
+            # update divides out of the gradients again.
+            scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self.trainable_variables
         if variables:
-            gradients = tape.gradient(loss, variables)
+            gradients = tape.gradient(scaled_loss, variables)
             self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
             self._apply_constraints()
         elif not self._warned_no_trainable:
