@@ -23,6 +23,8 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     /// The largest storage binding, in bytes: larger arrays stay on (or fall back to) the CPU.
     pub(crate) max_binding: u64,
+    /// Storage buffers one kernel may bind (parameters and output included).
+    pub(crate) storage_bindings: u32,
     pool: Mutex<Pool>,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
 }
@@ -56,7 +58,11 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             required_limits: wgpu::Limits {
                 max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                 max_buffer_size: limits.max_buffer_size,
-                max_storage_buffers_per_shader_stage: 4,
+                // Five for a convolution with its bias (parameters, output, three inputs);
+                // every Vulkan, Metal and DX12 adapter has WebGPU's eight.
+                max_storage_buffers_per_shader_stage: limits
+                    .max_storage_buffers_per_shader_stage
+                    .clamp(4, 8),
                 ..wgpu::Limits::downlevel_defaults()
             },
             ..Default::default()
@@ -64,6 +70,7 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
         let Ok((device, queue)) = pollster::block_on(adapter.request_device(&request)) else {
             continue;
         };
+        let storage_bindings = request.required_limits.max_storage_buffers_per_shader_stage;
         seen.push(key);
         out.push(Gpu {
             index: out.len() as u32,
@@ -73,6 +80,7 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             max_binding: limits
                 .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
+            storage_bindings,
             pool: Mutex::new(Pool::default()),
             pipelines: Mutex::new(HashMap::new()),
         });
