@@ -134,7 +134,9 @@ fn convolutions_and_their_gradients_match_the_cpu() {
 }
 
 /// (input NHWC, window, stride, padding).
-const POOL_CASES: [([usize; 4], [usize; 2], [usize; 2], Padding); 7] = [
+type PoolCase = ([usize; 4], [usize; 2], [usize; 2], Padding);
+
+const POOL_CASES: [PoolCase; 7] = [
     ([2, 8, 6, 3], [2, 2], [2, 2], Padding::Valid),
     ([1, 7, 9, 17], [3, 3], [2, 2], Padding::Same),
     ([2, 5, 7, 1], [3, 2], [1, 1], Padding::Same),
