@@ -133,8 +133,8 @@ pub fn conv2d_backprop_filter(
     Ok(df)
 }
 
-/// The maximum of each window (padding ignored). d/dx = max_pool2d_grad(x, y, g): each
-/// gradient sent to the first maximum of its window.
+/// The maximum of each window (padding ignored). d/dx sends each gradient to the first maximum
+/// of its window (`max_pool2d_grad`), whose own derivative gathers from the same positions.
 pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::max_pool(x.value(), window)?);
     trace::node1("MaxPool", &[x], &y, || {
