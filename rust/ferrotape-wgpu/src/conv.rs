@@ -326,26 +326,32 @@ fn window_words(w: &Window2d, out_c: usize) -> Option<[u32; 15]> {
     let fits = |v: u128| v <= i32::MAX as u128;
     // The furthest position an axis's arithmetic reaches: past the input, the padding, the
     // dilated window and the strided outputs together.
-    let axis = |size: usize, pad: usize, k: usize, d: usize, out: usize, s: usize| {
-        fits(size as u128 + pad as u128 + (k as u128 + 1) * d as u128 + out as u128 * s as u128)
+    let axes = [
+        [
+            w.in_h,
+            w.pad_top,
+            w.k_h,
+            w.dilation[0],
+            w.out_h,
+            w.stride[0],
+        ],
+        [
+            w.in_w,
+            w.pad_left,
+            w.k_w,
+            w.dilation[1],
+            w.out_w,
+            w.stride[1],
+        ],
+    ];
+    let reach = |[size, pad, k, d, out, s]: [usize; 6]| {
+        let [size, pad, k, d, out, s] = [size, pad, k, d, out, s].map(|v| v as u128);
+        size + pad + (k + 1) * d + out * s
     };
-    let ok = axis(
-        w.in_h,
-        w.pad_top,
-        w.k_h,
-        w.dilation[0],
-        w.out_h,
-        w.stride[0],
-    ) && axis(
-        w.in_w,
-        w.pad_left,
-        w.k_w,
-        w.dilation[1],
-        w.out_w,
-        w.stride[1],
-    ) && [w.batch, w.channels, out_c]
-        .iter()
-        .all(|&v| fits(v as u128));
+    let ok = axes.into_iter().all(|a| fits(reach(a)))
+        && [w.batch, w.channels, out_c]
+            .iter()
+            .all(|&v| fits(v as u128));
     ok.then(|| {
         [
             w.batch,
