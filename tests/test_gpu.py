@@ -279,3 +279,33 @@ def test_the_train_command_without_a_gpu_is_a_usage_error(tmp_path):
     done = _run(args, cwd=tmp_path)
     assert done.returncode == 2
     assert "--device gpu: no GPU was found" in done.stderr
+
+
+def _conv_net(device, conv, pool, images):
+    """A Conv2D + MaxPooling2D forward pass on ``device`` and its gradients."""
+    with ft.device(device):
+        x = ft.identity(ft.constant(images))
+        with ft.GradientTape() as tape:
+            tape.watch(x)
+            h = conv(x)
+            y = pool(h)
+            loss = ft.reduce_sum(y * y)
+        grads = tape.gradient(loss, [x, conv.kernel, conv.bias])
+    return [h, y, *grads]
+
+
+@needs_gpu
+@pytest.mark.parametrize(("strides", "padding"), [(1, "same"), (2, "valid")])
+def test_keras_conv_and_pooling_run_on_the_gpu_and_equal_the_cpu(strides, padding):
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((2, 9, 7, 3)).astype(np.float32)
+    conv = ft.keras.layers.Conv2D(5, (3, 2), strides=strides, padding=padding)
+    pool = ft.keras.layers.MaxPooling2D(2, padding="same")
+    conv.build((None, 9, 7, 3))
+    conv.bias.assign(rng.standard_normal(5).astype(np.float32))
+    on_gpu = _conv_net("/GPU:0", conv, pool, images)
+    on_cpu = _conv_net("/CPU:0", conv, pool, images)
+    for name, g, c in zip(["conv", "pool", "dx", "dkernel", "dbias"], on_gpu, on_cpu, strict=True):
+        assert g.device == GPU, name
+        assert c.device == CPU, name
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-5, atol=1e-5, err_msg=name)

@@ -824,6 +824,66 @@ row(
     adjoint_ref(lambda x: pool_ref("avg", x, (2, 2), (1, 1), "SAME"), (1, 4, 4, 1)),
     (1, 4, 4, 1),
 )
+
+
+def max_pool_backward(x0, k, stride, padding):
+    """Max pooling's input gradient at the fixed point ``x0`` as a function of the output
+    gradient (linear in it): its backward op, whose own derivative (the gather of each window's
+    maximum) is then checked."""
+
+    def backward(dy):
+        x = tf.constant(x0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.max_pool2d(x, k, stride, padding)
+        return tape.gradient(y, x, output_gradients=dy)
+
+    return backward
+
+
+def max_pool_gather_ref(x0, k, stride, padding):
+    """NumPy: the linear map that gradient transposes, x -> x at each window's maximum of x0."""
+    index = np.arange(x0.size, dtype=np.float64).reshape(x0.shape)
+    values, positions = (windows(a, *k, stride, (1, 1), padding, fill=np.nan) for a in (x0, index))
+    n, oh, ow, kh, kw, c = values.shape
+
+    def flat(a):
+        return a.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, c, kh * kw)
+
+    pick = np.nanargmax(flat(values), axis=-1)[..., None]
+    at = np.take_along_axis(flat(positions), pick, axis=-1)[..., 0].astype(int)
+    return lambda x: np.ravel(x)[at]
+
+
+def max_pool_gather(x0, k, stride, padding):
+    """The adjoint of that gradient, as a second derivative computes it: ``g`` (shaped as
+    ``x0``) gathered at each window's maximum."""
+    backward = max_pool_backward(x0, k, stride, padding)
+
+    def gather(g):
+        dy = tf.zeros_like(tf.nn.max_pool2d(tf.constant(x0), k, stride, padding))
+        with tf.GradientTape() as tape:
+            tape.watch(dy)
+            dx = backward(dy)
+        return tape.gradient(dx, dy, output_gradients=g)
+
+    return gather
+
+
+# Overlapping windows (stride 1), so windows sharing a maximum add their gradients.
+POOLED = DISTINCT(np.random.default_rng(5), (1, 4, 4, 2))
+row(
+    "max_pool2d[adjoint]",
+    max_pool_backward(POOLED, (2, 2), (1, 1), "SAME"),
+    adjoint_ref(max_pool_gather_ref(POOLED, (2, 2), (1, 1), "SAME"), (1, 4, 4, 2)),
+    (1, 4, 4, 2),
+)
+row(
+    "max_pool2d[adjoint of the adjoint]",
+    max_pool_gather(POOLED, (2, 2), (1, 1), "SAME"),
+    max_pool_gather_ref(POOLED, (2, 2), (1, 1), "SAME"),
+    (1, 4, 4, 2),
+)
 row(
     "gather[adjoint]",
     adjoint(lambda x: tf.gather(x, [2, 0, 2]), (3, 4)),

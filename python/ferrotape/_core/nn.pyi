@@ -81,7 +81,7 @@ def max_pool_nhwc(
     padding: str,
 ) -> Tensor:
     """The maximum of each window (padding ignored). d/dx sends each gradient to the first maximum
-    of its window: the adjoint of gathering those elements, so higher orders follow the gather."""
+    of its window (`max_pool2d_grad`), whose own derivative gathers from the same positions."""
 
 def relu(features: _TensorLike, name: str | None = None) -> Tensor:
     """max(x, 0); d/dx = 1 where x > 0, else 0 (0 at the kink, as TensorFlow)."""

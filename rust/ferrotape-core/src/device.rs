@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::kernels::{BinaryOp, ReduceOp, UnaryOp};
+use crate::kernels::{BinaryOp, ReduceOp, UnaryOp, Window2d};
 use crate::{Array, Buffer, DType, Result};
 
 /// Where a buffer lives: the CPU, or a backend's device (its index among that backend's
@@ -108,6 +108,69 @@ pub trait Backend: Send + Sync + 'static {
         _inner: usize,
         _out_shape: &[usize],
     ) -> Option<Result<Array>> {
+        None
+    }
+
+    // Convolution and pooling over NHWC images (`kernels::conv`). The core has checked the
+    // shapes against the window `w` before asking (dtypes it has not: a hook declines those),
+    // and each default declines, so a backend offers only the kernels it has.
+
+    /// NHWC `x` convolved with HWIO `filter`, plus `bias` (`[out_channels]`) when given.
+    fn conv2d(
+        &self,
+        _x: &Array,
+        _filter: &Array,
+        _bias: Option<&Array>,
+        _w: &Window2d,
+    ) -> Option<Result<Array>> {
+        None
+    }
+    /// The input gradient of `conv2d` (shape `[batch, in_h, in_w, channels]` of `w`).
+    fn conv2d_backprop_input(
+        &self,
+        _filter: &Array,
+        _dy: &Array,
+        _w: &Window2d,
+    ) -> Option<Result<Array>> {
+        None
+    }
+    /// The filter gradient of `conv2d` (shape `[k_h, k_w, channels, dy's channels]`).
+    fn conv2d_backprop_filter(
+        &self,
+        _x: &Array,
+        _dy: &Array,
+        _w: &Window2d,
+    ) -> Option<Result<Array>> {
+        None
+    }
+    fn max_pool(&self, _x: &Array, _w: &Window2d) -> Option<Result<Array>> {
+        None
+    }
+    /// Each of `dy` added to the first maximum of its window of `x`; `y = max_pool(x)`, which
+    /// a backend may use or recompute.
+    fn max_pool_grad(
+        &self,
+        _x: &Array,
+        _y: &Array,
+        _dy: &Array,
+        _w: &Window2d,
+    ) -> Option<Result<Array>> {
+        None
+    }
+    /// For each window, `g` (shaped as `x`) at the window's first maximum of `x`.
+    fn max_pool_grad_grad(
+        &self,
+        _x: &Array,
+        _y: &Array,
+        _g: &Array,
+        _w: &Window2d,
+    ) -> Option<Result<Array>> {
+        None
+    }
+    fn avg_pool(&self, _x: &Array, _w: &Window2d) -> Option<Result<Array>> {
+        None
+    }
+    fn avg_pool_grad(&self, _dy: &Array, _w: &Window2d) -> Option<Result<Array>> {
         None
     }
 }

@@ -26,6 +26,9 @@ pub struct Gpu {
     /// Whether kernels may hold float16 in buffers (WGSL's `f16`, wgpu's `SHADER_F16`); without
     /// it float16 ops run on the CPU.
     pub(crate) shader_f16: bool,
+    /// Storage buffers one kernel may bind (parameters and output included): kernels that
+    /// need more fall back to the CPU or split their work.
+    pub(crate) max_bindings: u32,
     pool: Mutex<Pool>,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
 }
@@ -54,9 +57,10 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             continue;
         }
         let limits = adapter.limits();
-        if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
-            continue; // a kernel would fail to compile on it (WebGPU's default is 8)
-        }
+        // Eight is WebGPU's default (every Vulkan, Metal and DX12 adapter has it) and the most
+        // a kernel binds: five for a convolution with its bias, eight for the optimizer and
+        // batch norm kernels. Downlevel adapters may offer only four.
+        let max_bindings = limits.max_storage_buffers_per_shader_stage.min(8);
         let shader_f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
         let request = wgpu::DeviceDescriptor {
             label: Some("ferrotape"),
@@ -68,7 +72,7 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             required_limits: wgpu::Limits {
                 max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                 max_buffer_size: limits.max_buffer_size,
-                max_storage_buffers_per_shader_stage: STORAGE_BUFFERS,
+                max_storage_buffers_per_shader_stage: max_bindings,
                 ..wgpu::Limits::downlevel_defaults()
             },
             ..Default::default()
@@ -86,16 +90,13 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
                 .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
             shader_f16,
+            max_bindings,
             pool: Mutex::new(Pool::default()),
             pipelines: Mutex::new(HashMap::new()),
         });
     }
     out
 }
-
-/// The storage buffers a kernel may bind (parameters, output and inputs): WebGPU's default
-/// limit, which every Vulkan, Metal and DX12 adapter meets.
-pub(crate) const STORAGE_BUFFERS: u32 = 8;
 
 /// The bytes a buffer of `n` elements of `dtype` takes on the device (bools as one byte).
 fn byte_len(dtype: DType, n: usize) -> u64 {

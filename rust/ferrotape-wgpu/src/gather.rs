@@ -138,7 +138,7 @@ pub(crate) fn scatter_add_runs(
         _ => return None,
     };
     let n: usize = out_shape.iter().product();
-    if !fits(src.len()) || !fits(n) || memory(src).is_none() {
+    if !fits(src.len()) || !fits(n) || memory(src).is_none() || gpu.max_bindings < 5 {
         return None;
     }
     if inner == 0 || n == 0 {

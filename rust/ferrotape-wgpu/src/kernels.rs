@@ -8,14 +8,16 @@
 //! Each kernel reads its inputs through their layouts: a parameter buffer carries the output
 //! shape and each input's offset and strides (any sign, zero for broadcast axes), so views and
 //! broadcasts cost no copy. Ops a kernel does not cover return `None` and run on the CPU.
+//! Convolution and pooling kernels live in `conv.rs`; their hooks here delegate to it.
 
 use std::sync::Arc;
 
 use ferrotape_core::device::{Backend, Device, DeviceMemory};
-use ferrotape_core::kernels::{BinaryOp, ReduceOp, UnaryOp};
+use ferrotape_core::kernels::{BinaryOp, ReduceOp, UnaryOp, Window2d};
 use ferrotape_core::{broadcast_shapes, Array, DType, Result};
 
 use crate::context::{to_bytes, Gpu, GpuMemory};
+use crate::conv;
 
 /// The most axes a kernel's parameter block has room for (more fall back to the CPU).
 const MAX_RANK: usize = 8;
@@ -24,7 +26,7 @@ const MAX_RANK: usize = 8;
 pub(crate) const GROUP: u32 = 64;
 
 /// The most workgroups along one dispatch dimension (WebGPU's limit).
-const MAX_GROUPS: u32 = 65_535;
+pub(crate) const MAX_GROUPS: u32 = 65_535;
 
 pub(crate) struct WgpuBackend {
     gpu: Arc<Gpu>,
@@ -43,7 +45,7 @@ pub(crate) fn memory(a: &Array) -> Option<&GpuMemory> {
 
 /// Whether the kernels' 32-bit index arithmetic covers `a` (every element offset of its
 /// memory fits an `i32`).
-fn indexable(a: &Array) -> bool {
+pub(crate) fn indexable(a: &Array) -> bool {
     memory(a).is_some_and(|m| m.len() <= i32::MAX as usize) && a.rank() <= MAX_RANK
 }
 
@@ -74,7 +76,7 @@ fn strides(s: &[isize]) -> [u32; MAX_RANK] {
 
 /// The WGSL shared by the element-wise kernels: the parameter block, the linear index of an
 /// invocation, and the offset of element `i` of the output shape in an input's layout.
-const PRELUDE: &str = "
+pub(crate) const PRELUDE: &str = "
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 
 // NaN by its bits: drivers may compile x != x assuming no NaN exists.
@@ -690,5 +692,62 @@ impl Backend for WgpuBackend {
         out_shape: &[usize],
     ) -> Option<Result<Array>> {
         crate::gather::scatter_add_runs(&self.gpu, src, starts, inner, out_shape)
+    }
+
+    // Convolution and pooling: the kernels are in `conv.rs`.
+
+    fn conv2d(
+        &self,
+        x: &Array,
+        filter: &Array,
+        bias: Option<&Array>,
+        w: &Window2d,
+    ) -> Option<Result<Array>> {
+        conv::conv2d(&self.gpu, x, filter, bias, w)
+    }
+
+    fn conv2d_backprop_input(
+        &self,
+        filter: &Array,
+        dy: &Array,
+        w: &Window2d,
+    ) -> Option<Result<Array>> {
+        conv::conv2d_backprop_input(&self.gpu, filter, dy, w)
+    }
+
+    fn conv2d_backprop_filter(&self, x: &Array, dy: &Array, w: &Window2d) -> Option<Result<Array>> {
+        conv::conv2d_backprop_filter(&self.gpu, x, dy, w)
+    }
+
+    fn max_pool(&self, x: &Array, w: &Window2d) -> Option<Result<Array>> {
+        conv::max_pool(&self.gpu, x, w)
+    }
+
+    fn max_pool_grad(
+        &self,
+        x: &Array,
+        y: &Array,
+        dy: &Array,
+        w: &Window2d,
+    ) -> Option<Result<Array>> {
+        conv::max_pool_grad(&self.gpu, x, y, dy, w)
+    }
+
+    fn max_pool_grad_grad(
+        &self,
+        x: &Array,
+        y: &Array,
+        g: &Array,
+        w: &Window2d,
+    ) -> Option<Result<Array>> {
+        conv::max_pool_grad_grad(&self.gpu, x, y, g, w)
+    }
+
+    fn avg_pool(&self, x: &Array, w: &Window2d) -> Option<Result<Array>> {
+        conv::avg_pool(&self.gpu, x, w)
+    }
+
+    fn avg_pool_grad(&self, dy: &Array, w: &Window2d) -> Option<Result<Array>> {
+        conv::avg_pool_grad(&self.gpu, dy, w)
     }
 }

@@ -20,6 +20,7 @@
 //!   CPU.
 
 mod context;
+mod conv;
 mod gather;
 mod kernels;
 

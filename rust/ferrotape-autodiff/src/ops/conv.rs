@@ -3,15 +3,16 @@
 //! `conv2d` and its two backward passes are three faces of one bilinear form
 //! `<conv2d(x, f), dy>`, so each is the derivative of the others: declaring all three as ops,
 //! each with its backward written in the other two, gives derivatives of any order. Max pooling
-//! is a gather of the windows' maxima (its derivative is the gather's), average pooling and its
-//! gradient are each other's adjoints.
-
-use std::sync::Arc;
+//! is a gather of the windows' maxima: its gradient (a scatter to each window's first maximum)
+//! and that gradient's adjoint (the gather again, of a tensor shaped as the input) are each
+//! other's derivatives, and both find the maxima from the saved input and output with a device
+//! kernel rather than carrying host indices. Average pooling and its gradient are each other's
+//! adjoints.
 
 use ferrotape_core::kernels::{self, Conv2dParams, Window2d};
 use ferrotape_core::Result;
 
-use super::{reduce_sum, reshape, take_add};
+use super::reduce_sum;
 use crate::tape::record;
 use crate::tensor::Tensor;
 use crate::trace;
@@ -133,47 +134,78 @@ pub fn conv2d_backprop_filter(
 }
 
 /// The maximum of each window (padding ignored). d/dx sends each gradient to the first maximum
-/// of its window: the adjoint of gathering those elements, so higher orders follow the gather.
+/// of its window (`max_pool2d_grad`), whose own derivative gathers from the same positions.
 pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::max_pool(x.value(), window)?);
     trace::node1("MaxPool", &[x], &y, || {
         let window = window.clone();
         move |t: &[Tensor]| max_pool2d(&t[0], &window)
     });
-    // The argmax is found only when a tape records the op (a second, cheap pass), so
-    // inference pays for the maxima alone.
+    // Saves its input and output: the backward pass finds each window's maximum again from
+    // them (on the device where they live), so recording costs the forward pass nothing.
     record("MaxPool", &[x], &[&y], || {
-        let shape: Vec<usize> = x.shape().to_vec();
-        // Cannot fail: `y` is max_pool's own output for this `x` and window, and max_pool
-        // has already accepted the dtype.
-        let index = kernels::max_pool_argmax(x.value(), y.value(), window)
-            .expect("the argmax of max_pool's own output");
-        let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
-        let (x, window) = (x.clone(), window.clone());
-        move |gs: &[Tensor], _: &[bool]| {
-            let g = &gs[0];
-            let flat = reshape(g, &[g.len()])?;
-            let dx = take_add(&flat, 0, index.clone(), shape.iter().product())?;
-            let dx = reshape(&dx, &shape)?;
-            // The positions are host values read from `x`: a replay finds them again.
-            trace::node1("MaxPoolGrad", &[&x, g], &dx, || {
-                let window = window.clone();
-                move |t: &[Tensor]| max_pool2d_grad(&t[0], &t[1], &window)
-            });
-            Ok(vec![Some(dx)])
-        }
+        let (x, y, window) = (x.clone(), y.clone(), window.clone());
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(max_pool2d_grad(&x, &y, &gs[0], &window)?)])
     });
     Ok(y)
 }
 
-/// Max pooling's gradient for `x` and output gradient `g` (what a replayed trace runs).
-fn max_pool2d_grad(x: &Tensor, g: &Tensor, window: &Window2d) -> Result<Tensor> {
-    let y = kernels::max_pool(x.value(), window)?;
-    let index = kernels::max_pool_argmax(x.value(), &y, window)?;
-    let flat = reshape(g, &[g.len()])?;
-    let index = Arc::new(index.into_iter().map(Some).collect::<Vec<_>>());
-    let dx = take_add(&flat, 0, index, x.len())?;
-    reshape(&dx, x.shape())
+/// Max pooling's gradient for `x`, its pooled `y` and output gradient `dy`: each `dy` added to
+/// the first maximum of its window. Linear in `dy`: d/ddy = max_pool2d_grad_grad(x, y, g).
+/// `x` and `y` only choose where the gradient goes, a piecewise-constant choice: they get no
+/// gradient (TensorFlow's `MaxPoolGrad` gives them zeros).
+pub fn max_pool2d_grad(x: &Tensor, y: &Tensor, dy: &Tensor, window: &Window2d) -> Result<Tensor> {
+    let dx = Tensor::new(kernels::max_pool_grad(
+        x.value(),
+        y.value(),
+        dy.value(),
+        window,
+    )?);
+    trace::node1("MaxPoolGrad", &[x, y, dy], &dx, || {
+        let window = window.clone();
+        move |t: &[Tensor]| max_pool2d_grad(&t[0], &t[1], &t[2], &window)
+    });
+    record("MaxPoolGrad", &[x, y, dy], &[&dx], || {
+        let (x, y, window) = (x.clone(), y.clone(), window.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let ddy = needs[2]
+                .then(|| max_pool2d_grad_grad(&x, &y, &gs[0], &window))
+                .transpose()?;
+            Ok(vec![None, None, ddy])
+        }
+    });
+    Ok(dx)
+}
+
+/// The adjoint of [`max_pool2d_grad`] in `dy`: each window's element of `g` (shaped as `x`) at
+/// the window's first maximum, shaped as `y`. d/dg = max_pool2d_grad(x, y, gg); `x` and `y`
+/// get none, as in [`max_pool2d_grad`].
+pub fn max_pool2d_grad_grad(
+    x: &Tensor,
+    y: &Tensor,
+    g: &Tensor,
+    window: &Window2d,
+) -> Result<Tensor> {
+    let out = Tensor::new(kernels::max_pool_grad_grad(
+        x.value(),
+        y.value(),
+        g.value(),
+        window,
+    )?);
+    trace::node1("MaxPoolGradGrad", &[x, y, g], &out, || {
+        let window = window.clone();
+        move |t: &[Tensor]| max_pool2d_grad_grad(&t[0], &t[1], &t[2], &window)
+    });
+    record("MaxPoolGradGrad", &[x, y, g], &[&out], || {
+        let (x, y, window) = (x.clone(), y.clone(), window.clone());
+        move |gs: &[Tensor], needs: &[bool]| {
+            let dg = needs[2]
+                .then(|| max_pool2d_grad(&x, &y, &gs[0], &window))
+                .transpose()?;
+            Ok(vec![None, None, dg])
+        }
+    });
+    Ok(out)
 }
 
 /// The mean of each window's elements inside the image; d/dx = avg_pool2d_grad(g).

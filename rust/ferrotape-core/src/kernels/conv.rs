@@ -20,13 +20,19 @@
 //! output gradient by the transposed filter (read through strides) and scatters the patch
 //! gradients back onto the image (col2im); the filter gradient sums `patchesᵀ · dy` over the
 //! images, each thread accumulating its own partial sum.
+//!
+//! Max pooling's gradient routes each output gradient to its window's first maximum, found
+//! again from the input and the pooled output ([`max_pool_grad`]); its adjoint gathers from
+//! the same positions ([`max_pool_grad_grad`]). Neither hands out indices, so a device backend
+//! computes both where the tensors live. Each public kernel checks its shapes, then offers
+//! the call to the device seam (`crate::device`) before running here.
 
 use gemm::Parallelism;
 use rayon::prelude::*;
 
 use super::cast;
 use super::winograd::{self, WinogradTile};
-use crate::{interrupt, simd, Array, Buffer, DType, Element, Error, Result};
+use crate::{device, interrupt, simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
 /// TensorFlow); `valid` uses only positions where the whole window fits.
@@ -981,8 +987,29 @@ pub fn conv2d_by(
     const OP: &str = "Conv2D";
     let w = params.window(OP, x.shape(), filter.shape())?;
     let out_c = filter.shape()[3];
-    let algorithm = algorithm.unwrap_or_else(|| conv_algorithm(&w, out_c));
     check_patches(OP, &w, x.dtype())?;
+    if let Some(bias) = bias {
+        if bias.shape() != [out_c] {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "expected a bias of shape [{out_c}] (the filter's output channels), received {:?}",
+                    bias.shape()
+                ),
+            ));
+        }
+        if bias.dtype() != x.dtype() {
+            return Err(Error::mismatch(OP, x.dtype(), bias.dtype()));
+        }
+    }
+    let on_device = match bias {
+        None => device::dispatch([x, filter], |d, [x, f]| d.conv2d(x, f, None, &w)),
+        Some(b) => device::dispatch([x, filter, b], |d, [x, f, b]| d.conv2d(x, f, Some(b), &w)),
+    };
+    if let Some(r) = on_device {
+        return r;
+    }
+    let algorithm = algorithm.unwrap_or_else(|| conv_algorithm(&w, out_c));
     let shape = [w.batch, w.out_h, w.out_w, out_c];
     let Some(bias) = bias else {
         return float_kernel(
@@ -993,18 +1020,6 @@ pub fn conv2d_by(
             |x, f| conv2d_with(algorithm, &w, x, f, None, out_c),
         );
     };
-    if bias.shape() != [out_c] {
-        return Err(Error::invalid(
-            OP,
-            format!(
-                "expected a bias of shape [{out_c}] (the filter's output channels), received {:?}",
-                bias.shape()
-            ),
-        ));
-    }
-    if bias.dtype() != x.dtype() {
-        return Err(Error::mismatch(OP, x.dtype(), bias.dtype()));
-    }
     // The bias travels with the filter: both are small, and one stacked operand keeps the
     // dtype dispatch of `float_kernel`.
     let filter_len = filter.len();
@@ -1051,6 +1066,11 @@ pub fn conv2d_backprop_input(
     check_patches(OP, &w, filter.dtype())?;
     let out_c = filter.shape()[3];
     check_output_gradient(OP, &w, out_c, dy)?;
+    if let Some(r) = device::dispatch([filter, dy], |d, [f, dy]| {
+        d.conv2d_backprop_input(f, dy, &w)
+    }) {
+        return r;
+    }
     float_kernel(
         OP,
         [filter, dy],
@@ -1072,6 +1092,9 @@ pub fn conv2d_backprop_filter(
     check_patches(OP, &w, x.dtype())?;
     let out_c = filter_shape[3];
     check_output_gradient(OP, &w, out_c, dy)?;
+    if let Some(r) = device::dispatch([x, dy], |d, [x, dy]| d.conv2d_backprop_filter(x, dy, &w)) {
+        return r;
+    }
     float_kernel(
         OP,
         [x, dy],
@@ -1233,6 +1256,9 @@ fn max_pool_argmax_typed<T: GemmFloat>(w: &Window2d, x: &[T], y: &[T]) -> Vec<us
 /// Max pooling: the maximum of each window (padding ignored).
 pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
     const OP: &str = "MaxPool";
+    if let Some(r) = device::dispatch([x], |d, [x]| d.max_pool(x, w)) {
+        return r;
+    }
     let shape = [w.batch, w.out_h, w.out_w, w.channels];
     let x = x.contiguous();
     let pooled = match x.buffer() {
@@ -1253,20 +1279,9 @@ pub fn max_pool(x: &Array, w: &Window2d) -> Result<Array> {
 
 /// For each element of `y = max_pool(x, w)`, the flat row-major index of the input element it
 /// took: the first maximum of its window (what the backward pass routes the gradient to).
-pub fn max_pool_argmax(x: &Array, y: &Array, w: &Window2d) -> Result<Vec<usize>> {
+fn max_pool_argmax(x: &Array, y: &Array, w: &Window2d) -> Result<Vec<usize>> {
     const OP: &str = "MaxPoolGrad";
-    if y.shape() != [w.batch, w.out_h, w.out_w, w.channels] || x.dtype() != y.dtype() {
-        return Err(Error::invalid(
-            OP,
-            format!(
-                "expected the pooled output of shape {:?} and dtype {}, received {:?} {}",
-                [w.batch, w.out_h, w.out_w, w.channels],
-                x.dtype(),
-                y.shape(),
-                y.dtype()
-            ),
-        ));
-    }
+    check_pooled(OP, x, y, w)?;
     let (x, y) = (x.contiguous(), y.contiguous());
     match x.buffer() {
         Buffer::F32(_) => Ok(max_pool_argmax_typed::<f32>(
@@ -1285,6 +1300,93 @@ pub fn max_pool_argmax(x: &Array, y: &Array, w: &Window2d) -> Result<Vec<usize>>
         }
         _ => Err(Error::unsupported(OP, x.dtype(), "a floating-point dtype")),
     }
+}
+
+/// Checks `x` (the pooled input of `w`'s shape) and `y` (its pooled output) of one dtype.
+fn check_pooled(op: &'static str, x: &Array, y: &Array, w: &Window2d) -> Result<()> {
+    let x_shape = [w.batch, w.in_h, w.in_w, w.channels];
+    if x.shape() != x_shape {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "expected the pooled input of shape {x_shape:?}, received {:?}",
+                x.shape()
+            ),
+        ));
+    }
+    if y.shape() != [w.batch, w.out_h, w.out_w, w.channels] || x.dtype() != y.dtype() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "expected the pooled output of shape {:?} and dtype {}, received {:?} {}",
+                [w.batch, w.out_h, w.out_w, w.channels],
+                x.dtype(),
+                y.shape(),
+                y.dtype()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The gradient of [`max_pool`] (TensorFlow's `MaxPoolGrad`): each element of `dy` added to
+/// the first maximum of its window of `x`, given `y = max_pool(x, w)`; shaped as `x`.
+pub fn max_pool_grad(x: &Array, y: &Array, dy: &Array, w: &Window2d) -> Result<Array> {
+    const OP: &str = "MaxPoolGrad";
+    check_pooled(OP, x, y, w)?;
+    check_output_gradient(OP, w, w.channels, dy)?;
+    if dy.dtype() != x.dtype() {
+        return Err(Error::mismatch(OP, x.dtype(), dy.dtype()));
+    }
+    if let Some(r) = device::dispatch([x, y, dy], |d, [x, y, dy]| d.max_pool_grad(x, y, dy, w)) {
+        return r;
+    }
+    let index = max_pool_argmax(x, y, w)?;
+    // Added in output order, so overlapping windows sum as the gradient of a gather does.
+    fn route<T: GemmFloat>(index: &[usize], dy: &[T], len: usize) -> Vec<T> {
+        let mut dx = vec![T::zero(); len];
+        for (&i, &g) in index.iter().zip(dy) {
+            dx[i] = dx[i] + g;
+        }
+        dx
+    }
+    float_kernel(
+        OP,
+        [dy, dy],
+        x.shape(),
+        |g, _| route(&index, g, x.len()),
+        |g, _| route(&index, g, x.len()),
+    )
+}
+
+/// The adjoint of [`max_pool_grad`] in `dy` (TensorFlow's `MaxPoolGradGrad`): for each window
+/// of `x`, the element of `g` (shaped as `x`) at the window's first maximum; shaped as `y`.
+pub fn max_pool_grad_grad(x: &Array, y: &Array, g: &Array, w: &Window2d) -> Result<Array> {
+    const OP: &str = "MaxPoolGradGrad";
+    check_pooled(OP, x, y, w)?;
+    if g.shape() != x.shape() || g.dtype() != x.dtype() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "expected a gradient of the input's shape {:?} and dtype {}, received {:?} {}",
+                x.shape(),
+                x.dtype(),
+                g.shape(),
+                g.dtype()
+            ),
+        ));
+    }
+    if let Some(r) = device::dispatch([x, y, g], |d, [x, y, g]| d.max_pool_grad_grad(x, y, g, w)) {
+        return r;
+    }
+    let index = max_pool_argmax(x, y, w)?;
+    float_kernel(
+        OP,
+        [g, g],
+        y.shape(),
+        |g, _| index.iter().map(|&i| g[i]).collect(),
+        |g, _| index.iter().map(|&i| g[i]).collect(),
+    )
 }
 
 fn avg_pool_counts(w: &Window2d) -> Vec<f64> {
@@ -1336,6 +1438,9 @@ fn avg_pool_grad_typed<T: GemmFloat>(w: &Window2d, dy: &[T]) -> Vec<T> {
 
 /// Average pooling; `same` padding averages only the elements inside the image (TensorFlow).
 pub fn avg_pool(x: &Array, w: &Window2d) -> Result<Array> {
+    if let Some(r) = device::dispatch([x], |d, [x]| d.avg_pool(x, w)) {
+        return r;
+    }
     let shape = [w.batch, w.out_h, w.out_w, w.channels];
     float_kernel(
         "AvgPool",
@@ -1350,6 +1455,9 @@ pub fn avg_pool(x: &Array, w: &Window2d) -> Result<Array> {
 pub fn avg_pool_grad(dy: &Array, w: &Window2d) -> Result<Array> {
     const OP: &str = "AvgPoolGrad";
     check_output_gradient(OP, w, w.channels, dy)?;
+    if let Some(r) = device::dispatch([dy], |d, [dy]| d.avg_pool_grad(dy, w)) {
+        return r;
+    }
     let shape = [w.batch, w.in_h, w.in_w, w.channels];
     float_kernel(
         OP,
@@ -1587,5 +1695,49 @@ mod tests {
             .sum();
         let rhs: f32 = x.to_vec::<f32>().iter().zip(&dx).map(|(a, b)| a * b).sum();
         assert!((lhs - rhs).abs() < 1e-5);
+    }
+
+    #[test]
+    fn max_pool_gradients_route_through_the_first_maximum_and_are_adjoint() {
+        // Overlapping 2x2 windows (stride 1) over a 3x3 image with ties: the top-left window
+        // holds 3 twice and takes the first; both windows on the right share the 5.
+        let x = Array::from_vec(
+            vec![1.0f32, 3.0, 3.0, 2.0, 0.0, 5.0, 4.0, 4.0, 1.0],
+            &[1, 3, 3, 1],
+        )
+        .unwrap();
+        let w = Window2d::new("t", x.shape(), [2, 2], [1, 1], [1, 1], Padding::Valid).unwrap();
+        let y = max_pool(&x, &w).unwrap();
+        let dy = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[1, 2, 2, 1]).unwrap();
+        let dx = max_pool_grad(&x, &y, &dy, &w).unwrap();
+        assert_eq!(
+            dx.to_vec::<f32>(),
+            vec![0.0, 1.0, 0.0, 0.0, 0.0, 6.0, 3.0, 0.0, 0.0]
+        );
+        let g = Array::from_vec((1..=9).map(|v| v as f32).collect(), &[1, 3, 3, 1]).unwrap();
+        let gathered = max_pool_grad_grad(&x, &y, &g, &w).unwrap();
+        assert_eq!(gathered.to_vec::<f32>(), vec![2.0, 6.0, 7.0, 6.0]);
+        // <max_pool_grad(dy), g> = <dy, max_pool_grad_grad(g)>.
+        let dot = |a: &Array, b: &Array| -> f32 {
+            a.to_vec::<f32>()
+                .iter()
+                .zip(b.to_vec::<f32>())
+                .map(|(p, q)| p * q)
+                .sum()
+        };
+        assert_eq!(dot(&dx, &g), dot(&dy, &gathered));
+        // Half precision goes through float32.
+        let half = |a: &Array| cast(a, DType::F16).unwrap();
+        let dx16 = max_pool_grad(&half(&x), &half(&y), &half(&dy), &w).unwrap();
+        assert_eq!(dx16.dtype(), DType::F16);
+        assert_eq!(
+            cast(&dx16, DType::F32).unwrap().to_vec::<f32>(),
+            dx.to_vec::<f32>()
+        );
+        // A gradient of the wrong shape is refused, naming the op.
+        let err = max_pool_grad(&x, &y, &g, &w).unwrap_err();
+        assert!(err.to_string().contains("MaxPoolGrad"), "{err}");
+        let err = max_pool_grad_grad(&x, &y, &dy, &w).unwrap_err();
+        assert!(err.to_string().contains("MaxPoolGradGrad"), "{err}");
     }
 }

@@ -20,7 +20,8 @@ mod winograd;
 pub use cast::cast;
 pub use conv::{
     avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_by,
-    conv_algorithm, max_pool, max_pool_argmax, Conv2dParams, ConvAlgorithm, Padding, Window2d,
+    conv_algorithm, max_pool, max_pool_grad, max_pool_grad_grad, Conv2dParams, ConvAlgorithm,
+    Padding, Window2d,
 };
 pub use elementwise::{
     betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
