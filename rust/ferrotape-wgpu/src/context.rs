@@ -23,6 +23,8 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     /// The largest storage binding, in bytes: larger arrays stay on (or fall back to) the CPU.
     pub(crate) max_binding: u64,
+    /// Storage buffers one kernel may bind: kernels that need more fall back to the CPU.
+    pub(crate) max_bindings: u32,
     pool: Mutex<Pool>,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
 }
@@ -51,12 +53,15 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             continue;
         }
         let limits = adapter.limits();
+        // Eight is WebGPU's default and what the optimizer and batch-norm kernels bind at most;
+        // downlevel adapters may offer only four.
+        let max_bindings = limits.max_storage_buffers_per_shader_stage.min(8);
         let request = wgpu::DeviceDescriptor {
             label: Some("ferrotape"),
             required_limits: wgpu::Limits {
                 max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                 max_buffer_size: limits.max_buffer_size,
-                max_storage_buffers_per_shader_stage: 4,
+                max_storage_buffers_per_shader_stage: max_bindings,
                 ..wgpu::Limits::downlevel_defaults()
             },
             ..Default::default()
@@ -73,6 +78,7 @@ pub(crate) fn open_all(allow_software: bool) -> Vec<Gpu> {
             max_binding: limits
                 .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
+            max_bindings,
             pool: Mutex::new(Pool::default()),
             pipelines: Mutex::new(HashMap::new()),
         });

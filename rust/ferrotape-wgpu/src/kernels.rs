@@ -7,22 +7,24 @@
 use std::sync::Arc;
 
 use ferrotape_core::device::{Backend, Device, DeviceMemory};
-use ferrotape_core::kernels::{BinaryOp, ReduceOp, UnaryOp};
+use ferrotape_core::kernels::{
+    BatchNormGrads, BinaryOp, CompareOp, OptimizerStep, ReduceOp, UnaryOp,
+};
 use ferrotape_core::{broadcast_shapes, Array, DType, Result};
 
 use crate::context::{to_bytes, Gpu, GpuMemory};
 
 /// The most axes a kernel's parameter block has room for (more fall back to the CPU).
-const MAX_RANK: usize = 8;
+pub(crate) const MAX_RANK: usize = 8;
 
 /// Threads per workgroup of the element-wise and reduction kernels.
-const GROUP: u32 = 64;
+pub(crate) const GROUP: u32 = 64;
 
 /// The most workgroups along one dispatch dimension (WebGPU's limit).
-const MAX_GROUPS: u32 = 65_535;
+pub(crate) const MAX_GROUPS: u32 = 65_535;
 
 pub(crate) struct WgpuBackend {
-    gpu: Arc<Gpu>,
+    pub(crate) gpu: Arc<Gpu>,
 }
 
 impl WgpuBackend {
@@ -32,18 +34,28 @@ impl WgpuBackend {
 }
 
 /// The [`GpuMemory`] a device array views.
-fn memory(a: &Array) -> Option<&GpuMemory> {
+pub(crate) fn memory(a: &Array) -> Option<&GpuMemory> {
     a.device_memory()?.as_any().downcast_ref()
 }
 
 /// Whether the kernels' 32-bit index arithmetic covers `a` (every element offset of its
 /// memory fits an `i32`).
-fn indexable(a: &Array) -> bool {
+pub(crate) fn indexable(a: &Array) -> bool {
     memory(a).is_some_and(|m| m.len() <= i32::MAX as usize) && a.rank() <= MAX_RANK
 }
 
+/// `a` with a contiguous layout, copied on the device if it is a strided view (an empty array
+/// stays as it is: `Array::contiguous` would make a host one).
+pub(crate) fn dense(a: &Array) -> Array {
+    if a.is_contiguous() {
+        a.clone()
+    } else {
+        a.contiguous()
+    }
+}
+
 /// Workgroups for `count` groups, folded into two dimensions past WebGPU's per-dimension cap.
-fn groups(count: usize) -> [u32; 3] {
+pub(crate) fn groups(count: usize) -> [u32; 3] {
     let count = count.max(1) as u32;
     let x = count.min(MAX_GROUPS);
     [x, count.div_ceil(x), 1]
@@ -58,18 +70,18 @@ fn padded(values: impl IntoIterator<Item = u32>) -> [u32; MAX_RANK] {
     out
 }
 
-fn dims(shape: &[usize]) -> [u32; MAX_RANK] {
+pub(crate) fn dims(shape: &[usize]) -> [u32; MAX_RANK] {
     padded(shape.iter().map(|&d| d as u32))
 }
 
 /// Strides as the kernels read them: `i32` bit patterns in `u32` words.
-fn strides(s: &[isize]) -> [u32; MAX_RANK] {
+pub(crate) fn strides(s: &[isize]) -> [u32; MAX_RANK] {
     padded(s.iter().map(|&s| s as i32 as u32))
 }
 
 /// The WGSL shared by the element-wise kernels: the parameter block, the linear index of an
 /// invocation, and the offset of element `i` of the output shape in an input's layout.
-const PRELUDE: &str = "
+pub(crate) const PRELUDE: &str = "
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 
 // NaN by its bits: drivers may compile x != x assuming no NaN exists.
@@ -262,55 +274,9 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
 }
 ";
 
-/// Sum along any axes: one workgroup per output element, its 64 threads striding over the
-/// reduced elements, then a tree sum in workgroup memory.
-const SUM: &str = "
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> xa: array<f32>;
-
-var<workgroup> part: array<f32, 64>;
-
-fn offset_in(i: u32, rank: u32, shape_at: u32, stride_at: u32) -> i32 {
-    var rem = i;
-    var off = 0;
-    for (var d = i32(rank) - 1; d >= 0; d = d - 1) {
-        let s = p[shape_at + u32(d)];
-        off = off + i32(rem % s) * bitcast<i32>(p[stride_at + u32(d)]);
-        rem = rem / s;
-    }
-    return off;
-}
-
-// p: [n_out, n_reduced, kept_rank, reduced_rank, offset,
-//     kept_shape[8], kept_strides[8], reduced_shape[8], reduced_strides[8]]
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>,
-        @builtin(num_workgroups) nwg: vec3<u32>) {
-    let o = w.x + w.y * nwg.x;
-    if (o >= p[0]) { return; }
-    let base = i32(p[4]) + offset_in(o, p[2], 5u, 13u);
-    var acc = 0.0;
-    for (var r = l.x; r < p[1]; r = r + 64u) {
-        acc = acc + xa[u32(base + offset_in(r, p[3], 21u, 29u))];
-    }
-    part[l.x] = acc;
-    workgroupBarrier();
-    for (var s = 32u; s > 0u; s = s >> 1u) {
-        if (l.x < s) {
-            part[l.x] = part[l.x] + part[l.x + s];
-        }
-        workgroupBarrier();
-    }
-    if (l.x == 0u) {
-        out[o] = part[0];
-    }
-}
-";
-
 impl WgpuBackend {
     /// A device array of `shape` holding `out`.
-    fn wrap(&self, out: GpuMemory, shape: &[usize]) -> Result<Array> {
+    pub(crate) fn wrap(&self, out: GpuMemory, shape: &[usize]) -> Result<Array> {
         Array::from_device(Box::new(out), shape)
     }
 
@@ -432,45 +398,6 @@ impl WgpuBackend {
         }
         self.wrap(out, &out_shape)
     }
-
-    /// Sums of `a` over the axes of `shapes[1]`/`strides[1]` for each index of the kept axes
-    /// (`shapes[0]`/`strides[0]`), shaped `out_shape`.
-    fn sum_kernel(
-        &self,
-        a: &Array,
-        shapes: [&[usize]; 2],
-        strides_of: [&[isize]; 2],
-        out_shape: &[usize],
-    ) -> Result<Array> {
-        let [kept_shape, red_shape] = shapes;
-        let [kept_strides, red_strides] = strides_of;
-        let n_out: usize = kept_shape.iter().product();
-        let n_red: usize = red_shape.iter().product();
-        let out = self.gpu.alloc(DType::F32, n_out)?;
-        if n_out > 0 {
-            let head = [
-                n_out as u32,
-                n_red as u32,
-                kept_shape.len() as u32,
-                red_shape.len() as u32,
-                a.offset() as u32,
-            ];
-            let words = [
-                head.as_slice(),
-                &dims(kept_shape),
-                &strides(kept_strides),
-                &dims(red_shape),
-                &strides(red_strides),
-            ]
-            .concat();
-            let params = self.gpu.params(&words)?;
-            let pipeline = self.gpu.pipeline("sum", || SUM.to_string());
-            let input = memory(a).expect("device");
-            self.gpu
-                .run(&pipeline, &[&params, &out, input], groups(n_out));
-        }
-        self.wrap(out, out_shape)
-    }
 }
 
 impl Backend for WgpuBackend {
@@ -488,6 +415,9 @@ impl Backend for WgpuBackend {
     }
 
     fn contiguous(&self, a: &Array) -> Option<Result<Array>> {
+        if a.dtype() == DType::Bool {
+            return self.copy_bool(a);
+        }
         if !matches!(a.dtype(), DType::F32 | DType::I32) || !indexable(a) {
             return None;
         }
@@ -558,8 +488,7 @@ impl Backend for WgpuBackend {
         mask: &[bool],
         keepdims: bool,
     ) -> Option<Result<Array>> {
-        if op != ReduceOp::Sum || a.dtype() != DType::F32 || !indexable(a) || mask.len() != a.rank()
-        {
+        if a.dtype() != DType::F32 || !indexable(a) || mask.len() != a.rank() {
             return None;
         }
         let (mut kept_shape, mut kept_strides, mut red_shape, mut red_strides) =
@@ -582,11 +511,64 @@ impl Backend for WgpuBackend {
         if n_out > (MAX_GROUPS as usize).pow(2) {
             return None;
         }
-        Some(self.sum_kernel(
+        self.reduce_kernel(
+            op,
             a,
             [&kept_shape, &red_shape],
             [&kept_strides, &red_strides],
             &out_shape,
-        ))
+        )
+    }
+
+    // The training step's other kernels (typed.rs, norm.rs, optim.rs).
+
+    fn relu_grad(&self, g: &Array, y: &Array) -> Option<Result<Array>> {
+        self.relu_grad_kernel(g, y)
+    }
+
+    fn compare(&self, op: CompareOp, a: &Array, b: &Array) -> Option<Result<Array>> {
+        self.compare_kernel(op, a, b)
+    }
+
+    fn select(&self, cond: &Array, x: &Array, y: &Array) -> Option<Result<Array>> {
+        self.select_kernel(cond, x, y)
+    }
+
+    fn cast(&self, a: &Array, dtype: DType) -> Option<Result<Array>> {
+        self.cast_kernel(a, dtype)
+    }
+
+    fn batch_norm_statistics(&self, x: &Array, axis: usize) -> Option<Result<[Vec<f64>; 2]>> {
+        self.batch_norm_statistics_kernel(x, axis)
+    }
+
+    fn batch_norm_apply(
+        &self,
+        x: &Array,
+        axis: usize,
+        scale: &[f64],
+        shift: &[f64],
+    ) -> Option<Result<Array>> {
+        self.batch_norm_apply_kernel(x, axis, scale, shift)
+    }
+
+    fn batch_norm_backward(
+        &self,
+        x: &Array,
+        dy: &Array,
+        axis: usize,
+        stats: [&[f64]; 3],
+    ) -> Option<Result<BatchNormGrads>> {
+        self.batch_norm_backward_kernel(x, dy, axis, stats)
+    }
+
+    fn optimizer_step(
+        &self,
+        step: &OptimizerStep,
+        param: &Array,
+        slots: &[&Array],
+        grad: &Array,
+    ) -> Option<Result<Vec<Array>>> {
+        self.optimizer_step_kernel(step, param, slots, grad)
     }
 }

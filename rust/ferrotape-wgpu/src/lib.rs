@@ -21,6 +21,10 @@
 
 mod context;
 mod kernels;
+mod norm;
+mod optim;
+mod reduce;
+mod typed;
 
 use std::sync::{Arc, OnceLock};
 

@@ -597,6 +597,9 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
+    if let Some(r) = crate::device::dispatch([a, b], |d, [a, b]| d.compare(op, a, b)) {
+        return r;
+    }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), DType::Bool, &s)?;
     let out = match (a.buffer(), b.buffer()) {
@@ -699,6 +702,9 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     if x.dtype() != y.dtype() {
         return Err(Error::mismatch(OP, x.dtype(), y.dtype()));
     }
+    if let Some(r) = crate::device::dispatch([cond, x, y], |d, [c, x, y]| d.select(c, x, y)) {
+        return r;
+    }
     let s = broadcast_shapes(
         OP,
         &broadcast_shapes(OP, cond.shape(), x.shape())?,
@@ -734,6 +740,9 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
     const OP: &str = "ReluGrad";
     if g.dtype() != y.dtype() {
         return Err(Error::mismatch(OP, g.dtype(), y.dtype()));
+    }
+    if let Some(r) = crate::device::dispatch([g, y], |d, [g, y]| d.relu_grad(g, y)) {
+        return r;
     }
     let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
     check_alloc(OP, g.dtype(), &shape)?;

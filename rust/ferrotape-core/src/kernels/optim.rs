@@ -219,9 +219,32 @@ pub fn apply_optimizer_step(
     }
     let others = slots.iter().map(|s| &**s).chain([grad]);
     check(op, param, others)?;
+    let inputs: Vec<&Array> = [&*param]
+        .into_iter()
+        .chain(slots.iter().map(|s| &**s))
+        .chain([grad])
+        .collect();
+    let on_device = crate::device::dispatch_on_first(&inputs, |d, arrays| {
+        let (param, rest) = arrays.split_first().expect("the variable");
+        let (grad, slot_values) = rest.split_last().expect("the gradient");
+        d.optimizer_step(step, param, slot_values, grad)
+    });
+    if let Some(r) = on_device {
+        // Device arrays are immutable: the variable and its slots take the new values.
+        let mut updated = r?.into_iter();
+        for a in [param]
+            .into_iter()
+            .chain(slots.iter_mut().map(|s| &mut **s))
+        {
+            *a = updated
+                .next()
+                .expect("the backend returns every updated array");
+        }
+        return Ok(());
+    }
     let grad = grad.contiguous();
-    // The update runs on the host (no device kernel yet: soft placement); values that lived on
-    // a device go back there, so a variable keeps its placement across steps.
+    // Without a device kernel (soft placement) the update runs on the host; values that lived
+    // on a device go back there, so a variable keeps its placement across steps.
     let devices: Vec<Device> = [&*param]
         .into_iter()
         .chain(slots.iter().map(|s| &**s))
