@@ -1,4 +1,6 @@
-//! The WGSL kernels (float32) and the [`Backend`] that offers them to the core's dispatcher.
+//! The element-wise, matmul and copy kernels (float32) in WGSL, and the [`Backend`] that offers
+//! them and the other modules' kernels (`typed`, `reduce`, `norm`, `optim`) to the core's
+//! dispatcher.
 //!
 //! Each kernel reads its inputs through their layouts: a parameter buffer carries the output
 //! shape and each input's offset and strides (any sign, zero for broadcast axes), so views and

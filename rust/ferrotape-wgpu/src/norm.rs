@@ -8,13 +8,15 @@
 //! passes), as on the CPU, in float32 where the CPU sums in float64.
 //!
 //! Choice: the statistics come back to the host as vectors, as the core's interface has them
-//! (the fused op computes its scale and shift from them in float64, and its backward pass
-//! keeps them). That read waits for the queue once per batch-norm layer in a training step's
-//! forward pass; everything else stays queued. Returning them as device arrays would need the
+//! (the fused op computes its scale and shift from them, and from γ and β read to the host
+//! too, in float64, and its backward pass keeps them). So a training step's forward pass
+//! synchronises once per batch-norm layer (the first read waits for the queued work; γ's and
+//! β's reads then wait only for their copies), and inference reads the moving statistics,
+//! γ and β the same way; everything else stays queued. Device arrays instead would need the
 //! op's per-feature arithmetic written in ops on both devices, changing the CPU's float64
-//! path that the CPU's training speed and TensorFlow's values rely on. The backward pass
-//! keeps its per-feature sums on the device between its two kernels and returns `dgamma` and
-//! `dbeta` as device arrays, so it never waits.
+//! path that the CPU's training speed and TensorFlow's values rely on: the next step, left
+//! for later. The backward pass keeps its per-feature sums on the device between its two
+//! kernels and returns `dgamma` and `dbeta` as device arrays, so it never waits.
 
 use ferrotape_core::device::DeviceMemory;
 use ferrotape_core::kernels::{BatchNormGrads, FeatureLayout};

@@ -696,15 +696,19 @@ fn select_contiguous<T: Element>(
 
 pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     const OP: &str = "SelectV2";
-    let Buffer::Bool(c) = cond.buffer() else {
+    // Checked by dtype, not through `buffer()`, which would download a device condition.
+    if cond.dtype() != DType::Bool {
         return Err(Error::unsupported(OP, cond.dtype(), "a bool condition"));
-    };
+    }
     if x.dtype() != y.dtype() {
         return Err(Error::mismatch(OP, x.dtype(), y.dtype()));
     }
     if let Some(r) = crate::device::dispatch([cond, x, y], |d, [c, x, y]| d.select(c, x, y)) {
         return r;
     }
+    let Buffer::Bool(c) = cond.buffer() else {
+        unreachable!("a bool condition, checked above");
+    };
     let s = broadcast_shapes(
         OP,
         &broadcast_shapes(OP, cond.shape(), x.shape())?,

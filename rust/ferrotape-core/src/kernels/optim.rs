@@ -1,5 +1,7 @@
-//! The optimizer rules (SGD, Adam, RMSprop, Adagrad): the only copy of each, applied in place
-//! to a variable and its slots in one pass.
+//! The optimizer rules (SGD, Adam, RMSprop, Adagrad): the CPU's only copy of each, applied in
+//! place to a variable and its slots in one pass. A variable on a device is updated there by
+//! its backend's kernel when it has one (the wgpu backend's follows these formulas), which
+//! returns new arrays instead: device arrays are never written in place.
 //!
 //! Keras's rules written as separate ops read and write every variable-sized array several
 //! times per step (Adam: eight full-size temporaries per variable). Here each element of the
@@ -199,7 +201,8 @@ impl Stored for bf16 {
 }
 
 /// Applies one step of `step` to `param` and its `slots` (in the order [`OptimizerStep`]
-/// lists) from `grad`. Every array must have the variable's float dtype and shape.
+/// lists) from `grad`. Every array must have the variable's float dtype and shape. The step
+/// runs on the device `param` lives on (see the module docs).
 pub fn apply_optimizer_step(
     step: &OptimizerStep,
     param: &mut Array,
