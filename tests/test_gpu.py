@@ -309,3 +309,73 @@ def test_keras_conv_and_pooling_run_on_the_gpu_and_equal_the_cpu(strides, paddin
         assert g.device == GPU, name
         assert c.device == CPU, name
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def _train_small_model(device):
+    """Three Adam steps of Dense + BatchNormalization + relu + Dropout + softmax on `device`;
+    the losses, and the model and optimizer variables afterwards."""
+    ft.keras.utils.set_random_seed(7)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(16, 5)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rng.integers(0, 3, size=16)]
+    with ft.device(device):
+        model = ft.keras.Sequential(
+            [
+                ft.keras.Input((5,)),
+                # No bias before the normalisation: its gradient is 0 up to rounding, which
+                # Adam would scale into steps of random sign on either device.
+                ft.keras.layers.Dense(8, use_bias=False),
+                ft.keras.layers.BatchNormalization(),
+                ft.keras.layers.Activation("relu"),
+                ft.keras.layers.Dropout(0.25, seed=11),
+                ft.keras.layers.Dense(3, activation="softmax"),
+            ]
+        )
+        opt = ft.keras.optimizers.Adam(0.01)
+        loss_fn = ft.keras.losses.CategoricalCrossentropy()
+        losses = []
+        for _ in range(3):
+            with ft.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+            losses.append(loss)
+        inference = model(x, training=False)
+    return losses, model.variables, opt.variables, inference
+
+
+@needs_gpu
+def test_a_small_keras_model_trains_on_the_gpu_as_on_the_cpu():
+    on_gpu, on_cpu = _train_small_model("/GPU:0"), _train_small_model("/CPU:0")
+    losses, variables, slots, inference = on_gpu
+    # Every model variable (BatchNormalization's moving statistics included), every Adam slot,
+    # the losses and the inference output stay on the device.
+    assert {v.device for v in variables} == {GPU}
+    assert {v.device for v in slots if v.dtype == ft.float32} == {GPU}
+    assert {t.device for t in [*losses, inference]} == {GPU}
+    for g, c in zip(losses, on_cpu[0], strict=True):
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-5)
+    for g, c in zip(variables, on_cpu[1], strict=True):
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-4, atol=1e-5, err_msg=g.name)
+    np.testing.assert_allclose(inference.numpy(), on_cpu[3].numpy(), rtol=1e-4, atol=1e-6)
+
+
+@needs_gpu
+def test_comparisons_selections_and_casts_stay_on_the_gpu():
+    with ft.device("/GPU:0"):
+        x = ft.constant([[1.0, -2.0, np.nan], [0.0, 3.0, -1.0]])
+        mask = x > 0.0
+        picked = ft.where(mask, x, ft.zeros_like(x))
+        as_int = ft.cast(x * 2.0, ft.int32)
+        back = ft.cast(mask, ft.float32)
+        biggest = ft.reduce_max(x, axis=1)
+        mean = ft.reduce_mean(x, axis=0)
+    for t in [mask, picked, as_int, back, biggest, mean]:
+        assert t.device == GPU
+    np.testing.assert_array_equal(mask.numpy(), [[True, False, False], [False, True, False]])
+    np.testing.assert_array_equal(picked.numpy(), [[1.0, 0.0, 0.0], [0.0, 3.0, 0.0]])
+    # NaN casts to the minimum, as TensorFlow's conversion on x86 does (and the CPU kernel).
+    np.testing.assert_array_equal(as_int.numpy(), [[2, -4, -(2**31)], [0, 6, -2]])
+    np.testing.assert_array_equal(back.numpy(), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(biggest.numpy(), [np.nan, 3.0])
+    np.testing.assert_allclose(mean.numpy(), [0.5, 0.5, np.nan])

@@ -2,9 +2,10 @@
 //!
 //! Design choice (hard to undo): the core knows no GPU API. A device buffer is a trait object
 //! ([`DeviceMemory`]) inside an [`Array`], and a backend crate (`ferrotape-wgpu`) registers a
-//! [`Backend`] at start-up that holds the device's kernels. The four kernel families a backend
-//! may run (`unary`, `binary`, `matmul`, `reduce`) and materialising a strided view ask
-//! [`Backend`] first, through one relaxed atomic load and a branch while no backend is
+//! [`Backend`] at start-up that holds the device's kernels. The kernels a backend may run
+//! (the element-wise, matmul and reduction families, relu's gradient, comparisons, `select`,
+//! casts, batch norm, the optimizer rules) and materialising a strided view ask [`Backend`]
+//! first, through one relaxed atomic load and a branch while no backend is
 //! registered (the default build registers none, so it pays that branch and nothing else).
 //! Placement follows TensorFlow's: an op runs on the device of the innermost `tf.device`
 //! scope ([`set_placement`]), else on the device of its first input that lives off the CPU,
@@ -15,13 +16,16 @@
 //! TensorFlow's soft-placed op's does. So every kernel in `kernels` works on device arrays
 //! unchanged, the tape and its higher-order gradients included, and a backend grows by adding
 //! hooks, never by rewriting ops. Device arrays are never written in place (`buffer_mut` is
-//! `None` for them), so variable updates replace their value.
+//! `None` for them), so variable updates replace their value; an update runs on the device its
+//! variable lives on, whatever the scope, as TensorFlow places its resource ops.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::kernels::{BinaryOp, ReduceOp, UnaryOp, Window2d};
+use crate::kernels::{
+    BatchNormGrads, BinaryOp, CompareOp, OptimizerStep, ReduceOp, UnaryOp, Window2d,
+};
 use crate::{Array, Buffer, DType, Result};
 
 /// Where a buffer lives: the CPU, or a backend's device (its index among that backend's
@@ -173,6 +177,64 @@ pub trait Backend: Send + Sync + 'static {
     fn avg_pool_grad(&self, _dy: &Array, _w: &Window2d) -> Option<Result<Array>> {
         None
     }
+
+    // The training step's other kernels: relu's gradient, selection and casts, batch norm and
+    // the optimizer rules. Defaults decline (`None`), so a backend adds them one at a time.
+
+    /// `kernels::relu_grad`: `g` where `y > 0`, else 0, broadcast.
+    fn relu_grad(&self, _g: &Array, _y: &Array) -> Option<Result<Array>> {
+        None
+    }
+    /// `kernels::compare`: a bool array, operands broadcast (same dtype, checked by the caller).
+    fn compare(&self, _op: CompareOp, _a: &Array, _b: &Array) -> Option<Result<Array>> {
+        None
+    }
+    /// `kernels::select`: `x` where `cond`, else `y`, all three broadcast (`cond` is bool and
+    /// `x`, `y` share a dtype: checked by the caller).
+    fn select(&self, _cond: &Array, _x: &Array, _y: &Array) -> Option<Result<Array>> {
+        None
+    }
+    /// `kernels::cast` to a different dtype.
+    fn cast(&self, _a: &Array, _dtype: DType) -> Option<Result<Array>> {
+        None
+    }
+    /// `kernels::batch_norm_statistics`: per-feature mean and variance as host vectors.
+    fn batch_norm_statistics(&self, _x: &Array, _axis: usize) -> Option<Result<[Vec<f64>; 2]>> {
+        None
+    }
+    /// `kernels::batch_norm_apply`: `x·scale + shift` per feature of `axis`.
+    fn batch_norm_apply(
+        &self,
+        _x: &Array,
+        _axis: usize,
+        _scale: &[f64],
+        _shift: &[f64],
+    ) -> Option<Result<Array>> {
+        None
+    }
+    /// `kernels::batch_norm_backward` (`x` and `dy` share shape and dtype: checked by the
+    /// caller); `stats` is `[mean, inv_std, gamma]`.
+    fn batch_norm_backward(
+        &self,
+        _x: &Array,
+        _dy: &Array,
+        _axis: usize,
+        _stats: [&[f64]; 3],
+    ) -> Option<Result<BatchNormGrads>> {
+        None
+    }
+    /// One optimizer step (`kernels::apply_optimizer_step`, arrays checked by the caller):
+    /// the new variable value followed by the new slots, in `step`'s slot order. Device
+    /// arrays are immutable, so the caller replaces the variable's and slots' values.
+    fn optimizer_step(
+        &self,
+        _step: &OptimizerStep,
+        _param: &Array,
+        _slots: &[&Array],
+        _grad: &Array,
+    ) -> Option<Result<Vec<Array>>> {
+        None
+    }
 }
 
 /// Whether any backend is registered: the only cost the dispatch adds to a CPU-only process.
@@ -257,10 +319,10 @@ pub fn placed(a: Array, inputs: &[&Array]) -> Array {
 /// `None` for the CPU kernel to run (no backend is registered, the op is placed on the CPU,
 /// or the device has no kernel for it).
 #[inline]
-pub(crate) fn dispatch<const N: usize>(
+pub(crate) fn dispatch<const N: usize, R>(
     inputs: [&Array; N],
-    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<Array>>,
-) -> Option<Result<Array>> {
+    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<R>>,
+) -> Option<Result<R>> {
     if !ACTIVE.load(Ordering::Relaxed) {
         return None;
     }
@@ -268,20 +330,15 @@ pub(crate) fn dispatch<const N: usize>(
 }
 
 #[cold]
-fn dispatch_slow<const N: usize>(
+fn dispatch_slow<const N: usize, R>(
     inputs: [&Array; N],
-    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<Array>>,
-) -> Option<Result<Array>> {
+    kernel: impl FnOnce(&dyn Backend, [&Array; N]) -> Option<Result<R>>,
+) -> Option<Result<R>> {
     let backend = target(&inputs)?;
-    let mut moved: [Option<Array>; N] = std::array::from_fn(|_| None);
-    for (slot, a) in moved.iter_mut().zip(inputs) {
-        if a.device() != backend.device() {
-            match a.to_device(backend.device()) {
-                Ok(copy) => *slot = Some(copy),
-                Err(e) => return Some(Err(e)),
-            }
-        }
-    }
+    let moved = match moved_to(&*backend, &inputs) {
+        Ok(moved) => moved,
+        Err(e) => return Some(Err(e)),
+    };
     let on_device: [&Array; N] = std::array::from_fn(|i| moved[i].as_ref().unwrap_or(inputs[i]));
     kernel(&*backend, on_device)
 }
@@ -317,6 +374,43 @@ pub fn transfers() -> Transfers {
 pub(crate) fn count_download(bytes: usize) {
     DOWNLOADS.fetch_add(1, Ordering::Relaxed);
     DOWNLOADED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
+/// Copies of the `inputs` that are not on `backend`'s device yet, made there (`None` for the
+/// others).
+fn moved_to(backend: &dyn Backend, inputs: &[&Array]) -> Result<Vec<Option<Array>>> {
+    inputs
+        .iter()
+        .map(|a| {
+            (a.device() != backend.device())
+                .then(|| a.to_device(backend.device()))
+                .transpose()
+        })
+        .collect()
+}
+
+/// Like [`dispatch`] for any number of inputs, on the device `inputs[0]` lives on whatever the
+/// scope says: a variable's update runs where the variable lives, as TensorFlow places its
+/// resource ops. A variable on the CPU takes the CPU kernel.
+#[inline]
+pub(crate) fn dispatch_on_first<R>(
+    inputs: &[&Array],
+    kernel: impl FnOnce(&dyn Backend, &[&Array]) -> Option<Result<R>>,
+) -> Option<Result<R>> {
+    if !ACTIVE.load(Ordering::Relaxed) || inputs[0].device() == Device::Cpu {
+        return None;
+    }
+    let backend = backend(inputs[0].device())?;
+    let moved = match moved_to(&*backend, inputs) {
+        Ok(moved) => moved,
+        Err(e) => return Some(Err(e)),
+    };
+    let on_device: Vec<&Array> = moved
+        .iter()
+        .zip(inputs)
+        .map(|(m, &a)| m.as_ref().unwrap_or(a))
+        .collect();
+    kernel(&*backend, &on_device)
 }
 
 impl Array {

@@ -85,6 +85,9 @@ fn mask_shape(noise_shape: Option<Vec<Option<usize>>>, shape: &[usize]) -> Resul
 }
 
 /// A mask of `1 / (1 - rate)` where a uniform draw is at least `rate`, else 0.
+/// The draws are made on the host from the layer's seeded stream whatever the device, so a
+/// GPU run drops exactly what a CPU run does; the multiply that applies the mask uploads it
+/// (a queued copy: no wait).
 fn dropout_mask(rng: &Mutex<StdRng>, shape: &[usize], rate: f64, dtype: DType) -> Result<Tensor> {
     let draws = random::uniform(&mut rng.lock(), shape, 0.0, 1.0, DType::F32)?;
     let keep_scale = 1.0 / (1.0 - rate);

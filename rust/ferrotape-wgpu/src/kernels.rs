@@ -1,9 +1,11 @@
-//! The WGSL kernels and the [`Backend`] that offers them to the core's dispatcher.
+//! The element-wise, matmul and copy kernels in WGSL, and the [`Backend`] that offers them and
+//! the other modules' kernels (`typed`, `reduce`, `norm`, `optim`, `conv`, `gather`) to the
+//! core's dispatcher.
 //!
 //! Floats are float32, and float16 where the adapter has WGSL's `f16` (element-wise maps,
-//! binary ops, matmul, sums): stored as float16, computed in float32 and rounded once when
-//! stored, as the CPU kernels compute float16, so both devices agree to the last bit but for
-//! float32 rounding differences.
+//! binary ops, matmul, reductions): stored as float16, computed in float32 and rounded once
+//! when stored, as the CPU kernels compute float16, so both devices agree but for float32
+//! rounding differences.
 //!
 //! Each kernel reads its inputs through their layouts: a parameter buffer carries the output
 //! shape and each input's offset and strides (any sign, zero for broadcast axes), so views and
@@ -13,14 +15,16 @@
 use std::sync::Arc;
 
 use ferrotape_core::device::{Backend, Device, DeviceMemory};
-use ferrotape_core::kernels::{BinaryOp, ReduceOp, UnaryOp, Window2d};
+use ferrotape_core::kernels::{
+    BatchNormGrads, BinaryOp, CompareOp, OptimizerStep, ReduceOp, UnaryOp, Window2d,
+};
 use ferrotape_core::{broadcast_shapes, Array, DType, Result};
 
 use crate::context::{to_bytes, Gpu, GpuMemory};
 use crate::conv;
 
 /// The most axes a kernel's parameter block has room for (more fall back to the CPU).
-const MAX_RANK: usize = 8;
+pub(crate) const MAX_RANK: usize = 8;
 
 /// Threads per workgroup of the element-wise and reduction kernels.
 pub(crate) const GROUP: u32 = 64;
@@ -29,7 +33,7 @@ pub(crate) const GROUP: u32 = 64;
 pub(crate) const MAX_GROUPS: u32 = 65_535;
 
 pub(crate) struct WgpuBackend {
-    gpu: Arc<Gpu>,
+    pub(crate) gpu: Arc<Gpu>,
 }
 
 impl WgpuBackend {
@@ -49,6 +53,16 @@ pub(crate) fn indexable(a: &Array) -> bool {
     memory(a).is_some_and(|m| m.len() <= i32::MAX as usize) && a.rank() <= MAX_RANK
 }
 
+/// `a` with a contiguous layout, copied on the device if it is a strided view (an empty array
+/// stays as it is: `Array::contiguous` would make a host one).
+pub(crate) fn dense(a: &Array) -> Array {
+    if a.is_contiguous() {
+        a.clone()
+    } else {
+        a.contiguous()
+    }
+}
+
 /// Workgroups for `count` groups, folded into two dimensions past WebGPU's per-dimension cap.
 pub(crate) fn groups(count: usize) -> [u32; 3] {
     let count = count.max(1) as u32;
@@ -65,12 +79,12 @@ fn padded(values: impl IntoIterator<Item = u32>) -> [u32; MAX_RANK] {
     out
 }
 
-fn dims(shape: &[usize]) -> [u32; MAX_RANK] {
+pub(crate) fn dims(shape: &[usize]) -> [u32; MAX_RANK] {
     padded(shape.iter().map(|&d| d as u32))
 }
 
 /// Strides as the kernels read them: `i32` bit patterns in `u32` words.
-fn strides(s: &[isize]) -> [u32; MAX_RANK] {
+pub(crate) fn strides(s: &[isize]) -> [u32; MAX_RANK] {
     padded(s.iter().map(|&s| s as i32 as u32))
 }
 
@@ -180,7 +194,7 @@ pub(crate) enum Elements {
 
 impl Elements {
     /// The kernels' form of `dtype`'s floats, `None` where the device has none.
-    fn float(gpu: &Gpu, dtype: DType) -> Option<Elements> {
+    pub(crate) fn float(gpu: &Gpu, dtype: DType) -> Option<Elements> {
         match dtype {
             DType::F32 => Some(Elements::F32),
             DType::F16 if gpu.shader_f16 => Some(Elements::F16),
@@ -189,7 +203,7 @@ impl Elements {
     }
 
     /// The WGSL type in buffers.
-    fn storage(self) -> &'static str {
+    pub(crate) fn storage(self) -> &'static str {
         match self {
             Elements::F32 => "f32",
             Elements::F16 => "f16",
@@ -206,7 +220,7 @@ impl Elements {
     }
 
     /// The directive a module using this type starts with.
-    fn enable(self) -> &'static str {
+    pub(crate) fn enable(self) -> &'static str {
         match self {
             Elements::F16 => "enable f16;",
             _ => "",
@@ -214,7 +228,7 @@ impl Elements {
     }
 
     /// A suffix for pipeline keys.
-    fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         self.storage()
     }
 }
@@ -332,55 +346,9 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: ve
 }
 ";
 
-/// Sum along any axes: one workgroup per output element, its 64 threads striding over the
-/// reduced elements, then a tree sum in workgroup memory.
-const SUM: &str = "ENABLE
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<ELEM>;
-@group(0) @binding(2) var<storage, read> xa: array<ELEM>;
-
-var<workgroup> part: array<f32, 64>;
-
-fn offset_in(i: u32, rank: u32, shape_at: u32, stride_at: u32) -> i32 {
-    var rem = i;
-    var off = 0;
-    for (var d = i32(rank) - 1; d >= 0; d = d - 1) {
-        let s = p[shape_at + u32(d)];
-        off = off + i32(rem % s) * bitcast<i32>(p[stride_at + u32(d)]);
-        rem = rem / s;
-    }
-    return off;
-}
-
-// p: [n_out, n_reduced, kept_rank, reduced_rank, offset,
-//     kept_shape[8], kept_strides[8], reduced_shape[8], reduced_strides[8]]
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>,
-        @builtin(num_workgroups) nwg: vec3<u32>) {
-    let o = w.x + w.y * nwg.x;
-    if (o >= p[0]) { return; }
-    let base = i32(p[4]) + offset_in(o, p[2], 5u, 13u);
-    var acc = 0.0;
-    for (var r = l.x; r < p[1]; r = r + 64u) {
-        acc = acc + f32(xa[u32(base + offset_in(r, p[3], 21u, 29u))]);
-    }
-    part[l.x] = acc;
-    workgroupBarrier();
-    for (var s = 32u; s > 0u; s = s >> 1u) {
-        if (l.x < s) {
-            part[l.x] = part[l.x] + part[l.x + s];
-        }
-        workgroupBarrier();
-    }
-    if (l.x == 0u) {
-        out[o] = ELEM(part[0]);
-    }
-}
-";
-
 impl WgpuBackend {
     /// A device array of `shape` holding `out`.
-    fn wrap(&self, out: GpuMemory, shape: &[usize]) -> Result<Array> {
+    pub(crate) fn wrap(&self, out: GpuMemory, shape: &[usize]) -> Result<Array> {
         Array::from_device(Box::new(out), shape)
     }
 
@@ -503,47 +471,6 @@ impl WgpuBackend {
         }
         self.wrap(out, &out_shape)
     }
-
-    /// Sums of `a` over the axes of `shapes[1]`/`strides[1]` for each index of the kept axes
-    /// (`shapes[0]`/`strides[0]`), shaped `out_shape`.
-    fn sum_kernel(
-        &self,
-        a: &Array,
-        shapes: [&[usize]; 2],
-        strides_of: [&[isize]; 2],
-        out_shape: &[usize],
-    ) -> Result<Array> {
-        let [kept_shape, red_shape] = shapes;
-        let [kept_strides, red_strides] = strides_of;
-        let n_out: usize = kept_shape.iter().product();
-        let n_red: usize = red_shape.iter().product();
-        let elements = Elements::float(&self.gpu, a.dtype()).expect("checked by the caller");
-        let out = self.gpu.alloc(a.dtype(), n_out)?;
-        if n_out > 0 {
-            let head = [
-                n_out as u32,
-                n_red as u32,
-                kept_shape.len() as u32,
-                red_shape.len() as u32,
-                a.offset() as u32,
-            ];
-            let words = [
-                head.as_slice(),
-                &dims(kept_shape),
-                &strides(kept_strides),
-                &dims(red_shape),
-                &strides(red_strides),
-            ]
-            .concat();
-            let params = self.gpu.params(&words)?;
-            let key = format!("sum_{}", elements.key());
-            let pipeline = self.gpu.pipeline(&key, || typed_source(SUM, elements));
-            let input = memory(a).expect("device");
-            self.gpu
-                .run(&pipeline, &[&params, &out, input], groups(n_out));
-        }
-        self.wrap(out, out_shape)
-    }
 }
 
 impl Backend for WgpuBackend {
@@ -561,6 +488,9 @@ impl Backend for WgpuBackend {
     }
 
     fn contiguous(&self, a: &Array) -> Option<Result<Array>> {
+        if a.dtype() == DType::Bool {
+            return self.copy_bool(a);
+        }
         if !indexable(a) {
             return None;
         }
@@ -640,7 +570,7 @@ impl Backend for WgpuBackend {
         keepdims: bool,
     ) -> Option<Result<Array>> {
         Elements::float(&self.gpu, a.dtype())?;
-        if op != ReduceOp::Sum || !indexable(a) || mask.len() != a.rank() {
+        if !indexable(a) || mask.len() != a.rank() {
             return None;
         }
         let (mut kept_shape, mut kept_strides, mut red_shape, mut red_strides) =
@@ -663,12 +593,65 @@ impl Backend for WgpuBackend {
         if n_out > (MAX_GROUPS as usize).pow(2) {
             return None;
         }
-        Some(self.sum_kernel(
+        self.reduce_kernel(
+            op,
             a,
             [&kept_shape, &red_shape],
             [&kept_strides, &red_strides],
             &out_shape,
-        ))
+        )
+    }
+
+    // The training step's other kernels (typed.rs, norm.rs, optim.rs).
+
+    fn relu_grad(&self, g: &Array, y: &Array) -> Option<Result<Array>> {
+        self.relu_grad_kernel(g, y)
+    }
+
+    fn compare(&self, op: CompareOp, a: &Array, b: &Array) -> Option<Result<Array>> {
+        self.compare_kernel(op, a, b)
+    }
+
+    fn select(&self, cond: &Array, x: &Array, y: &Array) -> Option<Result<Array>> {
+        self.select_kernel(cond, x, y)
+    }
+
+    fn cast(&self, a: &Array, dtype: DType) -> Option<Result<Array>> {
+        self.cast_kernel(a, dtype)
+    }
+
+    fn batch_norm_statistics(&self, x: &Array, axis: usize) -> Option<Result<[Vec<f64>; 2]>> {
+        self.batch_norm_statistics_kernel(x, axis)
+    }
+
+    fn batch_norm_apply(
+        &self,
+        x: &Array,
+        axis: usize,
+        scale: &[f64],
+        shift: &[f64],
+    ) -> Option<Result<Array>> {
+        self.batch_norm_apply_kernel(x, axis, scale, shift)
+    }
+
+    fn batch_norm_backward(
+        &self,
+        x: &Array,
+        dy: &Array,
+        axis: usize,
+        stats: [&[f64]; 3],
+    ) -> Option<Result<BatchNormGrads>> {
+        self.batch_norm_backward_kernel(x, dy, axis, stats)
+    }
+
+    fn optimizer_step(
+        &self,
+        step: &OptimizerStep,
+        param: &Array,
+        slots: &[&Array],
+        grad: &Array,
+    ) -> Option<Result<Vec<Array>>> {
+        self.optimizer_step_kernel(step, param, slots, grad)
     }
 
     // Indexing (gather.rs).

@@ -23,6 +23,10 @@ mod context;
 mod conv;
 mod gather;
 mod kernels;
+mod norm;
+mod optim;
+mod reduce;
+mod typed;
 
 use std::sync::{Arc, OnceLock};
 

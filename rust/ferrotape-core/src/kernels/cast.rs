@@ -20,6 +20,9 @@ pub fn cast(a: &Array, dtype: DType) -> Result<Array> {
     if a.dtype() == dtype {
         return Ok(a.clone());
     }
+    if let Some(r) = crate::device::dispatch([a], |d, [a]| d.cast(a, dtype)) {
+        return r;
+    }
     let buf = crate::with_buffer!(a.buffer(), v => match dtype {
         DType::F16 => Buffer::F16(convert(a, v)?.into()),
         DType::BF16 => Buffer::BF16(convert(a, v)?.into()),

@@ -597,6 +597,9 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
     if a.dtype() != b.dtype() {
         return Err(Error::mismatch(op.name(), a.dtype(), b.dtype()));
     }
+    if let Some(r) = crate::device::dispatch([a, b], |d, [a, b]| d.compare(op, a, b)) {
+        return r;
+    }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), DType::Bool, &s)?;
     let out = match (a.buffer(), b.buffer()) {
@@ -693,12 +696,19 @@ fn select_contiguous<T: Element>(
 
 pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
     const OP: &str = "SelectV2";
-    let Buffer::Bool(c) = cond.buffer() else {
+    // Checked by dtype, not through `buffer()`, which would download a device condition.
+    if cond.dtype() != DType::Bool {
         return Err(Error::unsupported(OP, cond.dtype(), "a bool condition"));
-    };
+    }
     if x.dtype() != y.dtype() {
         return Err(Error::mismatch(OP, x.dtype(), y.dtype()));
     }
+    if let Some(r) = crate::device::dispatch([cond, x, y], |d, [c, x, y]| d.select(c, x, y)) {
+        return r;
+    }
+    let Buffer::Bool(c) = cond.buffer() else {
+        unreachable!("a bool condition, checked above");
+    };
     let s = broadcast_shapes(
         OP,
         &broadcast_shapes(OP, cond.shape(), x.shape())?,
@@ -734,6 +744,9 @@ pub fn relu_grad(g: &Array, y: &Array) -> Result<Array> {
     const OP: &str = "ReluGrad";
     if g.dtype() != y.dtype() {
         return Err(Error::mismatch(OP, g.dtype(), y.dtype()));
+    }
+    if let Some(r) = crate::device::dispatch([g, y], |d, [g, y]| d.relu_grad(g, y)) {
+        return r;
     }
     let shape = broadcast_shapes(OP, g.shape(), y.shape())?;
     check_alloc(OP, g.dtype(), &shape)?;

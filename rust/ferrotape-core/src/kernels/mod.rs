@@ -1,8 +1,10 @@
 //! CPU kernels. Each takes `Array`s (any layout) and returns a new contiguous `Array`.
 //! Contiguous inputs take a slice fast path; other layouts go through `for_each_offset`.
 //! Large element-wise work is split across rayon's pool above [`PARALLEL_THRESHOLD`].
-//! `unary`, `binary`, `matmul` and `reduce` first offer the op to a registered device backend
-//! (see [`crate::device`]); every other kernel reads device inputs through their host copy.
+//! `unary`, `binary`, `matmul`, `reduce`, `relu_grad`, `compare`, `select`, `cast`, the
+//! `batch_norm_*` kernels and `apply_optimizer_step` first offer the op to a registered device
+//! backend (see [`crate::device`]); every other kernel reads device inputs through their host
+//! copy.
 
 mod cast;
 mod conv;

@@ -354,6 +354,9 @@ fn check_float(op: &'static str, x: &Array) -> Result<()> {
 pub fn batch_norm_statistics(x: &Array, axis: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     const OP: &str = "FusedBatchNorm";
     check_float(OP, x)?;
+    if let Some(r) = crate::device::dispatch([x], |d, [x]| d.batch_norm_statistics(x, axis)) {
+        return r.map(|[mean, variance]| (mean, variance));
+    }
     let layout = FeatureLayout::new(x.shape(), axis);
     let x = x.contiguous();
     Ok(match x.buffer() {
@@ -374,6 +377,11 @@ pub fn batch_norm_statistics(x: &Array, axis: usize) -> Result<(Vec<f64>, Vec<f6
 pub fn batch_norm_apply(x: &Array, axis: usize, scale: &[f64], shift: &[f64]) -> Result<Array> {
     const OP: &str = "FusedBatchNorm";
     check_float(OP, x)?;
+    if let Some(r) =
+        crate::device::dispatch([x], |d, [x]| d.batch_norm_apply(x, axis, scale, shift))
+    {
+        return r;
+    }
     let layout = FeatureLayout::new(x.shape(), axis);
     let x = x.contiguous();
     let buffer = match x.buffer() {
@@ -426,6 +434,12 @@ pub fn batch_norm_backward(
                 x.shape()
             ),
         ));
+    }
+    let stats = [mean, inv_std, gamma];
+    if let Some(r) = crate::device::dispatch([x, dy], |d, [x, dy]| {
+        d.batch_norm_backward(x, dy, axis, stats)
+    }) {
+        return r;
     }
     let layout = FeatureLayout::new(x.shape(), axis);
     let (x, dy) = (x.contiguous(), dy.contiguous());

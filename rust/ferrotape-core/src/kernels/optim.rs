@@ -1,5 +1,7 @@
-//! The optimizer rules (SGD, Adam, RMSprop, Adagrad): the only copy of each, applied in place
-//! to a variable and its slots in one pass.
+//! The optimizer rules (SGD, Adam, RMSprop, Adagrad): the CPU's only copy of each, applied in
+//! place to a variable and its slots in one pass. A variable on a device is updated there by
+//! its backend's kernel when it has one (the wgpu backend's follows these formulas), which
+//! returns new arrays instead: device arrays are never written in place.
 //!
 //! Keras's rules written as separate ops read and write every variable-sized array several
 //! times per step (Adam: eight full-size temporaries per variable). Here each element of the
@@ -199,7 +201,8 @@ impl Stored for bf16 {
 }
 
 /// Applies one step of `step` to `param` and its `slots` (in the order [`OptimizerStep`]
-/// lists) from `grad`. Every array must have the variable's float dtype and shape.
+/// lists) from `grad`. Every array must have the variable's float dtype and shape. The step
+/// runs on the device `param` lives on (see the module docs).
 pub fn apply_optimizer_step(
     step: &OptimizerStep,
     param: &mut Array,
@@ -219,9 +222,32 @@ pub fn apply_optimizer_step(
     }
     let others = slots.iter().map(|s| &**s).chain([grad]);
     check(op, param, others)?;
+    let inputs: Vec<&Array> = [&*param]
+        .into_iter()
+        .chain(slots.iter().map(|s| &**s))
+        .chain([grad])
+        .collect();
+    let on_device = crate::device::dispatch_on_first(&inputs, |d, arrays| {
+        let (param, rest) = arrays.split_first().expect("the variable");
+        let (grad, slot_values) = rest.split_last().expect("the gradient");
+        d.optimizer_step(step, param, slot_values, grad)
+    });
+    if let Some(r) = on_device {
+        // Device arrays are immutable: the variable and its slots take the new values.
+        let mut updated = r?.into_iter();
+        for a in [param]
+            .into_iter()
+            .chain(slots.iter_mut().map(|s| &mut **s))
+        {
+            *a = updated
+                .next()
+                .expect("the backend returns every updated array");
+        }
+        return Ok(());
+    }
     let grad = grad.contiguous();
-    // The update runs on the host (no device kernel yet: soft placement); values that lived on
-    // a device go back there, so a variable keeps its placement across steps.
+    // Without a device kernel (soft placement) the update runs on the host; values that lived
+    // on a device go back there, so a variable keeps its placement across steps.
     let devices: Vec<Device> = [&*param]
         .into_iter()
         .chain(slots.iter().map(|s| &**s))
