@@ -77,3 +77,70 @@ def custom_gradient(f=None):
         return nest.pack_sequence_as(result, outputs)
 
     return decorated
+
+
+def grad_pass_through(f):
+    """``f`` with the identity as its gradient: the result is ``f(x)``, the gradient with
+    respect to ``x`` the upstream gradient unchanged (a straight-through estimator, e.g. for
+    ``round`` or a variable's ``assign``). Variables ``f`` reads get no gradient.
+
+    Args:
+        f: A function of one or more tensors returning as many.
+
+    Returns:
+        A function computing ``f``'s result whose gradient passes straight through.
+
+    >>> import ferrotape as ft
+    >>> x = ft.constant(2.6)
+    >>> with ft.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = ft.grad_pass_through(ft.round)(x)
+    >>> float(y), float(tape.gradient(y, x))
+    (3.0, 1.0)
+    """
+
+    @custom_gradient
+    def passed(*args, **kwargs):
+        def grad(*upstream, variables=None):
+            if variables:
+                return list(upstream), [None] * len(variables)
+            return list(upstream)
+
+        return f(*args, **kwargs), grad
+
+    return passed
+
+
+def hessians(ys, xs, gate_gradients=False, aggregation_method=None, name="hessians"):
+    """TensorFlow's graph-mode Hessian, which (like ``tf.gradients``) needs a graph: eager
+    TensorFlow raises, and so does ferrotape, which has no graph mode. Nest two
+    ``GradientTape`` s instead (``tape.jacobian`` of an inner ``tape.gradient``).
+
+    Args:
+        ys: The tensors to differentiate.
+        xs: The tensors to differentiate with respect to.
+        gate_gradients: Unused.
+        aggregation_method: Unused.
+        name: Unused.
+
+    Raises:
+        RuntimeError: always, naming the tape-based replacement.
+
+    >>> import ferrotape as ft
+    >>> x = ft.constant([1.0, 2.0])
+    >>> with ft.GradientTape() as outer:
+    ...     outer.watch(x)
+    ...     with ft.GradientTape() as inner:
+    ...         inner.watch(x)
+    ...         y = ft.reduce_sum(x**3)
+    ...     g = inner.gradient(y, x)
+    >>> outer.jacobian(g, x).numpy()
+    array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float32)
+    """
+    del ys, xs, gate_gradients, aggregation_method, name
+    raise RuntimeError(
+        "hessians: tf.gradients is not supported when eager execution is enabled (ferrotape "
+        "always runs eagerly). Use tf.GradientTape instead: tape.jacobian of an inner "
+        "tape.gradient."
+    )
