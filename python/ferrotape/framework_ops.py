@@ -43,12 +43,6 @@ class name_scope:  # noqa: N801 - TensorFlow's name
     ends in ``/`` is taken as a full path instead, and ``""`` returns to the top. ferrotape's ops
     carry no names, so the scope only changes what ``get_current_name_scope`` returns.
 
-    Args:
-        name: The scope's name (a string).
-
-    Raises:
-        ValueError: if ``name`` is not a string.
-
     >>> import ferrotape as ft
     >>> with ft.name_scope("block") as scope:
     ...     scope
@@ -56,6 +50,14 @@ class name_scope:  # noqa: N801 - TensorFlow's name
     """
 
     def __init__(self, name):
+        """A scope named ``name``, opened on entering.
+
+        Args:
+            name: The scope's name (a string).
+
+        Raises:
+            ValueError: if ``name`` is not a string.
+        """
         if not isinstance(name, str):
             raise ValueError(f"name for name_scope must be a string, received {name!r}")
         self._name = name

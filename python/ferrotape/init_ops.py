@@ -100,14 +100,6 @@ class Constant(Initializer):
     """Fills with ``value``: one number everywhere, or a list of exactly as many elements as
     the shape holds, laid out in row-major order (``tf.constant_initializer``).
 
-    Args:
-        value: A Python number, list, tuple or numpy array.
-        support_partition: Accepted for TensorFlow's signature.
-
-    Raises:
-        TypeError: for another kind of ``value`` (a tensor included, as in TensorFlow), or, on
-            a call, a list whose size is not the shape's.
-
     >>> import ferrotape as ft
     >>> ft.constant_initializer([1, 2, 3, 4])([2, 2]).numpy()
     array([[1., 2.],
@@ -115,6 +107,16 @@ class Constant(Initializer):
     """
 
     def __init__(self, value=0, support_partition=False):
+        """An initializer filling with ``value``.
+
+        Args:
+            value: A Python number, list, tuple or numpy array.
+            support_partition: Accepted for TensorFlow's signature.
+
+        Raises:
+            TypeError: for another kind of ``value`` (a tensor included, as in TensorFlow);
+                a call raises it for a list whose size is not the shape's.
+        """
         if not isinstance(value, (int, float, list, tuple, np.ndarray, np.generic)):
             raise TypeError(
                 f"constant_initializer: Invalid type for initial value: {type(value).__name__}. "
@@ -141,15 +143,8 @@ class Constant(Initializer):
 
 
 class RandomNormal(Initializer):
-    """Draws from a normal distribution (``tf.random_normal_initializer``).
-
-    Args:
-        mean: The mean.
-        stddev: The standard deviation.
-        seed: ``None`` (a new draw each call) or an int (the same values on every call).
-
-    Raises:
-        ValueError: on a call with a non-floating ``dtype``.
+    """Draws from a normal distribution (``tf.random_normal_initializer``); a call with a
+    non-floating ``dtype`` raises ``ValueError``.
 
     >>> import ferrotape as ft
     >>> init = ft.random_normal_initializer(stddev=0.1, seed=3)
@@ -158,6 +153,13 @@ class RandomNormal(Initializer):
     """
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        """An initializer drawing from ``N(mean, stddev**2)``.
+
+        Args:
+            mean: The mean.
+            stddev: The standard deviation.
+            seed: ``None`` (a new draw each call) or an int (the same values on every call).
+        """
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
@@ -174,11 +176,6 @@ class RandomUniform(Initializer):
     """Draws uniformly from ``[minval, maxval)`` (``tf.random_uniform_initializer``); an
     integer ``dtype`` draws integers.
 
-    Args:
-        minval: The lower bound (inclusive).
-        maxval: The upper bound (exclusive).
-        seed: ``None`` (a new draw each call) or an int (the same values on every call).
-
     >>> import ferrotape as ft
     >>> values = ft.random_uniform_initializer(0.0, 1.0)([100]).numpy()
     >>> bool(((values >= 0) & (values < 1)).all())
@@ -186,6 +183,13 @@ class RandomUniform(Initializer):
     """
 
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        """An initializer drawing uniformly from ``[minval, maxval)``.
+
+        Args:
+            minval: The lower bound (inclusive).
+            maxval: The upper bound (exclusive).
+            seed: ``None`` (a new draw each call) or an int (the same values on every call).
+        """
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
