@@ -483,3 +483,51 @@ def test_results_live_on_the_scope_device():
         ]
     for r in results:
         assert r.device.endswith("device:CPU:0")
+
+
+# --- assertions, broadcast shapes, histograms, recompute_grad ---------------------------------
+
+
+def test_assert_and_broadcast_shapes():
+    assert ft.Assert(ft.constant(True), ["never shown"]) is None
+    summary = r"Summarized data: x is\n1, 2, \.\.\."
+    with pytest.raises(ft.errors.InvalidArgumentError, match=summary):
+        ft.debugging.Assert(ft.constant(False), ["x is", ft.constant([1, 2, 3, 4]), 5], 2)
+    assert ft.broadcast_static_shape(ft.TensorShape([2, 1]), ft.TensorShape([3])) == [2, 3]
+    with pytest.raises(ValueError, match="broadcast_static_shape: Incompatible shapes"):
+        ft.broadcast_static_shape(ft.TensorShape([2, 2]), ft.TensorShape([3]))
+    dynamic = ft.broadcast_dynamic_shape(ft.constant([5, 1, 3], ft.int64), [4, 1])
+    assert dynamic.dtype == ft.int64 and dynamic.numpy().tolist() == [5, 4, 3]
+    with pytest.raises(ft.errors.InvalidArgumentError, match="broadcast_dynamic_shape"):
+        ft.broadcast_dynamic_shape([2, 2], [3])
+
+
+def test_histograms_match_numpy():
+    values = rand(200) * 3
+    counts = ft.histogram_fixed_width(values, [-2.0, 2.0], nbins=8).numpy()
+    inside = np.clip(values, -2.0, 2.0 - 1e-12)  # outside values count in the end bins
+    np.testing.assert_array_equal(counts, np.histogram(inside, bins=8, range=(-2.0, 2.0))[0])
+    bins = ft.histogram_fixed_width_bins(values, [-2.0, 2.0], nbins=8, dtype=ft.int64).numpy()
+    np.testing.assert_array_equal(np.bincount(bins, minlength=8), counts)
+    assert bins.dtype == np.int32  # TensorFlow ignores dtype here
+    with pytest.raises(ft.errors.InvalidArgumentError, match="value_range should satisfy"):
+        ft.histogram_fixed_width([1.0], [5.0, 0.0])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="nbins should be a positive"):
+        ft.histogram_fixed_width([1.0], [0.0, 5.0], nbins=0)
+
+
+def test_recompute_grad_gives_the_function_s_gradients():
+    v = ft.Variable(np.array([2.0, -1.0]))
+
+    def f(x):
+        return ft.sin(x) * v
+
+    x = ft.constant([1.0, 2.0], ft.float64)
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        y = ft.recompute_grad(f)(x)
+    dx, dv = tape.gradient(y, [x, v])
+    np.testing.assert_allclose(y.numpy(), np.sin([1.0, 2.0]) * [2.0, -1.0])
+    np.testing.assert_allclose(dx.numpy(), np.cos([1.0, 2.0]) * [2.0, -1.0])
+    np.testing.assert_allclose(dv.numpy(), np.sin([1.0, 2.0]))
+    check_grad(ft.recompute_grad(lambda t: t * ft.exp(t)), rand(3))

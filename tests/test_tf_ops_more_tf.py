@@ -242,6 +242,30 @@ def debugging_checks(tf):
     ]
 
 
+@program
+def asserts_shapes_histograms_recompute(tf):
+    v = tf.Variable([2.0, -1.0], dtype=tf.float64)
+    x = tf.constant([1.0, 2.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.recompute_grad(lambda t: tf.sin(t) * v)(x)
+    values = tf.constant(X.reshape(-1) * 3)
+    span = tf.constant([-2.0, 2.0], tf.float64)
+    return [
+        kind(lambda: tf.Assert(tf.constant(True), ["x"])),
+        kind(lambda: tf.Assert(tf.constant(False), ["x", tf.constant([1, 2])])),
+        tf.broadcast_static_shape(tf.TensorShape([2, 1]), tf.TensorShape([3])).as_list(),
+        kind(lambda: tf.broadcast_static_shape(tf.TensorShape([2, 2]), tf.TensorShape([3]))),
+        tf.broadcast_dynamic_shape(tf.constant([5, 1, 3], tf.int64), tf.constant([4, 1], tf.int64)),
+        kind(lambda: tf.broadcast_dynamic_shape([2, 2], [3])),
+        tf.histogram_fixed_width(values, span, nbins=8),
+        tf.histogram_fixed_width_bins(values, span, nbins=8, dtype=tf.int64),
+        kind(lambda: tf.histogram_fixed_width([1.0], [5.0, 0.0])),
+        y,
+        tape.gradient(y, [x, v]),
+    ]
+
+
 def to_plain(value):
     if isinstance(value, (real_tf.Tensor, ferrotape.Tensor)):
         return (value.dtype.name, tuple(value.shape), value.numpy().tolist())

@@ -34,6 +34,8 @@ from ._exports.toplevel import __all__ as _native
 from ._math_impl import saturate_cast, truncatediv, truncatemod
 from .array_ops import (
     boolean_mask,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
     dynamic_partition,
     dynamic_stitch,
     meshgrid,
@@ -47,6 +49,7 @@ from .array_ops import (
 )
 from .clip import clip_by_global_norm, clip_by_norm
 from .control_flow import (
+    Assert,
     case,
     cond,
     control_dependencies,
@@ -83,7 +86,13 @@ from .framework_ops import (
     tuple,
 )
 from .functional_ops import foldl, foldr, map_fn, scan, vectorized_map
-from .gradients import custom_gradient, grad_pass_through, hessians, stop_gradient
+from .gradients import (
+    custom_gradient,
+    grad_pass_through,
+    hessians,
+    recompute_grad,
+    stop_gradient,
+)
 from .init_ops import (
     constant_initializer,
     ones_initializer,
@@ -105,7 +114,16 @@ from .scatter_ops import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
-from .sort_ops import argsort, searchsorted, sort, unique, unique_with_counts, unravel_index
+from .sort_ops import (
+    argsort,
+    histogram_fixed_width,
+    histogram_fixed_width_bins,
+    searchsorted,
+    sort,
+    unique,
+    unique_with_counts,
+    unravel_index,
+)
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_shape import TensorShape
 from .tensor_spec import TensorSpec
@@ -338,8 +356,11 @@ __all__ = [
     "while_loop",
     # sorting, rearranging, scattering, math and framework utilities (sort_ops.py, array_ops.py,
     # scatter_ops.py, _math_impl.py, framework_ops.py, gradients.py, init_ops.py)
+    "Assert",
     "argsort",
     "boolean_mask",
+    "broadcast_dynamic_shape",
+    "broadcast_static_shape",
     "constant_initializer",
     "dynamic_partition",
     "dynamic_stitch",
@@ -348,6 +369,8 @@ __all__ = [
     "get_logger",
     "grad_pass_through",
     "hessians",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "meshgrid",
     "name_scope",
     "numpy_function",
@@ -356,6 +379,7 @@ __all__ = [
     "py_function",
     "random_normal_initializer",
     "random_uniform_initializer",
+    "recompute_grad",
     "repeat",
     "reverse",
     "reverse_sequence",

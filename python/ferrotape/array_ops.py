@@ -1,6 +1,7 @@
 """TensorFlow's top-level rearrangements composed from ferrotape's gathers: ``roll``,
 ``repeat``, ``reverse``, ``reverse_sequence``, ``boolean_mask``, ``dynamic_partition``,
-``dynamic_stitch``, ``meshgrid``, ``sequence_mask``, ``shape_n`` and ``parallel_stack``.
+``dynamic_stitch``, ``meshgrid``, ``sequence_mask``, ``shape_n`` and ``parallel_stack``, and the
+broadcast shape of two shapes (``broadcast_static_shape``, ``broadcast_dynamic_shape``).
 
 Which entry goes where is an int index array computed on the host from the arguments that say it
 (shifts, repeat counts, masks, lengths: TensorFlow reads these on the CPU as well); the values
@@ -458,3 +459,64 @@ def parallel_stack(values, name="parallel_stack"):
     """
     del name
     return _core.stack(values, 0)
+
+
+def _broadcast(op, error, x, y):
+    """numpy's broadcast of two shapes, or ``error`` naming the op and both shapes."""
+    try:
+        return list(np.broadcast_shapes(tuple(x), tuple(y)))
+    except ValueError:
+        raise error(
+            f"{op}: Incompatible shapes for broadcasting. Two shapes are compatible if for each "
+            f"dimension pair they are either equal or one of them is 1. Received: "
+            f"{tuple(x)} and {tuple(y)}."
+        ) from None
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The shape two tensors of shapes ``shape_x`` and ``shape_y`` broadcast to.
+
+    Args:
+        shape_x: A ``TensorShape`` (or list of ints).
+        shape_y: A ``TensorShape`` (or list of ints).
+
+    Returns:
+        A ``TensorShape``.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    >>> import ferrotape as ft
+    >>> ft.broadcast_static_shape(ft.TensorShape([2, 1]), ft.TensorShape([3]))
+    TensorShape([2, 3])
+    """
+    from .tensor_shape import TensorShape
+
+    return TensorShape(_broadcast("broadcast_static_shape", ValueError, shape_x, shape_y))
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The shape two tensors of shapes ``shape_x`` and ``shape_y`` broadcast to, as a tensor.
+
+    Args:
+        shape_x: A 1-D int tensor (or list): a shape.
+        shape_y: A 1-D int tensor of the same dtype.
+
+    Returns:
+        A 1-D tensor of ``shape_x``'s dtype (int32 for a list).
+
+    Raises:
+        InvalidArgumentError: if the shapes do not broadcast.
+
+    >>> import ferrotape as ft
+    >>> ft.broadcast_dynamic_shape([2, 1], [3]).numpy()
+    array([2, 3], dtype=int32)
+    """
+    x = _core.convert_to_tensor(shape_x)
+    shape = _broadcast(
+        "broadcast_dynamic_shape",
+        InvalidArgumentError,
+        _host(x).reshape(-1).tolist(),
+        _host(shape_y).reshape(-1).tolist(),
+    )
+    return _core.cast(_core.constant(np.asarray(shape, dtype=np.int64)), x.dtype)

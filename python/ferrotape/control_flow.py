@@ -1,6 +1,6 @@
 """TensorFlow's control flow, run eagerly: ``cond``, ``case``, ``switch_case``, ``while_loop``,
 and the graph-era names that eager programs still call (``identity_n``, ``no_op``, ``group``,
-``control_dependencies``, ``get_static_value``). The loops over a tensor's first axis
+``control_dependencies``, ``get_static_value``, ``Assert``). The loops over a tensor's first axis
 (``map_fn``, ``scan``, ``foldl``, ``foldr``, ``vectorized_map``) are in ``functional_ops``.
 
 Everything here is plain Python around ferrotape's ops: a branch or loop body runs as ordinary
@@ -480,7 +480,44 @@ def get_static_value(tensor, partial=False):
     return tensor
 
 
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+    """Checks that ``condition`` holds, raising with ``data`` in the message if it does not.
+
+    Args:
+        condition: A scalar bool (tensor or Python value).
+        data: A list of tensors or Python values to show when the check fails.
+        summarize: How many entries of each tensor to show (``None``: 3).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None`` (eager TensorFlow returns nothing to depend on).
+
+    Raises:
+        InvalidArgumentError: if ``condition`` is false.
+
+    >>> import ferrotape as ft
+    >>> ft.Assert(ft.constant(True), ["never shown"])
+    """
+    del name
+    holds = np.asarray(_convert(condition).numpy())
+    if holds.all():
+        return None
+    limit = 3 if summarize is None else int(summarize)
+    shown = []
+    for item in data:
+        if _core.is_tensor(item):
+            flat = np.asarray(item.numpy()).reshape(-1)
+            text = ", ".join(str(v) for v in flat[:limit].tolist())
+            shown.append(text + (", ..." if flat.size > limit else ""))
+        else:
+            shown.append(str(item))
+    raise InvalidArgumentError(
+        f"Assert: Expected {_convert(condition)!r} to be true. Summarized data: " + "\n".join(shown)
+    )
+
+
 __all__ = [
+    "Assert",
     "case",
     "cond",
     "control_dependencies",

@@ -24,6 +24,7 @@ from ._debugging_types import (
     is_numeric_tensor,
     set_log_device_placement,
 )
+from .control_flow import Assert
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 from .gradients import custom_gradient
@@ -624,6 +625,7 @@ __all__ = [
     "assert_type",
     "check_numerics",
     # dtype and iterable checks, switches (_debugging_types.py)
+    "Assert",
     "assert_integer",
     "assert_proper_iterable",
     "assert_same_float_dtype",

@@ -1,5 +1,6 @@
 """Sorting and searching (TensorFlow's ``sort_ops`` and its ``array_ops`` searches): ``sort``,
-``argsort``, ``searchsorted``, ``unique``, ``unique_with_counts`` and ``unravel_index``.
+``argsort``, ``searchsorted``, ``unique``, ``unique_with_counts``, ``unravel_index``, and the
+fixed-width histograms (``histogram_fixed_width`` and its ``_bins``).
 
 The order is found on the host (TensorFlow's kernels compute it on the CPU too); the values then
 move by a ferrotape ``gather``, so ``sort``'s gradient is the upstream gradient scattered back to
@@ -268,3 +269,69 @@ def unravel_index(indices, dims, name=None):
         )
     coords = np.stack(np.unravel_index(host, shape)) if shape.size else np.zeros((0, *host.shape))
     return _core.cast(_core.constant(coords.astype(np.int64)), flat.dtype)
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype="int32", name=None):
+    """The bin of each of ``values`` among ``nbins`` equal bins spanning ``value_range``;
+    values below the range go to bin 0, values above it to the last bin.
+
+    Args:
+        values: A numeric tensor.
+        value_range: ``[lo, hi]`` with ``lo < hi``.
+        nbins: The number of bins (positive).
+        dtype: Accepted for TensorFlow's signature, which ignores it: the bins are int32.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        An int32 tensor of ``values``' shape:
+        ``clip(floor(nbins * (v - lo) / (hi - lo)), 0, nbins - 1)``.
+
+    Raises:
+        InvalidArgumentError: for ``lo >= hi`` or ``nbins <= 0``.
+
+    >>> import ferrotape as ft
+    >>> ft.histogram_fixed_width_bins([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0], [0.0, 5.0], 5).numpy()
+    array([0, 0, 1, 2, 4, 4], dtype=int32)
+    """
+    del dtype, name
+    host = np.asarray(_core.convert_to_tensor(values).numpy(), dtype=np.float64)
+    lo, hi = np.asarray(_core.convert_to_tensor(value_range).numpy(), np.float64).reshape(-1)
+    nbins = int(np.asarray(nbins.numpy() if _core.is_tensor(nbins) else nbins))
+    if not lo < hi:
+        raise InvalidArgumentError(
+            f"histogram_fixed_width: value_range should satisfy value_range[0] < "
+            f"value_range[1], but got {[lo, hi]}"
+        )
+    if nbins <= 0:
+        raise InvalidArgumentError(
+            f"histogram_fixed_width: nbins should be a positive number, but got {nbins}"
+        )
+    bins = np.clip(np.floor(nbins * (host - lo) / (hi - lo)), 0, nbins - 1)
+    return _core.constant(bins.astype(np.int32))
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=None):
+    """How many of ``values`` fall in each of ``nbins`` equal bins spanning ``value_range``
+    (values outside the range count in the first or last bin).
+
+    Args:
+        values: A numeric tensor.
+        value_range: ``[lo, hi]`` with ``lo < hi``.
+        nbins: The number of bins (positive).
+        dtype: The dtype of the counts (int32 or int64).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A 1-D tensor ``[nbins]`` of counts.
+
+    Raises:
+        InvalidArgumentError: for ``lo >= hi`` or ``nbins <= 0``.
+
+    >>> import ferrotape as ft
+    >>> ft.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0], [0.0, 5.0], nbins=5).numpy()
+    array([2, 1, 1, 0, 2], dtype=int32)
+    """
+    del name
+    bins = histogram_fixed_width_bins(values, value_range, nbins).numpy()
+    counts = np.bincount(bins.reshape(-1), minlength=int(np.asarray(nbins)))
+    return _core.cast(_core.constant(counts.astype(np.int64)), dtype)
