@@ -44,13 +44,16 @@ def _order(op, values, axis, direction):
     perm = [*range(axis), *range(axis + 1, x.ndim), axis]
     moved = _core.transpose(x, perm) if axis != x.ndim - 1 else x
     keys = moved.numpy()
-    # NaN sorts as the largest value, as in TensorFlow's top_k; ties keep the lower index first
-    # in both directions (TensorFlow sorts descending by top_k, ascending by top_k of -x).
-    if keys.dtype.kind == "f":
-        keys = np.where(np.isnan(keys), np.inf, keys.astype(np.float64))
     if direction == "DESCENDING":
         keys = -keys.astype(np.float64) if keys.dtype.kind == "f" else ~keys
-    order = np.argsort(keys, axis=-1, kind="stable")
+    # Ties keep the lower index first in both directions (TensorFlow sorts descending by top_k
+    # and ascending by top_k of -x). NaN comes first in both, as ferrotape's top_k takes it for
+    # the largest value; TensorFlow's kernel places it by its position, in no fixed order.
+    if keys.dtype.kind == "f":
+        nan = np.isnan(keys)
+        order = np.lexsort((np.where(nan, 0.0, keys), ~nan), axis=-1)
+    else:
+        order = np.argsort(keys, axis=-1, kind="stable")
     return moved, perm, order
 
 
@@ -73,6 +76,9 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     Raises:
         ValueError: for another ``direction`` or a non-int ``axis``.
         InvalidArgumentError: for a scalar or an ``axis`` outside ``[-rank, rank)``.
+
+    Equal values keep their index order, as in TensorFlow; NaN comes first in both directions
+    (where TensorFlow puts it depends on its position).
 
     Gradient: the upstream gradient of each sorted position flows back to the entry that was
     moved there (ties: in index order).
@@ -169,8 +175,9 @@ def _unique(op, x, out_idx):
             f"{op}: unique expects a 1D vector, received shape {list(values.shape)}"
         )
     host = values.numpy()
+    # NaN differs from every value, itself included, as in TensorFlow.
     _, first, inverse, counts = np.unique(
-        host, return_index=True, return_inverse=True, return_counts=True
+        host, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
     # np.unique sorts; TensorFlow keeps the order of first occurrence.
     order = np.argsort(first, kind="stable")
