@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from . import _core
+from .sort_ops import sort_order
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
@@ -55,14 +56,9 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return rows * scale
 
 
-def _last_axis_rows(x):
-    """``x`` as a 2-D ``[rows, last]`` numpy view and its leading shape."""
-    values = x.numpy()
-    return values.reshape(-1, values.shape[-1]) if values.ndim else values.reshape(1, 1)
-
-
 def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
-    """The ``k`` largest entries of the last axis and their indices (ties: lower index first).
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index first;
+    NaN counts as the largest value).
 
     Args:
         input: A tensor of rank at least 1 with at least ``k`` entries in its last axis.
@@ -93,16 +89,10 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
             f"top_k: k must be in [0, {x.shape[-1] if x.ndim else 0}] for input of shape "
             f"{list(x.shape)}, received k={k}"
         )
-    rows = _last_axis_rows(x)
-    # A stable sort of the negated values keeps the lower index first among ties; NaN sorts as
-    # the largest, as in TensorFlow.
-    keys = np.where(np.isnan(rows), -np.inf, -rows.astype(np.float64))
-    order = np.argsort(keys, axis=-1, kind="stable")[:, :k]
-    flat = order + np.arange(rows.shape[0])[:, None] * rows.shape[1]
-    values = _core.gather(_core.reshape(x, [-1]), _core.constant(flat.reshape(-1)))
-    shape = [*x.shape[:-1], k]
-    indices = _core.cast(_core.constant(order.reshape(shape)), index_type)
-    return TopKV2(_core.reshape(values, shape), indices)
+    _, _, order = sort_order("top_k", x, -1, "DESCENDING")
+    order = _core.constant(order[..., :k])
+    values = _core.gather(x, order, axis=-1, batch_dims=x.ndim - 1)
+    return TopKV2(values, _core.cast(order, index_type))
 
 
 def in_top_k(targets, predictions, k, name=None):

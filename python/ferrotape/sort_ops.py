@@ -22,8 +22,10 @@ UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "coun
 _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
-def _order(op, values, axis, direction):
-    """``values`` as a tensor, its axis moved last, and the stable sorting permutation of it."""
+def sort_order(op, values, axis, direction):
+    """``values`` as a tensor with ``axis`` moved last, that permutation, and the stable
+    sorting order along the last axis (a numpy int array): ``sort``, ``argsort`` and
+    ``ft.nn.top_k`` share it."""
     if direction not in _DIRECTIONS:
         raise ValueError(
             f"{op}: Argument `direction` should be one of ASCENDING, DESCENDING. Received: "
@@ -88,7 +90,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     array([3., 2., 1.], dtype=float32)
     """
     del name
-    moved, perm, order = _order("sort", values, axis, direction)
+    moved, perm, order = sort_order("sort", values, axis, direction)
     result = _core.gather(moved, _core.constant(order), axis=-1, batch_dims=moved.ndim - 1)
     return _core.transpose(result, _inverse(perm)) if perm[-1] != moved.ndim - 1 else result
 
@@ -119,7 +121,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     array([1, 3, 2, 0], dtype=int32)
     """
     del stable, name
-    moved, perm, order = _order("argsort", values, axis, direction)
+    moved, perm, order = sort_order("argsort", values, axis, direction)
     del moved
     return _core.constant(order.astype(np.int32).transpose(_inverse(perm)))
 
