@@ -534,3 +534,18 @@ def test_recompute_grad_gives_the_function_s_gradients():
     np.testing.assert_allclose(dx.numpy(), np.cos([1.0, 2.0]) * [2.0, -1.0])
     np.testing.assert_allclose(dv.numpy(), np.sin([1.0, 2.0]))
     check_grad(ft.recompute_grad(lambda t: t * ft.exp(t)), rand(3))
+
+
+def test_approx_top_k_is_exact_and_paddings_fill_blocks():
+    x = rand(3, 5)
+    top = ft.approx_top_k(x, 2)
+    np.testing.assert_array_equal(top.indices.numpy(), np.argsort(-x, axis=-1)[:, :2])
+    low = ft.approx_top_k(x, 1, reduction_dimension=0, is_max_k=False)
+    np.testing.assert_array_equal(low.values.numpy(), x.min(axis=0, keepdims=True))
+    check_grad(lambda t: ft.approx_top_k(t, 2).values, x)
+    paddings, crops = ft.required_space_to_batch_paddings([5, 7], [2, 3], [[1, 0], [0, 1]])
+    # 5 + 1 is a multiple of 2 already; 7 + 1 needs one more to reach 9.
+    assert paddings.numpy().tolist() == [[1, 0], [0, 2]]
+    assert crops.numpy().tolist() == [[0, 0], [0, 1]]
+    with pytest.raises(ValueError, match="required_space_to_batch_paddings: block_shape"):
+        ft.required_space_to_batch_paddings([5], [0])

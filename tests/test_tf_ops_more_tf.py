@@ -265,6 +265,9 @@ def asserts_shapes_histograms_recompute(tf):
         kind(lambda: tf.histogram_fixed_width([1.0], [5.0, 0.0])),
         y,
         tape.gradient(y, [x, v]),
+        tuple(tf.approx_top_k(tf.constant(X, tf.float32), 2)),
+        tf.required_space_to_batch_paddings([5, 7], [2, 3]),
+        tf.required_space_to_batch_paddings([5, 7], [2, 3], [[1, 0], [0, 1]]),
     ]
 
 

@@ -32,6 +32,7 @@ from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
 from ._math_impl import saturate_cast, truncatediv, truncatemod
+from ._nn_array import approx_top_k, required_space_to_batch_paddings
 from .array_ops import (
     boolean_mask,
     broadcast_dynamic_shape,
@@ -357,6 +358,7 @@ __all__ = [
     # sorting, rearranging, scattering, math and framework utilities (sort_ops.py, array_ops.py,
     # scatter_ops.py, _math_impl.py, framework_ops.py, gradients.py, init_ops.py)
     "Assert",
+    "approx_top_k",
     "argsort",
     "boolean_mask",
     "broadcast_dynamic_shape",
@@ -381,6 +383,7 @@ __all__ = [
     "random_uniform_initializer",
     "recompute_grad",
     "repeat",
+    "required_space_to_batch_paddings",
     "reverse",
     "reverse_sequence",
     "roll",
