@@ -549,3 +549,62 @@ def test_approx_top_k_is_exact_and_paddings_fill_blocks():
     assert crops.numpy().tolist() == [[0, 0], [0, 1]]
     with pytest.raises(ValueError, match="required_space_to_batch_paddings: block_shape"):
         ft.required_space_to_batch_paddings([5], [0])
+
+
+# --- TensorArray ----------------------------------------------------------------------------
+
+
+def test_tensor_array_write_stack_and_gradient():
+    x = ft.constant(rand(3, 2))
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        ta = ft.TensorArray(ft.float64, size=0, dynamic_size=True)
+        for i in range(3):
+            ta = ta.write(i, x[i] * float(i + 1))
+        stacked = ta.stack()
+        loss = ft.reduce_sum(stacked * stacked)
+    scale = np.arange(1.0, 4.0)[:, None]
+    np.testing.assert_allclose(stacked.numpy(), x.numpy() * scale)
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), 2 * x.numpy() * scale**2)
+    assert int(ta.size()) == 3 and ta.element_shape == [2]
+
+
+def test_tensor_array_reads_gathers_splits_and_errors():
+    ta = ft.TensorArray(ft.float32, size=3, element_shape=[2])
+    np.testing.assert_array_equal(ta.stack().numpy(), np.zeros((3, 2)))  # unwritten: zeros
+    ta = ta.scatter([2, 0], ft.constant([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(ta.gather([0, 2]).numpy(), [[3.0, 4.0], [1.0, 2.0]])
+    assert ta.read(2).numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(ft.errors.InvalidArgumentError, match="Could not read index 2 twice"):
+        ta.read(2)
+    with pytest.raises(ft.errors.OutOfRangeError, match="Tried to read from index 3"):
+        ta.read(3)
+    with pytest.raises(ft.errors.OutOfRangeError, match="not resizeable and size is: 3"):
+        ta.write(3, ft.zeros([2]))
+    with pytest.raises(ValueError, match=r"Incompatible shape for value \(\[3\]\)"):
+        ta.write(0, ft.zeros([3]))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="dtype is float32 but Op"):
+        ta.write(0, ft.zeros([2], ft.int32))
+    with pytest.raises(ValueError, match="Size must be declared"):
+        ft.TensorArray(ft.float32)
+    pieces = ft.TensorArray(ft.float32, size=2, clear_after_read=False)
+    pieces = pieces.split(ft.range(5.0), [2, 3])
+    assert pieces.read(1).numpy().tolist() == [2.0, 3.0, 4.0]
+    assert pieces.concat().numpy().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    pieces.read(1)  # still there: reads do not clear it
+    with pytest.raises(ft.errors.InvalidArgumentError, match="not marked as dynamically"):
+        ft.TensorArray(ft.float32, size=3).split(ft.range(4.0), [1, 3])
+    with pytest.raises(ValueError, match="Cannot unstack 3 tensors"):
+        ft.TensorArray(ft.float32, size=2).unstack(ft.zeros([3]))
+    assert ft.TensorArray(ft.float32, size=0, element_shape=[3]).stack().shape == [0, 3]
+
+
+def test_tensor_array_as_a_while_loop_variable():
+    def body(i, ta):
+        return i + 1, ta.write(i, ft.cast(i, ft.float32) ** 2)
+
+    start = [ft.constant(0), ft.TensorArray(ft.float32, size=0, dynamic_size=True)]
+    i, ta = ft.while_loop(lambda i, ta: i < 4, body, start)
+    assert int(i) == 4 and ta.stack().numpy().tolist() == [0.0, 1.0, 4.0, 9.0]
+    with pytest.raises(TypeError, match="loop variable 1 must stay a TensorArray"):
+        ft.while_loop(lambda i, ta: i < 1, lambda i, ta: (i + 1, ft.zeros([1])), start)

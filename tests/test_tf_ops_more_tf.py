@@ -271,6 +271,41 @@ def asserts_shapes_histograms_recompute(tf):
     ]
 
 
+@program
+def tensor_array(tf):
+    x = tf.constant(np.arange(6.0).reshape(3, 2))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        ta = tf.TensorArray(tf.float64, size=3)
+        for i in range(3):
+            ta = ta.write(i, x[i] * float(i + 1))
+        stacked = ta.stack()
+        loss = tf.reduce_sum(stacked * stacked)
+    grown = tf.while_loop(
+        lambda i, ta: i < 4,
+        lambda i, ta: (i + 1, ta.write(i, tf.cast(i, tf.float32) * 2.0)),
+        [tf.constant(0), tf.TensorArray(tf.float32, size=0, dynamic_size=True)],
+    )[1]
+    out = [stacked, tape.gradient(loss, x), grown.stack(), grown.size(), grown.read(2)]
+    out.append(kind(lambda: grown.read(2)))  # cleared by the first read
+    shaped = tf.TensorArray(tf.float32, size=2, element_shape=[2])
+    out += [shaped.stack(), shaped.gather([1]), shaped.unstack(tf.ones([2, 2])).concat()]
+    out += [
+        kind(lambda: tf.TensorArray(tf.float32)),
+        kind(lambda: shaped.write(5, tf.ones([2]))),
+        kind(lambda: shaped.write(0, tf.ones([3]))),
+        kind(lambda: shaped.write(0, tf.ones([2], tf.int32))),
+        kind(lambda: shaped.read(7)),
+        kind(lambda: tf.TensorArray(tf.float32, 3).split(tf.ones([4]), [1, 3])),
+    ]
+    kept = tf.TensorArray(tf.int32, size=3, clear_after_read=False)
+    kept = kept.scatter([2, 0], tf.constant([[1], [2]]))
+    out += [kept.read(0), kept.read(0), kept.gather([0, 2])]
+    pieces = tf.TensorArray(tf.float32, size=2).split(tf.range(5.0), [2, 3])
+    out += [pieces.concat(), tf.TensorArray(tf.float32, size=0, element_shape=[3]).stack()]
+    return out
+
+
 def to_plain(value):
     if isinstance(value, (real_tf.Tensor, ferrotape.Tensor)):
         return (value.dtype.name, tuple(value.shape), value.numpy().tolist())

@@ -126,6 +126,7 @@ from .sort_ops import (
     unravel_index,
 )
 from .tape import GradientTape, UnconnectedGradients
+from .tensor_array import TensorArray
 from .tensor_shape import TensorShape
 from .tensor_spec import TensorSpec
 
@@ -358,6 +359,7 @@ __all__ = [
     # sorting, rearranging, scattering, math and framework utilities (sort_ops.py, array_ops.py,
     # scatter_ops.py, _math_impl.py, framework_ops.py, gradients.py, init_ops.py)
     "Assert",
+    "TensorArray",
     "approx_top_k",
     "argsort",
     "boolean_mask",
