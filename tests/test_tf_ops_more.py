@@ -443,6 +443,7 @@ def test_ops_with_python_arguments_trace_and_replay():
             ft.tensor_scatter_nd_update(x, [[2]], ft.ones([1, 3])),
             ft.boolean_mask(x, [True, False, True, False]),
             ft.sequence_mask([1, 2], 3),
+            ft.TensorArray(x.dtype, size=2).write(0, x[1]).write(1, x[0] * 2.0).stack(),
         ]
 
     traced = ft.function(program)
