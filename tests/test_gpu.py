@@ -379,3 +379,34 @@ def test_comparisons_selections_and_casts_stay_on_the_gpu():
     np.testing.assert_array_equal(back.numpy(), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     np.testing.assert_array_equal(biggest.numpy(), [np.nan, 3.0])
     np.testing.assert_allclose(mean.numpy(), [0.5, 0.5, np.nan])
+
+
+def _gathered_ops(x):
+    """TensorFlow's top-level rearrangements (array_ops.py, sort_ops.py, scatter_ops.py) and
+    the gradient of their weighted sum: gathers and scatters with host-computed indices."""
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        outs = [
+            ft.sort(x, axis=0),
+            ft.roll(x, [1, -1], [0, 1]),
+            ft.repeat(x, [1, 0, 2], axis=0),
+            ft.reverse_sequence(x, [1, 3, 2], seq_axis=1),
+            ft.boolean_mask(x, [True, False, True]),
+            ft.meshgrid(x[0], x[1])[1],
+            ft.tensor_scatter_nd_add(x, [[1]], ft.ones([1, 4])),
+            ft.tensor_scatter_nd_max(x, [[0, 1]], [5.0]),
+            ft.dynamic_stitch([[1, 0]], [x[:2]]),
+        ]
+        loss = ft.add_n([ft.reduce_sum(v * v) for v in outs])
+    return [*outs, tape.gradient(loss, x)]
+
+
+@needs_gpu
+def test_the_gather_based_top_level_ops_run_on_the_gpu_as_on_the_cpu():
+    x = ft.constant(np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32))
+    want = _gathered_ops(x)
+    with ft.device("/GPU:0"):
+        got = _gathered_ops(ft.identity(x))
+    for g, w in zip(got, want, strict=True):
+        assert g.device == GPU
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)

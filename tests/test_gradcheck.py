@@ -779,6 +779,81 @@ def DISTINCT(rng, s):
     return rng.permutation(np.arange(np.prod(s)))[: np.prod(s)].reshape(s) * 0.1 - 1.0
 
 
+# TensorFlow's top-level rearrangements (sort_ops.py, array_ops.py, scatter_ops.py): gathers
+# and scatters with host-computed indices. Sorting and min/max are checked on distinct values,
+# away from the ties where the order (and so the derivative) jumps.
+def np_tensor_scatter(kind, x, idx, u):
+    out = x.copy()
+    for i, v in zip(idx, u, strict=True):
+        out[tuple(i)] = {"add": out[tuple(i)] + v, "sub": out[tuple(i)] - v, "update": v}.get(
+            kind, np.maximum(out[tuple(i)], v)
+        )
+    return out
+
+
+row("sort", lambda x: tf.sort(x, axis=0), lambda x: np.sort(x, axis=0), (4, 3), dom=DISTINCT)
+row(
+    "sort[descending]",
+    lambda x: tf.sort(x, direction="DESCENDING"),
+    lambda x: -np.sort(-x, axis=-1),
+    (3, 4),
+    dom=DISTINCT,
+)
+row("roll", lambda x: tf.roll(x, [1, -2], [0, 1]), lambda x: np.roll(x, (1, -2), (0, 1)), (3, 4))
+row(
+    "repeat",
+    lambda x: tf.repeat(x, [2, 0, 1], axis=0),
+    lambda x: np.repeat(x, [2, 0, 1], 0),
+    (3, 2),
+)
+row("repeat[axis=None]", lambda x: tf.repeat(x, 2), lambda x: np.repeat(x, 2), (2, 3))
+row("reverse", lambda x: tf.reverse(x, [0, 2]), lambda x: np.flip(x, (0, 2)), (2, 3, 2))
+row(
+    "reverse_sequence",
+    lambda x: tf.reverse_sequence(x, [3, 1], seq_axis=1),
+    lambda x: np.stack([np.concatenate([x[0, 2::-1], x[0, 3:]]), x[1]]),
+    (2, 4),
+)
+BMASK = np.array([[True, False, True], [False, True, True]])
+row("boolean_mask", lambda x: tf.boolean_mask(x, BMASK), lambda x: x[BMASK], (2, 3, 2))
+row(
+    "meshgrid",
+    lambda x, y: tf.meshgrid(x, y),
+    lambda x, y: np.meshgrid(x, y),
+    (3,),
+    (2,),
+)
+row(
+    "dynamic_partition",
+    lambda x: tf.dynamic_partition(x, [1, 0, 1], 2),
+    lambda x: [x[[1]], x[[0, 2]]],
+    (3, 2),
+)
+row(
+    "dynamic_stitch",
+    lambda a, b: tf.dynamic_stitch([[2, 0], [1]], [a, b]),
+    lambda a, b: np.stack([a[1], b[0], a[0]]),
+    (2, 3),
+    (1, 3),
+)
+TS_IDX = [[1, 0], [2, 1], [0, 1]]
+
+
+def DISTINCT_OFF(rng, s):
+    """Distinct values that never equal DISTINCT's (no tie between a tensor and its updates)."""
+    return DISTINCT(rng, s) + 0.05
+
+
+for _kind in ("add", "sub", "update", "max"):
+    row(
+        f"tensor_scatter_nd_{_kind}",
+        lambda x, u, k=_kind: getattr(tf, f"tensor_scatter_nd_{k}")(x, TS_IDX, u),
+        lambda x, u, k=_kind: np_tensor_scatter(k, x, TS_IDX, u),
+        (3, 2),
+        (3,),
+        dom=[DISTINCT, DISTINCT_OFF],
+    )
+
 for kind in ("max", "avg"):
     for label_, k, stride, padding in [
         ("2x2", (2, 2), (2, 2), "VALID"),

@@ -31,8 +31,26 @@ from ._core import constant as constant
 from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
+from ._math_impl import saturate_cast, truncatediv, truncatemod
+from ._nn_array import approx_top_k, required_space_to_batch_paddings
+from .array_ops import (
+    boolean_mask,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    dynamic_partition,
+    dynamic_stitch,
+    meshgrid,
+    parallel_stack,
+    repeat,
+    reverse,
+    reverse_sequence,
+    roll,
+    sequence_mask,
+    shape_n,
+)
 from .clip import clip_by_global_norm, clip_by_norm
 from .control_flow import (
+    Assert,
     case,
     cond,
     control_dependencies,
@@ -58,8 +76,31 @@ from .dtypes import (
     int64,
 )
 from .einsum import einsum, tensordot
+from .framework_ops import (
+    ensure_shape,
+    get_current_name_scope,
+    get_logger,
+    name_scope,
+    numpy_function,
+    py_function,
+    timestamp,
+    tuple,
+)
 from .functional_ops import foldl, foldr, map_fn, scan, vectorized_map
-from .gradients import custom_gradient, stop_gradient
+from .gradients import (
+    custom_gradient,
+    grad_pass_through,
+    hessians,
+    recompute_grad,
+    stop_gradient,
+)
+from .init_ops import (
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from .linalg import sqrtm as matrix_square_root
 from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
@@ -67,7 +108,25 @@ from .nn import batch_to_space, space_to_batch
 from .norms import norm
 from .polymorphic_function import function
 from .printing import print  # tf.print; it shadows the builtin in this module (and its doctests)
+from .scatter_ops import (
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
+from .sort_ops import (
+    argsort,
+    histogram_fixed_width,
+    histogram_fixed_width_bins,
+    searchsorted,
+    sort,
+    unique,
+    unique_with_counts,
+    unravel_index,
+)
 from .tape import GradientTape, UnconnectedGradients
+from .tensor_array import TensorArray
 from .tensor_shape import TensorShape
 from .tensor_spec import TensorSpec
 
@@ -144,7 +203,9 @@ def strided_slice(input_, begin, end, strides=None, name=None):
         )
     if 0 in strides:
         raise ValueError(f"strided_slice: strides must be non-zero, received strides={strides}")
-    index = tuple(_builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides, strict=True))
+    # ``tuple`` is TensorFlow's ``tf.tuple`` in this module.
+    bounds = zip(begin, end, strides, strict=True)
+    index = _builtins.tuple(_builtins.slice(b, e, s) for b, e, s in bounds)
     return convert_to_tensor(input_)[index]
 
 
@@ -295,4 +356,55 @@ __all__ = [
     "switch_case",
     "vectorized_map",
     "while_loop",
+    # sorting, rearranging, scattering, math and framework utilities (sort_ops.py, array_ops.py,
+    # scatter_ops.py, _math_impl.py, framework_ops.py, gradients.py, init_ops.py)
+    "Assert",
+    "TensorArray",
+    "approx_top_k",
+    "argsort",
+    "boolean_mask",
+    "broadcast_dynamic_shape",
+    "broadcast_static_shape",
+    "constant_initializer",
+    "dynamic_partition",
+    "dynamic_stitch",
+    "ensure_shape",
+    "get_current_name_scope",
+    "get_logger",
+    "grad_pass_through",
+    "hessians",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
+    "meshgrid",
+    "name_scope",
+    "numpy_function",
+    "ones_initializer",
+    "parallel_stack",
+    "py_function",
+    "random_normal_initializer",
+    "random_uniform_initializer",
+    "recompute_grad",
+    "repeat",
+    "required_space_to_batch_paddings",
+    "reverse",
+    "reverse_sequence",
+    "roll",
+    "saturate_cast",
+    "searchsorted",
+    "sequence_mask",
+    "shape_n",
+    "sort",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_max",
+    "tensor_scatter_nd_min",
+    "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_update",
+    "timestamp",
+    "truncatediv",
+    "truncatemod",
+    "tuple",
+    "unique",
+    "unique_with_counts",
+    "unravel_index",
+    "zeros_initializer",
 ]

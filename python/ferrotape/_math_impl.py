@@ -1227,3 +1227,118 @@ def atan2(y, x, name=None):
     denominator = _core.select(_core.constant(axis), _core.ones_like(x), radius + x)
     angle = 2.0 * _core.atan(y / denominator)
     return _core.select(_core.constant(axis), _core.constant(np.arctan2(yv, xv)), angle)
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of division rounded toward zero (C's ``fmod``): ``x - truncatediv(x, y) * y``,
+    which has the sign of ``x``.
+
+    Args:
+        x: An int or floating tensor.
+        y: A tensor of ``x``'s dtype, broadcastable with it.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
+
+    Not differentiable (TensorFlow registers no gradient).
+
+    >>> import ferrotape as ft
+    >>> ft.truncatemod([-7, 7], 2).numpy()
+    array([-1,  1], dtype=int32)
+    """
+    del name
+    x, y = _tensors(x, y)
+    r = _core.floormod(x, y)
+    # floormod's remainder has the sign of y; where it is non-zero and x's sign differs, the
+    # truncated remainder is one y further.
+    other_sign = _core.logical_and(
+        _core.not_equal(r, _core.zeros_like(r)),
+        _core.not_equal(_core.less(r, _core.zeros_like(r)), _core.less(x, _core.zeros_like(x))),
+    )
+    return _core.stop_gradient(_core.select(other_sign, _core.subtract(r, y), r))
+
+
+def truncatediv(x, y, name=None):
+    """Division rounded toward zero (C's integer division): ``-7 / 2 = -3``.
+
+    Args:
+        x: An int or floating tensor.
+        y: A tensor of ``x``'s dtype, broadcastable with it.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
+
+    Not differentiable (TensorFlow returns no gradient).
+
+    >>> import ferrotape as ft
+    >>> ft.truncatediv([-7, 7], 2).numpy()
+    array([-3,  3], dtype=int32)
+    """
+    del name
+    x, y = _tensors(x, y)
+    if x.dtype.is_floating:
+        q = _core.divide(x, y)
+        result = _core.multiply(_core.sign(q), _core.floor(_core.abs(q)))
+    else:
+        # x minus its truncated remainder is an exact multiple of y, so floordiv is exact.
+        result = _core.floordiv(_core.subtract(x, truncatemod(x, y)), y)
+    return _core.stop_gradient(result)
+
+
+def _limits(dtype):
+    """The smallest and largest value of a ferrotape dtype, as Python numbers."""
+    if dtype.is_bool:
+        return 0, 1
+    if dtype.name == "bfloat16":
+        return -3.3895313892515355e38, 3.3895313892515355e38
+    info = np.iinfo if dtype.is_integer else np.finfo
+    limits = info(dtype.as_numpy_dtype)
+    return float(limits.min) if dtype.is_floating else int(limits.min), (
+        float(limits.max) if dtype.is_floating else int(limits.max)
+    )
+
+
+def saturate_cast(value, dtype, name=None):
+    """``value`` cast to ``dtype``, first clipped to the range ``dtype`` can hold, so that the
+    cast never overflows (``cast`` of 300.0 to an 8-bit type would wrap; this gives the maximum).
+
+    Args:
+        value: A numeric tensor.
+        dtype: The target dtype.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``value`` clipped and cast to ``dtype``.
+
+    Gradient: the upstream gradient where ``value`` is inside the range, zero where it was
+    clipped (between floating dtypes).
+
+    >>> import ferrotape as ft
+    >>> ft.saturate_cast(ft.constant([-1e10, 3e9, 2.7]), ft.int32).numpy()
+    array([-2147483648,  2147483520,           2], dtype=int32)
+    """
+    del name
+    from .dtypes import as_dtype
+
+    x = _core.convert_to_tensor(value)
+    target = as_dtype(dtype)
+    (in_lo, in_hi), (out_lo, out_hi) = _limits(x.dtype), _limits(target)
+    if in_lo < out_lo or in_hi > out_hi:
+        # The bounds in x's own dtype, rounded inwards where that dtype cannot hold them
+        # exactly (int32's maximum is not a float32: the nearest below it is 2147483520).
+        kind = np.float32 if x.dtype.name == "bfloat16" else x.dtype.as_numpy_dtype
+        lo, hi = np.array(max(in_lo, out_lo), kind), np.array(min(in_hi, out_hi), kind)
+        if lo.item() < max(in_lo, out_lo):
+            lo = np.nextafter(lo, kind(np.inf)) if lo.dtype.kind == "f" else lo
+        if hi.item() > min(in_hi, out_hi):
+            hi = np.nextafter(hi, kind(-np.inf)) if hi.dtype.kind == "f" else hi
+        x = _core.clip_by_value(x, lo.item(), hi.item())
+    return _core.cast(x, target)

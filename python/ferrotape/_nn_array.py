@@ -11,8 +11,10 @@ import operator
 import numpy as np
 
 from . import _core
+from .sort_ops import sort_order
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
@@ -55,14 +57,9 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return rows * scale
 
 
-def _last_axis_rows(x):
-    """``x`` as a 2-D ``[rows, last]`` numpy view and its leading shape."""
-    values = x.numpy()
-    return values.reshape(-1, values.shape[-1]) if values.ndim else values.reshape(1, 1)
-
-
 def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
-    """The ``k`` largest entries of the last axis and their indices (ties: lower index first).
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index first;
+    NaN counts as the largest value).
 
     Args:
         input: A tensor of rank at least 1 with at least ``k`` entries in its last axis.
@@ -93,16 +90,10 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
             f"top_k: k must be in [0, {x.shape[-1] if x.ndim else 0}] for input of shape "
             f"{list(x.shape)}, received k={k}"
         )
-    rows = _last_axis_rows(x)
-    # A stable sort of the negated values keeps the lower index first among ties; NaN sorts as
-    # the largest, as in TensorFlow.
-    keys = np.where(np.isnan(rows), -np.inf, -rows.astype(np.float64))
-    order = np.argsort(keys, axis=-1, kind="stable")[:, :k]
-    flat = order + np.arange(rows.shape[0])[:, None] * rows.shape[1]
-    values = _core.gather(_core.reshape(x, [-1]), _core.constant(flat.reshape(-1)))
-    shape = [*x.shape[:-1], k]
-    indices = _core.cast(_core.constant(order.reshape(shape)), index_type)
-    return TopKV2(_core.reshape(values, shape), indices)
+    _, _, order = sort_order("top_k", x, -1, "DESCENDING")
+    order = _core.constant(order[..., :k])
+    values = _core.gather(x, order, axis=-1, batch_dims=x.ndim - 1)
+    return TopKV2(values, _core.cast(order, index_type))
 
 
 def in_top_k(targets, predictions, k, name=None):
@@ -295,6 +286,83 @@ def approx_min_k(
     """
     del recall_target, reduction_input_size_override, aggregate_to_topk, name
     return _top_k_along("approx_min_k", operand, k, reduction_dimension, largest=False)
+
+
+def approx_top_k(
+    input,  # noqa: A002 - TensorFlow's argument name
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    is_max_k=True,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+    name=None,
+):
+    """The ``k`` largest (``is_max_k``) or smallest entries along ``reduction_dimension`` and
+    their indices: ``tf.approx_top_k``, which ferrotape computes exactly (any axis, either way;
+    TensorFlow's CPU kernel takes only the last axis and the largest).
+
+    Args:
+        input: A tensor.
+        k: How many entries to keep.
+        reduction_dimension: The axis to search.
+        recall_target: Ignored (the result is exact).
+        is_max_k: Largest (true) or smallest (false) entries.
+        reduction_input_size_override: Ignored.
+        aggregate_to_topk: Ignored (the result is always the sorted top ``k``).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A named pair ``(values, indices)``, ``input``'s shape with ``k`` along the axis.
+
+    Gradient: the upstream gradient of ``values`` scattered back to the chosen entries.
+
+    >>> import ferrotape as ft
+    >>> ft.approx_top_k(ft.constant([[1.0, 5.0, 3.0], [2.0, 0.0, 4.0]]), 2).indices.numpy()
+    array([[1, 2],
+           [2, 0]], dtype=int32)
+    """
+    del recall_target, reduction_input_size_override, aggregate_to_topk, name
+    found = _top_k_along("approx_top_k", input, k, reduction_dimension, largest=is_max_k)
+    return ApproxTopK(*found)
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """The paddings that make ``input_shape`` (plus ``base_paddings``) a multiple of
+    ``block_shape``, added at the end, and the crops that undo them (``space_to_batch``'s and
+    ``batch_to_space``'s arguments).
+
+    Args:
+        input_shape: A 1-D int tensor ``[M]``: the spatial dimensions.
+        block_shape: A 1-D int tensor ``[M]`` of positive block sizes.
+        base_paddings: An int ``[M, 2]`` of paddings to start from (``None``: zeros).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A pair ``(paddings, crops)`` of ``[M, 2]`` int tensors: ``paddings`` is
+        ``base_paddings`` with ``(-size) mod block`` more at each end, ``crops`` that extra.
+
+    >>> import ferrotape as ft
+    >>> paddings, crops = ft.required_space_to_batch_paddings([5, 7], [2, 3])
+    >>> paddings.numpy().tolist(), crops.numpy().tolist()
+    ([[0, 1], [0, 2]], [[0, 1], [0, 2]])
+    """
+    del name
+    shape = _core.convert_to_tensor(input_shape)
+    size, block = np.asarray(_values(shape)).reshape(-1), np.asarray(_values(block_shape))
+    block = block.reshape(-1)
+    base = np.zeros((size.size, 2), np.int64) if base_paddings is None else _values(base_paddings)
+    base = np.asarray(base).reshape(size.size, 2)
+    if block.shape != size.shape or (block <= 0).any():
+        raise ValueError(
+            f"required_space_to_batch_paddings: block_shape must hold {size.size} positive "
+            f"sizes, received {block.tolist()}"
+        )
+    extra = (-(size + base[:, 0] + base[:, 1])) % block
+    crops = np.stack([np.zeros_like(extra), extra], axis=1)
+    paddings = np.stack([base[:, 0], base[:, 1] + extra], axis=1)
+    paddings, crops = (_core.constant(a.astype(np.int64)) for a in (paddings, crops))
+    return _core.cast(paddings, shape.dtype), _core.cast(crops, shape.dtype)
 
 
 def _block_layout(op, x, block_shape, pairs, name):

@@ -1,6 +1,6 @@
 """TensorFlow's control flow, run eagerly: ``cond``, ``case``, ``switch_case``, ``while_loop``,
 and the graph-era names that eager programs still call (``identity_n``, ``no_op``, ``group``,
-``control_dependencies``, ``get_static_value``). The loops over a tensor's first axis
+``control_dependencies``, ``get_static_value``, ``Assert``). The loops over a tensor's first axis
 (``map_fn``, ``scan``, ``foldl``, ``foldr``, ``vectorized_map``) are in ``functional_ops``.
 
 Everything here is plain Python around ferrotape's ops: a branch or loop body runs as ordinary
@@ -18,9 +18,15 @@ import numpy as np
 
 from . import _core, nest
 from .errors import InvalidArgumentError
+from .tensor_array import TensorArray
 from .tensor_shape import TensorShape
 
 _convert = _core.convert_to_tensor
+
+
+def _loop_var(x):
+    """A loop variable as a tensor; a ``TensorArray`` (a Python list of tensors) stays one."""
+    return x if isinstance(x, TensorArray) else _convert(x)
 
 
 def _truth(value, op, what):
@@ -285,8 +291,8 @@ def while_loop(
         cond: A callable of the loop variables returning a scalar bool.
         body: A callable of the loop variables returning new values of the same structure
             (a bare tensor is accepted when there is one loop variable).
-        loop_vars: A list or tuple of loop variables, each a tensor, Python number or a nest
-            (lists, tuples, namedtuples, dicts) of them.
+        loop_vars: A list or tuple of loop variables, each a tensor, Python number,
+            ``TensorArray`` or a nest (lists, tuples, namedtuples, dicts) of them.
         shape_invariants: Shapes (``TensorShape`` or lists, ``None`` for a dimension that may
             vary) in ``loop_vars``' structure; by default each variable keeps its shape.
         parallel_iterations: Accepted for TensorFlow's API (must be positive); ignored eagerly.
@@ -320,12 +326,14 @@ def while_loop(
         raise TypeError("while_loop: 'parallel_iterations' must be a positive integer.")
     _check_loop_vars(loop_vars)
     limit = _max_iterations(maximum_iterations)
-    flat = [_convert(x) for x in nest.flatten_for(loop_vars, nest.SEQUENCES, "while_loop")]
+    flat = [_loop_var(x) for x in nest.flatten_for(loop_vars, nest.SEQUENCES, "while_loop")]
     if shape_invariants is None:
-        invariants = [tuple(x.shape) for x in flat]
+        invariants = [None if isinstance(x, TensorArray) else tuple(x.shape) for x in flat]
     else:
+        given = _flatten_up_to(loop_vars, shape_invariants, "while_loop")
         invariants = [
-            tuple(TensorShape(s)) for s in _flatten_up_to(loop_vars, shape_invariants, "while_loop")
+            None if isinstance(x, TensorArray) else tuple(TensorShape(s))
+            for x, s in zip(flat, given, strict=True)
         ]
     dtypes = [x.dtype for x in flat]
     current = nest.pack_for(loop_vars, flat, nest.SEQUENCES, "while_loop")
@@ -337,23 +345,31 @@ def while_loop(
         if not nest.is_nested(out):
             out = [out]
         nest.assert_same_for(out, loop_vars, False, "while_loop (body's result vs loop_vars)")
-        flat = [_convert(x) for x in nest.flatten(out)]
+        flat = [_loop_var(x) for x in nest.flatten(out)]
         for k, x in enumerate(flat):
             _check_loop_var(k, x, dtypes[k], invariants[k])
         current = nest.pack_for(loop_vars, flat, nest.SEQUENCES, "while_loop")
         count += 1
     if not back_prop:
-        current = nest.map_structure(_core.stop_gradient, current)
+        current = nest.map_structure(
+            lambda x: x if isinstance(x, TensorArray) else _core.stop_gradient(x), current
+        )
     return current
 
 
 def _check_loop_var(k, value, dtype, invariant):
+    if (invariant is None) != isinstance(value, TensorArray):
+        raise TypeError(
+            f"while_loop: loop variable {k} must stay a "
+            f"{'TensorArray' if invariant is None else 'tensor'} across iterations, received "
+            f"{type(value).__name__}"
+        )
     if value.dtype != dtype:
         raise TypeError(
             f"while_loop: loop variable {k} enters the loop with type {dtype!r} but has type "
             f"{value.dtype!r} after an iteration; its type should remain constant"
         )
-    if not _shape_fits(tuple(value.shape), invariant):
+    if invariant is not None and not _shape_fits(tuple(value.shape), invariant):
         raise ValueError(
             f"while_loop: loop variable {k} enters the loop with shape "
             f"{_fmt_shape(invariant)}, but has shape {_fmt_shape(value.shape)} after an "
@@ -480,7 +496,44 @@ def get_static_value(tensor, partial=False):
     return tensor
 
 
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+    """Checks that ``condition`` holds, raising with ``data`` in the message if it does not.
+
+    Args:
+        condition: A scalar bool (tensor or Python value).
+        data: A list of tensors or Python values to show when the check fails.
+        summarize: How many entries of each tensor to show (``None``: 3).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``None`` (eager TensorFlow returns nothing to depend on).
+
+    Raises:
+        InvalidArgumentError: if ``condition`` is false.
+
+    >>> import ferrotape as ft
+    >>> ft.Assert(ft.constant(True), ["never shown"])
+    """
+    del name
+    holds = np.asarray(_convert(condition).numpy())
+    if holds.all():
+        return None
+    limit = 3 if summarize is None else int(summarize)
+    shown = []
+    for item in data:
+        if _core.is_tensor(item):
+            flat = np.asarray(item.numpy()).reshape(-1)
+            text = ", ".join(str(v) for v in flat[:limit].tolist())
+            shown.append(text + (", ..." if flat.size > limit else ""))
+        else:
+            shown.append(str(item))
+    raise InvalidArgumentError(
+        f"Assert: Expected {_convert(condition)!r} to be true. Summarized data: " + "\n".join(shown)
+    )
+
+
 __all__ = [
+    "Assert",
     "case",
     "cond",
     "control_dependencies",

@@ -14,6 +14,17 @@ array([1., 2.], dtype=float32)
 import numpy as np
 
 from . import _core
+from ._debugging_types import (
+    assert_integer,
+    assert_proper_iterable,
+    assert_same_float_dtype,
+    disable_check_numerics,
+    enable_check_numerics,
+    get_log_device_placement,
+    is_numeric_tensor,
+    set_log_device_placement,
+)
+from .control_flow import Assert
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 from .gradients import custom_gradient
@@ -613,4 +624,14 @@ __all__ = [
     "assert_shapes",
     "assert_type",
     "check_numerics",
+    # dtype and iterable checks, switches (_debugging_types.py)
+    "Assert",
+    "assert_integer",
+    "assert_proper_iterable",
+    "assert_same_float_dtype",
+    "disable_check_numerics",
+    "enable_check_numerics",
+    "get_log_device_placement",
+    "is_numeric_tensor",
+    "set_log_device_placement",
 ]

@@ -77,3 +77,114 @@ def custom_gradient(f=None):
         return nest.pack_sequence_as(result, outputs)
 
     return decorated
+
+
+def grad_pass_through(f):
+    """``f`` with the identity as its gradient: the result is ``f(x)``, the gradient with
+    respect to ``x`` the upstream gradient unchanged (a straight-through estimator, e.g. for
+    ``round`` or a variable's ``assign``). Variables ``f`` reads get no gradient.
+
+    Args:
+        f: A function of one or more tensors returning as many.
+
+    Returns:
+        A function computing ``f``'s result whose gradient passes straight through.
+
+    >>> import ferrotape as ft
+    >>> x = ft.constant(2.6)
+    >>> with ft.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = ft.grad_pass_through(ft.round)(x)
+    >>> float(y), float(tape.gradient(y, x))
+    (3.0, 1.0)
+    """
+
+    @custom_gradient
+    def passed(*args, **kwargs):
+        def grad(*upstream, variables=None):
+            if variables:
+                return list(upstream), [None] * len(variables)
+            return list(upstream)
+
+        return f(*args, **kwargs), grad
+
+    return passed
+
+
+def hessians(ys, xs, gate_gradients=False, aggregation_method=None, name="hessians"):
+    """TensorFlow's graph-mode Hessian, which (like ``tf.gradients``) needs a graph: eager
+    TensorFlow raises, and so does ferrotape, which has no graph mode. Nest two
+    ``GradientTape`` s instead (``tape.jacobian`` of an inner ``tape.gradient``).
+
+    Args:
+        ys: The tensors to differentiate.
+        xs: The tensors to differentiate with respect to.
+        gate_gradients: Unused.
+        aggregation_method: Unused.
+        name: Unused.
+
+    Raises:
+        RuntimeError: always, naming the tape-based replacement.
+
+    >>> import ferrotape as ft
+    >>> x = ft.constant([1.0, 2.0])
+    >>> with ft.GradientTape() as outer:
+    ...     outer.watch(x)
+    ...     with ft.GradientTape() as inner:
+    ...         inner.watch(x)
+    ...         y = ft.reduce_sum(x**3)
+    ...     g = inner.gradient(y, x)
+    >>> outer.jacobian(g, x).numpy()
+    array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float32)
+    """
+    del ys, xs, gate_gradients, aggregation_method, name
+    raise RuntimeError(
+        "hessians: tf.gradients is not supported when eager execution is enabled (ferrotape "
+        "always runs eagerly). Use tf.GradientTape instead: tape.jacobian of an inner "
+        "tape.gradient."
+    )
+
+
+def recompute_grad(f):
+    """``f`` whose gradient runs ``f`` again under a tape of its own, as TensorFlow's does to
+    save memory. Values and gradients, those of the variables ``f`` reads included, are
+    ``f``'s own. ferrotape saves no memory by it: an open tape still records ``f``'s first
+    run (there is no global pause to stop it), so this only costs the second run.
+
+    Args:
+        f: A function of tensors returning a tensor or a nest of tensors.
+
+    Returns:
+        A function computing ``f``'s result, with the recomputing gradient.
+
+    >>> import ferrotape as ft
+    >>> x = ft.constant([1.0, 2.0])
+    >>> with ft.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = ft.recompute_grad(lambda t: t * t)(x)
+    >>> tape.gradient(y, x).numpy()
+    array([2., 4.], dtype=float32)
+    """
+    from .tape import GradientTape
+
+    @custom_gradient
+    def recomputed(*args):
+        result = f(*args)
+
+        def grad(*upstream, variables=None):
+            sources = [a for a in args if _core.is_tensor(a)]
+            with GradientTape() as tape:
+                tape.watch(sources)
+                again = f(*args)
+            wrt = sources + list(variables or [])
+            got = tape.gradient(nest.flatten(again), wrt, output_gradients=list(upstream))
+            arg_grads = iter(got[: len(sources)])
+            per_arg = [next(arg_grads) if _core.is_tensor(a) else None for a in args]
+            if variables:
+                return per_arg, got[len(sources) :]
+            return per_arg
+
+        return result, grad
+
+    return recomputed

@@ -12,6 +12,7 @@ TF-Keras backend functions TF2 programs still call (``legacy/backend_math.py``,
 import numpy as np
 
 from .. import _core
+from ..framework_ops import name_scope  # TF-Keras's K.name_scope is tf.name_scope
 from .backend_config import (
     backend,
     epsilon,
@@ -308,6 +309,7 @@ __all__ = [
     "min",
     "minimum",
     "moving_average_update",
+    "name_scope",
     "ndim",
     "not_equal",
     "one_hot",

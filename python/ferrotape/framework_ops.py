@@ -1,0 +1,259 @@
+"""TensorFlow's top-level framework utilities: ``name_scope`` and ``get_current_name_scope``,
+``ensure_shape``, ``tuple``, ``get_logger``, ``timestamp``, ``py_function`` and
+``numpy_function``.
+
+ferrotape runs every op eagerly and names nothing, so a name scope only keeps the scope path
+that ``get_current_name_scope`` (and Keras) read, per thread, as TensorFlow's eager context does.
+"""
+
+import builtins
+import logging
+import threading
+import time
+
+import numpy as np
+
+from . import _core
+from .dtypes import as_dtype
+from .errors import InvalidArgumentError
+from .tensor_shape import TensorShape
+
+_scopes = threading.local()
+
+
+def get_current_name_scope():
+    """The current name scope path, ``"outer/inner"`` (``""`` outside every scope).
+
+    Returns:
+        A string, without a trailing ``/``.
+
+    >>> import ferrotape as ft
+    >>> with ft.name_scope("outer"):
+    ...     with ft.name_scope("inner"):
+    ...         ft.get_current_name_scope()
+    'outer/inner'
+    """
+    return getattr(_scopes, "path", "")
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """A context manager that opens the name scope ``name`` inside the current one.
+
+    Entering gives the full scope path with a trailing ``/`` (``"outer/inner/"``); a name that
+    ends in ``/`` is taken as a full path instead, and ``""`` returns to the top. ferrotape's ops
+    carry no names, so the scope only changes what ``get_current_name_scope`` returns.
+
+    >>> import ferrotape as ft
+    >>> with ft.name_scope("block") as scope:
+    ...     scope
+    'block/'
+    """
+
+    def __init__(self, name):
+        """A scope named ``name``, opened on entering.
+
+        Args:
+            name: The scope's name (a string).
+
+        Raises:
+            ValueError: if ``name`` is not a string.
+        """
+        if not isinstance(name, str):
+            raise ValueError(f"name for name_scope must be a string, received {name!r}")
+        self._name = name
+        self._saved = []
+
+    @property
+    def name(self):
+        """The name the scope was made with."""
+        return self._name
+
+    def __enter__(self):
+        outer = get_current_name_scope()
+        if not self._name or self._name.endswith("/"):
+            path = self._name.rstrip("/")
+        else:
+            path = f"{outer}/{self._name}" if outer else self._name
+        self._saved.append(outer)
+        _scopes.path = path
+        return f"{path}/" if path else ""
+
+    def __exit__(self, *exc):
+        _scopes.path = self._saved.pop()
+        return False
+
+
+def ensure_shape(x, shape, name=None):
+    """``x`` unchanged, after checking that its shape is compatible with ``shape``.
+
+    Args:
+        x: A tensor.
+        shape: A ``TensorShape`` or list of dims, ``None`` for a dim that may be anything
+            (``None`` itself: any shape).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``x``.
+
+    Raises:
+        InvalidArgumentError: if the shapes are incompatible.
+
+    Gradient: the upstream gradient unchanged.
+
+    >>> import ferrotape as ft
+    >>> ft.ensure_shape(ft.zeros([2, 3]), [None, 3]).shape
+    TensorShape([2, 3])
+    """
+    del name
+    x = x if _core.is_tensor(x) else _core.convert_to_tensor(x)
+    if shape is None:  # an unknown rank: anything is compatible
+        return x
+    expected = list(TensorShape(shape))
+    if len(expected) != x.ndim or any(
+        e is not None and e != d for e, d in zip(expected, x.shape, strict=True)
+    ):
+        raise InvalidArgumentError(
+            f"ensure_shape: Shape of tensor input {list(x.shape)} is not compatible with "
+            f"expected shape {expected}."
+        )
+    return x
+
+
+def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TensorFlow's name
+    """The tensors, as a list, once all of them (and ``control_inputs``) are computed: in
+    ferrotape, which runs ops as they are called, they already are.
+
+    Args:
+        tensors: A list of tensors (``None`` entries stay ``None``).
+        name: Ignored (TensorFlow's op name).
+        control_inputs: Ops to run first; already run.
+
+    Returns:
+        A list of the same tensors.
+
+    >>> import ferrotape as ft
+    >>> [t.numpy() for t in ft.tuple([ft.constant(1), ft.constant(2)])]
+    [np.int32(1), np.int32(2)]
+    """
+    del name, control_inputs
+    return list(tensors)
+
+
+def get_logger():
+    """The ``logging`` logger ferrotape writes its messages to (``"ferrotape"``).
+
+    Returns:
+        A ``logging.Logger``; its level is WARNING unless set, as TensorFlow's.
+
+    >>> import ferrotape as ft
+    >>> ft.get_logger().name
+    'ferrotape'
+    """
+    logger = logging.getLogger("ferrotape")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.WARNING)
+    return logger
+
+
+def timestamp(name=None):
+    """The current time in seconds since the Unix epoch, as a float64 scalar tensor.
+
+    Args:
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A float64 scalar tensor.
+
+    >>> import ferrotape as ft
+    >>> float(ft.timestamp()) > 1.6e9
+    True
+    """
+    del name
+    return _core.constant(np.float64(time.time()))
+
+
+def _outputs(op, result, Tout, convert):  # noqa: N803 - TensorFlow's argument name
+    """``result`` as TensorFlow returns it for ``Tout``: a list for a list, else one tensor."""
+    if Tout is None:
+        return None
+    many = isinstance(Tout, (list, builtins.tuple))
+    values = list(result) if many else [result]
+    if len(values) != (len(Tout) if many else 1):
+        raise InvalidArgumentError(
+            f"{op}: func returned {len(values)} values, Tout expects {len(Tout) if many else 1}"
+        )
+    kinds = list(Tout) if many else [Tout]
+    out = [convert(v, dtype) for v, dtype in zip(values, kinds, strict=True)]
+    return out if many else out[0]
+
+
+def py_function(func, inp, Tout, name=None):  # noqa: N803 - TensorFlow's argument name
+    """Calls the Python function ``func`` on the tensors ``inp`` and returns its results as
+    tensors of the dtypes ``Tout``.
+
+    ``func`` runs eagerly on tensors (as it does in TensorFlow), so a tape records its ops and
+    the gradient flows through it.
+
+    Args:
+        func: A Python function taking ``len(inp)`` tensors.
+        inp: A list of tensors (or values ``convert_to_tensor`` accepts).
+        Tout: One dtype (one result) or a list of dtypes; ``None`` when ``func`` returns nothing.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor, a list of tensors (for a list ``Tout``), or ``None``.
+
+    Raises:
+        InvalidArgumentError: if a result is a tensor of another dtype than ``Tout`` asks, or
+            the number of results differs.
+
+    >>> import ferrotape as ft
+    >>> ft.py_function(lambda x: x * 2, [ft.constant(2.0)], ft.float32).numpy()
+    np.float32(4.0)
+    """
+    del name
+
+    def convert(value, dtype):
+        if _core.is_tensor(value):
+            if value.dtype != as_dtype(dtype):
+                raise InvalidArgumentError(
+                    f"py_function: func returned a {value.dtype.name} tensor where Tout asks "
+                    f"for {dtype}"
+                )
+            return value
+        return _core.convert_to_tensor(value, dtype=dtype)
+
+    args = [_core.convert_to_tensor(x) for x in inp]
+    return _outputs("py_function", func(*args), Tout, convert)
+
+
+def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
+    """Calls the Python function ``func`` on the values of ``inp`` as numpy arrays and returns
+    its results as tensors.
+
+    Args:
+        func: A Python function taking ``len(inp)`` numpy arrays and returning arrays.
+        inp: A list of tensors (or values ``convert_to_tensor`` accepts).
+        Tout: One dtype (one result) or a list of dtypes; ``None`` when ``func`` returns nothing.
+        stateful: Accepted for TensorFlow's signature (ferrotape never prunes calls).
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor, a list of tensors (for a list ``Tout``), or ``None``. A numpy result keeps its
+        own dtype, as in eager TensorFlow; a Python number becomes ``Tout``.
+
+    Not differentiable: the result is cut from the tape (TensorFlow has no gradient for it).
+
+    >>> import ferrotape as ft
+    >>> ft.numpy_function(lambda x: x * 2, [ft.constant(2.0)], ft.float32).numpy()
+    np.float32(4.0)
+    """
+    del stateful, name
+
+    def convert(value, dtype):
+        if isinstance(value, (np.ndarray, np.generic)):
+            return _core.constant(value)
+        return _core.convert_to_tensor(value, dtype=dtype)
+
+    args = [_core.convert_to_tensor(x).numpy() for x in inp]
+    return _outputs("numpy_function", func(*args), Tout, convert)
