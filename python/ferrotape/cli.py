@@ -34,6 +34,10 @@ images) unless ``--full`` (the 60,000 + 10,000 images, looked for where
 reads that variable once, when the first op runs, so the variable has to be set before any
 tensor is computed; the command does that first thing, before loading the data.
 
+``--device gpu`` trains on the first GPU of a build with the ``gpu`` feature (the model, the
+optimizer and each batch live there; an op without a GPU kernel runs on the CPU); without a GPU
+it is a usage error.
+
 Run it as ``ferrotape train ...`` or ``python -m ferrotape train ...``. Exit status: 0 on
 success, 2 for a usage error or missing data (one line on standard error, no traceback), 1 when
 writing the results fails, 130 when interrupted.
