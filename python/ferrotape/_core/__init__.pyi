@@ -66,6 +66,7 @@ __all__ = [
     "cosh",
     "current_placement",
     "dawsn",
+    "device_transfers",
     "digamma",
     "divide",
     "dtype_name",
@@ -594,6 +595,11 @@ def current_placement() -> str | None:
 
 def dawsn(x: _TensorLike, name: str | None = None) -> Tensor:
     """Dawson's integral F(x) = e^(-x²)·∫₀ˣ e^(t²) dt; d/dx = 1 - 2x·F(x), with the output saved."""
+
+def device_transfers() -> dict[str, int]:
+    """The copies between the host and the devices so far, as a dict of counts and bytes (`uploads`,
+    `uploaded_bytes`, `downloads`, `downloaded_bytes`): how the tests and `scripts/gpu_check.py` see
+    that a training step stays on the device."""
 
 def digamma(x: _TensorLike, name: str | None = None) -> Tensor:
     """ψ(x) = d/dx log Γ(x) (NaN at 0 and the negative integers); d/dx = polygamma(1, x)."""
