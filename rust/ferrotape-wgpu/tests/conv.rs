@@ -11,20 +11,9 @@ use ferrotape_autodiff::{Source, Tape, Tensor};
 use ferrotape_core::kernels::{self, Conv2dParams, Padding, Window2d};
 use ferrotape_core::{Array, Device};
 
-const GPU: Device = Device::Gpu(0);
+mod common;
 
-fn gpu() -> bool {
-    if !ferrotape_wgpu::init().is_empty() {
-        return true;
-    }
-    let required = std::env::var("FERROTAPE_GPU_REQUIRE").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "FERROTAPE_GPU_REQUIRE=1 but no adapter was found"
-    );
-    eprintln!("no GPU adapter (set FERROTAPE_GPU_ALLOW_SOFTWARE=1 for lavapipe): skipped");
-    false
-}
+use common::{gpu, GPU};
 
 /// Deterministic values in [lo, hi) for `shape`, on `step`s (ties for max pooling) when given.
 fn values(shape: &[usize], seed: u32, step: Option<f32>) -> Array {
