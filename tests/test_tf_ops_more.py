@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_keras_layers import fd_grad
+from test_nn_more import check_grad
 
 import ferrotape as ft
 
@@ -20,24 +20,6 @@ RNG = np.random.default_rng(13)
 
 def rand(*shape):
     return RNG.standard_normal(shape)
-
-
-def check_grad(fn, *xs, rtol=1e-5, atol=1e-7):
-    """d/dx_i sum(fn(*xs) * w) from the tape against central differences, for every x_i."""
-    w = RNG.standard_normal(np.shape(fn(*[ft.constant(x) for x in xs]).numpy()))
-    ts = [ft.constant(x) for x in xs]
-    with ft.GradientTape() as tape:
-        tape.watch(ts)
-        y = ft.reduce_sum(fn(*ts) * w)
-    grads = tape.gradient(y, ts)
-    for i, x in enumerate(xs):
-
-        def loss(xv, i=i):
-            args = [ft.constant(v) for v in xs]
-            args[i] = ft.constant(xv)
-            return float(ft.reduce_sum(fn(*args) * w))
-
-        np.testing.assert_allclose(grads[i].numpy(), fd_grad(loss, x), rtol, atol)
 
 
 # --- sorting and searching ------------------------------------------------------------------
