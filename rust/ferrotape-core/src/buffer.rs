@@ -28,7 +28,7 @@ use crate::{array::checked_num_elements, DType, Error, Result};
 /// process's address-space limit (`ulimit -v`) and its control group's memory limit (a
 /// container's), each where it can be read. Past any of them the allocation either fails or
 /// gets the process killed later, so it is refused up front instead.
-fn memory_limit() -> usize {
+pub(crate) fn memory_limit() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
     *BYTES.get_or_init(|| {
         [
@@ -105,13 +105,18 @@ pub fn check_alloc(op: &'static str, dtype: DType, shape: &[usize]) -> Result<us
 }
 
 /// An empty `Vec` with room for the elements of `shape`: the fallible allocation kernels make
-/// their outputs with (then `push`/`extend` into it).
+/// their outputs with (then `push`/`extend` into it). Large ones reuse a pooled buffer of the
+/// same length when there is one (see [`crate::pool`]).
 pub fn alloc<T: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<T>> {
     let n = check_alloc(op, T::DTYPE, shape)?;
+    if let Some(mut pooled) = crate::pool::take(n) {
+        pooled.clear();
+        return Ok(pooled);
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(n)
         .map_err(|_| oom(op, T::DTYPE, shape))?;
-    Ok(v)
+    Ok(crate::pool::adopt(v))
 }
 
 /// `alloc` filled with `value`.
@@ -121,11 +126,18 @@ pub fn alloc_full<T: Element>(op: &'static str, shape: &[usize], value: T) -> Re
     Ok(v)
 }
 
-/// `alloc` filled with zeros, which come from the allocator already zeroed (calloc): for big
-/// buffers much cheaper than writing them.
+/// `alloc` filled with zeros: a pooled buffer (see [`crate::pool`]) cleared, else fresh memory
+/// that comes from the allocator already zeroed (calloc), for big buffers much cheaper than
+/// writing them.
 pub fn alloc_zeros<T: Element>(op: &'static str, shape: &[usize]) -> Result<Vec<T>> {
     let n = check_alloc(op, T::DTYPE, shape)?;
-    zeroed(n).ok_or_else(|| oom(op, T::DTYPE, shape))
+    if let Some(mut pooled) = crate::pool::take(n) {
+        pooled.fill(T::from_f64(0.0));
+        return Ok(pooled);
+    }
+    zeroed(n)
+        .map(crate::pool::adopt)
+        .ok_or_else(|| oom(op, T::DTYPE, shape))
 }
 
 /// A `Vec` of `n` all-zero-bytes elements, or `None` when the allocator refuses.
@@ -158,7 +170,7 @@ pub type ForeignOwner = Arc<dyn std::any::Any + Send + Sync>;
 /// one in-place path (a variable update, `Array::buffer_mut`) refuses lent storage, so the
 /// update copies it first; the lender's later writes, as with TensorFlow's DLPack import, show
 /// through (the memory is shared, as the protocol means it to be).
-pub struct Storage<T> {
+pub struct Storage<T: Element> {
     repr: Repr<T>,
 }
 
@@ -173,10 +185,10 @@ enum Repr<T> {
 
 // SAFETY: lent memory is only read, never written or freed through the pointer, and `_owner`
 // (itself `Send + Sync`) keeps it alive; reading `T: Send + Sync` values from any thread is sound.
-unsafe impl<T: Send + Sync> Send for Storage<T> {}
-unsafe impl<T: Send + Sync> Sync for Storage<T> {}
+unsafe impl<T: Element> Send for Storage<T> {}
+unsafe impl<T: Element> Sync for Storage<T> {}
 
-impl<T: Copy> Storage<T> {
+impl<T: Element> Storage<T> {
     /// A view of `len` elements at `ptr` owned by `owner`.
     ///
     /// # Safety
@@ -198,15 +210,16 @@ impl<T: Copy> Storage<T> {
     }
 
     /// The elements as an owned `Vec` (a copy when lent).
-    pub fn into_vec(self) -> Vec<T> {
-        match self.repr {
-            Repr::Owned(v) => v,
+    pub fn into_vec(mut self) -> Vec<T> {
+        match &mut self.repr {
+            // Taken out, so the drop below has nothing to hand to the pool.
+            Repr::Owned(v) => std::mem::take(v),
             Repr::Lent { .. } => self.to_vec(),
         }
     }
 }
 
-impl<T> From<Vec<T>> for Storage<T> {
+impl<T: Element> From<Vec<T>> for Storage<T> {
     fn from(v: Vec<T>) -> Storage<T> {
         Storage {
             repr: Repr::Owned(v),
@@ -214,7 +227,7 @@ impl<T> From<Vec<T>> for Storage<T> {
     }
 }
 
-impl<T> std::ops::Deref for Storage<T> {
+impl<T: Element> std::ops::Deref for Storage<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         match &self.repr {
@@ -227,7 +240,7 @@ impl<T> std::ops::Deref for Storage<T> {
     }
 }
 
-impl<T: Copy> std::ops::DerefMut for Storage<T> {
+impl<T: Element> std::ops::DerefMut for Storage<T> {
     /// Lent memory is copied into an owned `Vec` first: it is never written (see the type).
     fn deref_mut(&mut self) -> &mut [T] {
         if let Repr::Lent { .. } = self.repr {
@@ -240,7 +253,7 @@ impl<T: Copy> std::ops::DerefMut for Storage<T> {
     }
 }
 
-impl<T: Copy> Clone for Storage<T> {
+impl<T: Element> Clone for Storage<T> {
     fn clone(&self) -> Storage<T> {
         match &self.repr {
             Repr::Owned(v) => v.clone().into(),
@@ -255,13 +268,25 @@ impl<T: Copy> Clone for Storage<T> {
     }
 }
 
-impl<T: std::fmt::Debug> std::fmt::Debug for Storage<T> {
+/// A large owned buffer goes to the pool of reusable buffers (see [`crate::pool`]) instead of
+/// back to the allocator.
+impl<T: Element> Drop for Storage<T> {
+    fn drop(&mut self) {
+        if let Repr::Owned(v) = &mut self.repr {
+            if crate::pool::keeps::<T>(v.capacity()) {
+                crate::pool::give(std::mem::take(v));
+            }
+        }
+    }
+}
+
+impl<T: Element> std::fmt::Debug for Storage<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
 
-impl<T: PartialEq> PartialEq<Vec<T>> for Storage<T> {
+impl<T: Element> PartialEq<Vec<T>> for Storage<T> {
     fn eq(&self, other: &Vec<T>) -> bool {
         **self == **other
     }

@@ -10,6 +10,7 @@ mod dtype;
 mod error;
 pub mod interrupt;
 pub mod kernels;
+pub mod pool;
 pub mod random;
 pub mod simd;
 

@@ -32,6 +32,7 @@ use rayon::prelude::*;
 
 use super::cast;
 use super::winograd::{self, WinogradTile};
+use crate::pool::{self, Scratch};
 use crate::{device, interrupt, simd, Array, Buffer, DType, Element, Error, Result};
 
 /// `same` pads so that `out = ceil(in / stride)` (the extra row or column goes after, as in
@@ -499,23 +500,24 @@ fn split_groups(w: &Window2d, group: usize) -> bool {
 }
 
 /// The patch matrix of images `first..first + count`, stacked (`count·positions × patch`).
+/// `im2col` writes every element of the matrix, so `cols` needs no clearing.
 fn group_patches<'a, T: GemmFloat>(
     w: &Window2d,
     x: &'a [T],
     first: usize,
     count: usize,
-    cols: &'a mut Vec<T>,
+    cols: &'a mut Scratch<T>,
 ) -> &'a [T] {
     let images = &x[first * w.image_len()..(first + count) * w.image_len()];
     if w.is_pointwise() {
         return images;
     }
     let per_image = w.out_positions() * w.patch_len();
-    cols.resize(count * per_image, T::zero());
-    for (k, dst) in cols.chunks_mut(per_image).enumerate() {
+    let matrix = cols.resize(count * per_image);
+    for (k, dst) in matrix.chunks_mut(per_image).enumerate() {
         im2col(w, &images[k * w.image_len()..(k + 1) * w.image_len()], dst);
     }
-    cols
+    matrix
 }
 
 /// `dst += a·src`, element by element (vectorises: both rows are contiguous).
@@ -613,8 +615,15 @@ fn conv2d_with<T: GemmFloat>(
     // The bias is written first and the products added onto it: no second pass over the
     // output, as a separate bias add would take.
     let mut out = match bias {
-        Some(b) => b.repeat(w.batch * positions),
-        None => vec![T::zero(); w.batch * positions * out_c],
+        Some(b) => {
+            let mut out = pool::overwritten(w.batch * positions * out_c);
+            out.chunks_exact_mut(out_c)
+                .for_each(|pixel| pixel.copy_from_slice(b));
+            out
+        }
+        // The direct loop adds onto its output; the gemm writes every element.
+        None if algorithm == ConvAlgorithm::Direct => vec![T::zero(); w.batch * positions * out_c],
+        None => pool::overwritten(w.batch * positions * out_c),
     };
     if out.is_empty() {
         return out;
@@ -651,7 +660,7 @@ fn conv2d_with<T: GemmFloat>(
     }
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
-    let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+    let one_group = |cols: &mut Scratch<T>, g: usize, dst: &mut [T]| {
         if interrupt::requested() {
             return; // `float_kernel` turns the unfinished output into `Cancelled`.
         }
@@ -672,9 +681,9 @@ fn conv2d_with<T: GemmFloat>(
     if parallel_groups {
         out.par_chunks_mut(chunk)
             .enumerate()
-            .for_each_init(Vec::new, |cols, (g, dst)| one_group(cols, g, dst));
+            .for_each_init(Scratch::new, |cols, (g, dst)| one_group(cols, g, dst));
     } else {
-        let mut cols = Vec::new();
+        let mut cols = Scratch::new();
         for (g, dst) in out.chunks_mut(chunk).enumerate() {
             one_group(&mut cols, g, dst);
         }
@@ -743,10 +752,11 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
             return dx;
         }
     }
-    let mut dx = vec![T::zero(); len];
+    // col2im clears each image before adding into it, and a pointwise gemm writes it whole.
+    let mut dx = pool::overwritten(len);
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
-    let one_group = |cols: &mut Vec<T>, g: usize, dst: &mut [T]| {
+    let one_group = |cols: &mut Scratch<T>, g: usize, dst: &mut [T]| {
         if interrupt::requested() {
             return; // `float_kernel` turns the unfinished output into `Cancelled`.
         }
@@ -759,8 +769,7 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
         let target: &mut [T] = if w.is_pointwise() {
             dst
         } else {
-            cols.resize(rows * patch, T::zero());
-            cols
+            cols.resize(rows * patch)
         };
         gemm_strided(
             rows,
@@ -775,7 +784,11 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
         if !w.is_pointwise() {
             let per_image = positions * patch;
             for (k, image) in dst.chunks_mut(w.image_len()).enumerate() {
-                col2im(w, &cols[k * per_image..(k + 1) * per_image], image);
+                col2im(
+                    w,
+                    &cols.as_slice()[k * per_image..(k + 1) * per_image],
+                    image,
+                );
             }
         }
     };
@@ -783,9 +796,9 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     if parallel_groups {
         dx.par_chunks_mut(chunk)
             .enumerate()
-            .for_each_init(Vec::new, |cols, (g, dst)| one_group(cols, g, dst));
+            .for_each_init(Scratch::new, |cols, (g, dst)| one_group(cols, g, dst));
     } else {
-        let mut cols = Vec::new();
+        let mut cols = Scratch::new();
         for (g, dst) in dx.chunks_mut(chunk).enumerate() {
             one_group(&mut cols, g, dst);
         }
@@ -808,7 +821,7 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     let groups = w.batch.div_ceil(group);
     // Adds patchesᵀ (patch × rows) · dy (rows × out_c) of groups `range` to `acc`.
     let accumulate = |range: std::ops::Range<usize>, acc: &mut Vec<T>, parallel: bool| {
-        let mut cols = Vec::new();
+        let mut cols = Scratch::new();
         for g in range {
             if interrupt::requested() {
                 break;

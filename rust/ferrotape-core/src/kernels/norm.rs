@@ -94,13 +94,14 @@ fn feature_sums(
 }
 
 /// `out[i] = f(feature of i, i)` for every element, threads splitting the rows.
-fn map_features<T: Float + Send + Sync>(
+fn map_features<T: Float + crate::Element>(
     layout: FeatureLayout,
     f: impl Fn(usize, usize) -> T + Sync,
 ) -> Vec<T> {
     let row = layout.row();
     let len = layout.outer * row;
-    let mut out = vec![T::zero(); len];
+    // Every element is written below.
+    let mut out: Vec<T> = crate::pool::overwritten(len);
     if row == 0 {
         return out;
     }
@@ -175,7 +176,7 @@ fn row_sums(
 
 /// Channels-last: `out = x·a + dy·b + c` per feature (`dy` optional), rows split across
 /// threads. Both the normalisation and the input gradient have this form.
-fn row_affine<T: Float + Send + Sync>(
+fn row_affine<T: Float + crate::Element>(
     features: usize,
     x: &[T],
     dy: Option<&[T]>,
@@ -183,10 +184,11 @@ fn row_affine<T: Float + Send + Sync>(
     b: &[T],
     c: &[T],
 ) -> Vec<T> {
-    let mut out = vec![T::zero(); x.len()];
     if features == 0 {
-        return out;
+        return vec![T::zero(); x.len()];
     }
+    // Every element is written below.
+    let mut out: Vec<T> = crate::pool::overwritten(x.len());
     let task = |(k, chunk): (usize, &mut [T])| {
         let start = k * ROWS_PER_TASK * features;
         for (r, row) in chunk.chunks_mut(features).enumerate() {
@@ -266,7 +268,7 @@ fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
     (mean, squares.into_iter().map(|s| s / n).collect())
 }
 
-fn normalize_typed<T: Float + Send + Sync>(
+fn normalize_typed<T: Float + crate::Element>(
     layout: FeatureLayout,
     x: &[T],
     scale: &[f64],
@@ -290,7 +292,7 @@ pub struct BatchNormGrads {
     pub dbeta: Array,
 }
 
-fn backward_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
+fn backward_typed<T: Float + AsPrimitive<f64> + crate::Element>(
     layout: FeatureLayout,
     x: &[T],
     dy: &[T],

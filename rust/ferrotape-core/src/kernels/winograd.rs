@@ -26,6 +26,7 @@
 use rayon::prelude::*;
 
 use super::conv::{gemm_strided, Window2d};
+use crate::pool::{self, Scratch};
 use crate::{interrupt, simd};
 
 /// Channels the transforms carry at once: one AVX-512 vector of f32, two AVX2 ones.
@@ -278,17 +279,17 @@ fn conv<const A: usize, const M: usize, T: Tile<A, M>>(
     let work = w.batch * w.out_h * w.out_w * out_c;
     let parallel_groups = threads > 1 && groups >= threads && work >= super::PARALLEL_THRESHOLD;
     let out_image = w.out_h * w.out_w * out_c;
-    let mut out = vec![0.0f32; w.batch * out_image];
-    let one_group = |buffers: &mut (Vec<f32>, Vec<f32>), g: usize, dst: &mut [f32]| {
+    // `transform_output` writes every output element.
+    let mut out = pool::overwritten(w.batch * out_image);
+    let one_group = |buffers: &mut (Scratch<f32>, Scratch<f32>), g: usize, dst: &mut [f32]| {
         if interrupt::requested() {
             return; // the caller turns the unfinished output into `Cancelled`.
         }
-        let (v, m) = buffers;
         let images = dst.len() / out_image;
         let tiles = images * tiles_per_image;
         // Every element is written before it is read: no need to clear reused buffers.
-        v.resize(A * A * tiles * in_c, 0.0);
-        m.resize(A * A * tiles * out_c, 0.0);
+        let v = buffers.0.resize(A * A * tiles * in_c);
+        let m = buffers.1.resize(A * A * tiles * out_c);
         let first = g * group;
         simd::dispatch(
             #[inline(always)]
