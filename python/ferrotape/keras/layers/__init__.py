@@ -104,6 +104,10 @@ from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
+from .preprocessing.image_preprocessing.random_rotation import RandomRotation
+from .preprocessing.image_preprocessing.random_shear import RandomShear
+from .preprocessing.image_preprocessing.random_translation import RandomTranslation
+from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
@@ -239,6 +243,10 @@ __all__ = [
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomRotation",
+    "RandomShear",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "RepeatVector",
     "Rescaling",

@@ -1,0 +1,111 @@
+"""The image augmentation layers and ``affine_transform`` against Keras 3 on TensorFlow 2.21,
+with factors that make Keras's random draw a fixed value (``factor=(f, f)``), for every
+``fill_mode`` and both interpolations: the outputs must agree within float32 rounding.
+Skipped without TensorFlow; ``test_keras_image_augment.py`` checks the same layers without
+it."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+pytest.importorskip("tensorflow", reason="TensorFlow is not installed (pip install tensorflow-cpu)")
+import keras  # noqa: E402 - Keras 3, installed with TensorFlow
+
+import ferrotape as ft  # noqa: E402
+from ferrotape.keras.layers.preprocessing.image_preprocessing.affine import (  # noqa: E402
+    affine_transform,
+)
+
+RNG = np.random.default_rng(5)
+IMAGES = RNG.uniform(0, 255, (2, 7, 9, 3)).astype(np.float32)
+SAMPLING = [
+    (m, i) for m in ("reflect", "wrap", "constant", "nearest") for i in ("bilinear", "nearest")
+]
+
+
+def both(name, x, **kwargs):
+    theirs = getattr(keras.layers, name)(**kwargs)(x, training=True)
+    ours = getattr(ft.keras.layers, name)(**kwargs)(x, training=True)
+    return keras.ops.convert_to_numpy(theirs), ours.numpy()
+
+
+@pytest.mark.parametrize("fill_mode, interpolation", SAMPLING)
+def test_affine_transform_matches_keras(fill_mode, interpolation):
+    transforms = np.array(
+        [
+            [1.2, 0.3, -5.2, 0.2, 0.9, 3.7, 0.0, 0.0],
+            [0.5, 0.1, 20.3, -0.4, 0.8, -16.1, 0.01, -0.02],
+        ],
+        np.float32,
+    )
+    args = dict(interpolation=interpolation, fill_mode=fill_mode, fill_value=7.0)
+    theirs = keras.ops.image.affine_transform(IMAGES, transforms, **args)
+    ours = affine_transform(IMAGES, transforms, **args)
+    np.testing.assert_allclose(ours.numpy(), keras.ops.convert_to_numpy(theirs), atol=1e-3)
+
+
+@pytest.mark.parametrize("fill_mode, interpolation", SAMPLING)
+@pytest.mark.parametrize(
+    "name, factors",
+    [
+        ("RandomRotation", {"factor": (0.1, 0.1)}),
+        ("RandomRotation", {"factor": (-0.3, -0.3)}),
+        ("RandomZoom", {"height_factor": (0.3, 0.3), "width_factor": (-0.4, -0.4)}),
+        ("RandomZoom", {"height_factor": (-0.25, -0.25)}),
+        ("RandomTranslation", {"height_factor": (0.2, 0.2), "width_factor": (-0.35, -0.35)}),
+    ],
+)
+def test_fixed_geometric_augmentations_match_keras(name, factors, fill_mode, interpolation):
+    args = dict(factors, fill_mode=fill_mode, interpolation=interpolation, fill_value=3.0)
+    theirs, ours = both(name, IMAGES, **args)
+    np.testing.assert_allclose(ours, theirs, atol=1e-3)
+    theirs, ours = both(name, IMAGES[0], **args)  # a single image
+    np.testing.assert_allclose(ours, theirs, atol=1e-3)
+
+
+def test_channels_first_and_inference_match_keras():
+    first = np.transpose(IMAGES, (0, 3, 1, 2))
+    theirs, ours = both("RandomRotation", first, factor=(0.1, 0.1), data_format="channels_first")
+    np.testing.assert_allclose(ours, theirs, atol=1e-3)
+    for name, args in [("RandomRotation", {"factor": 0.3}), ("RandomZoom", {"height_factor": 0.3})]:
+        theirs = getattr(keras.layers, name)(**args)(IMAGES.astype(np.uint8), training=False)
+        ours = getattr(ft.keras.layers, name)(**args)(IMAGES.astype(np.uint8), training=False)
+        assert ours.dtype.name == keras.ops.convert_to_numpy(theirs).dtype.name == "float32"
+        np.testing.assert_array_equal(ours.numpy(), keras.ops.convert_to_numpy(theirs))
+
+
+@pytest.mark.parametrize("fill_mode, interpolation", SAMPLING)
+def test_shear_matches_keras_up_to_its_random_sign(fill_mode, interpolation):
+    # Keras negates both shears for a random half of the images: each image must match
+    # Keras's output for one sign.
+    args = dict(x_factor=(0.3, 0.3), y_factor=(0.2, 0.2), fill_mode=fill_mode)
+    ours = ft.keras.layers.RandomShear(interpolation=interpolation, **args)(IMAGES).numpy()
+    for sign in (1.0, -1.0):
+        matrix = np.array([[1, 0.3 * sign, 0, 0.2 * sign, 1, 0, 0, 0]], np.float32)
+        theirs = keras.ops.convert_to_numpy(
+            keras.ops.image.affine_transform(IMAGES, matrix, interpolation, fill_mode)
+        )
+        for i in range(len(IMAGES)):
+            if np.allclose(ours[i], theirs[i], atol=1e-3):
+                ours[i] = np.nan
+    assert np.isnan(ours).all()
+
+
+def test_factor_rules_match_keras():
+    for name, args in [
+        ("RandomRotation", {"factor": 0.2}),
+        ("RandomRotation", {"factor": (0.3, -0.1)}),
+        ("RandomShear", {"x_factor": 0.4, "y_factor": (0.1, 0.3)}),
+    ]:
+        theirs = getattr(keras.layers, name)(**args)
+        ours = getattr(ft.keras.layers, name)(**args)
+        for attr in ("factor", "x_factor", "y_factor"):
+            if hasattr(theirs, attr):
+                assert tuple(getattr(ours, attr)) == tuple(getattr(theirs, attr)), (name, attr)
+    for name, args in [("RandomZoom", {"height_factor": -1.0}), ("RandomShear", {"x_factor": 2})]:
+        with pytest.raises(ValueError):
+            getattr(keras.layers, name)(**args)
+        with pytest.raises(ValueError):
+            getattr(ft.keras.layers, name)(**args)
