@@ -100,15 +100,24 @@ from .pooling.pooling3d import (
 )
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
+from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
+from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
+from .preprocessing.image_preprocessing.random_grayscale import RandomGrayscale
+from .preprocessing.image_preprocessing.random_hue import RandomHue
+from .preprocessing.image_preprocessing.random_invert import RandomInvert
+from .preprocessing.image_preprocessing.random_posterization import RandomPosterization
 from .preprocessing.image_preprocessing.random_rotation import RandomRotation
+from .preprocessing.image_preprocessing.random_saturation import RandomSaturation
 from .preprocessing.image_preprocessing.random_shear import RandomShear
 from .preprocessing.image_preprocessing.random_translation import RandomTranslation
 from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
+from .preprocessing.image_preprocessing.solarization import Solarization
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
@@ -149,6 +158,7 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AutoContrast",
     "Average",
     "average",
     "AveragePooling1D",
@@ -240,10 +250,17 @@ __all__ = [
     "Permute",
     "Pipeline",
     "PReLU",
+    "RandomBrightness",
+    "RandomColorDegeneration",
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGrayscale",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPosterization",
     "RandomRotation",
+    "RandomSaturation",
     "RandomShear",
     "RandomTranslation",
     "RandomZoom",
@@ -263,6 +280,7 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "Solarization",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",

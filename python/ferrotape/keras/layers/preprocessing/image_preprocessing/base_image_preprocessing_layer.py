@@ -49,6 +49,41 @@ def factor_pair(layer, factor, name, low, high, low_open=False, lower_bound=None
     return (-f if lower_bound is None else max(-f, lower_bound)), f
 
 
+def base_factor(layer, factor, low=-1.0, high=1.0, name="factor"):
+    """Keras's base-layer ``factor`` rule: a pair must overlap ``[low, high]`` (it is sorted,
+    not clipped); a number ``f`` in ``[low, high]`` gives ``(max(-|f|, low), |f|)``."""
+    pair = isinstance(factor, (tuple, list)) and len(factor) == 2
+    if pair and all(_is_number(v) for v in factor) and factor[0] <= high and factor[1] >= low:
+        lower, upper = sorted(float(v) for v in factor)
+        return lower, upper
+    return factor_pair(layer, factor, name, low, high, lower_bound=low)
+
+
+def value_range_pair(layer, value_range):
+    """``value_range`` as a sorted pair of floats (Keras sorts it too)."""
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(
+            f"{type(layer).__name__}: the `value_range` argument should be a list of two "
+            f"numbers. Received: value_range={value_range!r}"
+        )
+    if not all(_is_number(v) for v in value_range):
+        raise ValueError(
+            f"{type(layer).__name__}: value_range must hold numbers. "
+            f"Received: value_range={value_range!r}"
+        )
+    low, high = sorted(float(v) for v in value_range)
+    return low, high
+
+
+def transform_value_range(images, original, target):
+    """Maps ``images`` linearly from the range ``original`` to ``target`` (Keras's
+    ``_transform_value_range``; the identity when they are equal)."""
+    if tuple(original) == tuple(target):
+        return images
+    unit = (images - original[0]) / (original[1] - original[0])
+    return unit * (target[1] - target[0]) + target[0]
+
+
 def check_sampling(layer, fill_mode, interpolation):
     """Keras's checks of ``fill_mode`` and ``interpolation`` (it raises NotImplementedError)."""
     if fill_mode is not None and fill_mode not in FILL_MODES:
@@ -77,6 +112,8 @@ class BaseImagePreprocessingLayer(Layer):
         **kwargs: The base ``Layer``'s arguments (``name``, ``dtype``, ...).
     """
 
+    _TRAINING_ONLY = True  # False: the layer transforms with training=False too
+
     def __init__(self, seed=None, data_format=None, **kwargs):
         super().__init__(**kwargs)
         if data_format not in (None, "channels_last", "channels_first"):
@@ -98,7 +135,7 @@ class BaseImagePreprocessingLayer(Layer):
     def call(self, inputs, training=True):
         images, single = _batched(self, inputs)
         images = _core.cast(images, self.compute_dtype)
-        if training:
+        if training or not self._TRAINING_ONLY:
             first = self.data_format == "channels_first"
             if first:
                 images = _core.transpose(images, [0, 2, 3, 1])
@@ -107,9 +144,13 @@ class BaseImagePreprocessingLayer(Layer):
                 images = _core.transpose(images, [0, 3, 1, 2])
         return images[0] if single else images
 
-    def uniform(self, shape, low, high, dtype="float32"):
+    def uniform(self, shape, low=0.0, high=1.0, dtype="float32"):
         """Draws uniform in ``[low, high)`` from the layer's seed generator."""
         return keras_random.uniform(shape, low, high, dtype=dtype, seed=self.generator)
+
+    def happens(self, n, probability):
+        """``[n, 1, 1, 1]`` bools, each true with ``probability`` (a number or ``[n]``)."""
+        return _core.reshape(self.uniform([n]) < probability, [n, 1, 1, 1])
 
     def get_config(self):
         return {**super().get_config(), "seed": self.seed, "data_format": self.data_format}

@@ -9,7 +9,7 @@
 """
 
 from .affine import compute_affine_matrix
-from .base_image_preprocessing_layer import AffineLayer, _is_number, factor_pair
+from .base_image_preprocessing_layer import AffineLayer, base_factor
 
 
 class RandomRotation(AffineLayer):
@@ -43,7 +43,7 @@ class RandomRotation(AffineLayer):
     ):
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         # Keras checks only that the pair overlaps [-1, 1] (its base layer's rule).
-        self.factor = _rotation_factor(self, factor)
+        self.factor = base_factor(self, factor)
 
     def get_random_transformation(self, images):
         n, h, w, _ = images.shape
@@ -53,11 +53,3 @@ class RandomRotation(AffineLayer):
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}
-
-
-def _rotation_factor(layer, factor):
-    pair = isinstance(factor, (tuple, list)) and len(factor) == 2
-    if pair and all(_is_number(v) for v in factor) and factor[0] <= 1 and factor[1] >= -1:
-        lower, upper = sorted(float(v) for v in factor)
-        return lower, upper
-    return factor_pair(layer, factor, "factor", -1.0, 1.0)
