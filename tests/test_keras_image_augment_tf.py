@@ -133,6 +133,17 @@ UNIT = RNG.uniform(0, 1, (3, 5, 6, 3)).astype(np.float32)
         ("RandomPosterization", {"factor": (2, 2)}, IMAGES),
         ("RandomPosterization", {"factor": (5, 5), "value_range": (0, 1)}, UNIT),
         ("AutoContrast", {}, IMAGES),
+        ("RandomSharpness", {"factor": (0.2, 0.2)}, IMAGES),
+        ("RandomSharpness", {"factor": (0.9, 0.9), "value_range": (0, 1)}, UNIT),
+        ("RandomGaussianBlur", {"factor": (1.0, 1.0), "sigma": (0.7, 0.7)}, IMAGES),
+        ("RandomGaussianBlur", {"factor": (1.0, 1.0), "sigma": 0.0, "kernel_size": 5}, UNIT),
+        ("RandomGaussianBlur", {"factor": (0.0, 0.0)}, IMAGES),
+        # Contrast is left out: Keras draws its factor from [1 - lower, 1 + upper], never fixed.
+        (
+            "RandomColorJitter",
+            {"brightness_factor": (0.1, 0.1), "saturation_factor": (0.6, 0.6)},
+            IMAGES,
+        ),
         (
             "AutoContrast",
             {"value_range": (0, 1)},
@@ -143,9 +154,9 @@ UNIT = RNG.uniform(0, 1, (3, 5, 6, 3)).astype(np.float32)
 def test_fixed_colour_augmentations_match_keras(name, args, x):
     theirs, ours = both(name, x, **args)
     scale = 255.0 if x is IMAGES else 1.0
-    np.testing.assert_allclose(ours, theirs, atol=2e-5 * scale)
+    np.testing.assert_allclose(ours, theirs, atol=1e-6 * scale)
     theirs, ours = both(name, x[0], **args)
-    np.testing.assert_allclose(ours, theirs, atol=2e-5 * scale)
+    np.testing.assert_allclose(ours, theirs, atol=1e-6 * scale)
 
 
 def test_auto_contrast_runs_in_inference_too_as_keras():
@@ -162,3 +173,20 @@ def test_hue_matches_keras_up_to_its_random_sign():
     ours = ft.keras.layers.RandomHue((0.4, 0.4), seed=2)(IMAGES).numpy()
     for i in range(len(IMAGES)):
         assert any(np.allclose(ours[i], s[i], atol=5e-3) for s in seen), i
+
+
+@pytest.mark.parametrize(
+    "name, args, x",
+    [
+        ("RandomHeight", {"factor": (0.5, 0.5)}, IMAGES),
+        ("RandomHeight", {"factor": (-0.3, -0.3), "interpolation": "nearest"}, IMAGES),
+        ("RandomWidth", {"factor": (-0.3, -0.3)}, IMAGES[0]),
+        ("RandomWidth", {"factor": (0.4, 0.4), "interpolation": "bicubic"}, IMAGES),
+    ],
+)
+def test_random_height_and_width_match_tf_keras(name, args, x):
+    import tensorflow as tf  # the legacy layers are tf.keras's, not keras's
+
+    theirs = getattr(tf.keras.layers, name)(**args)(x, training=True)
+    ours = getattr(ft.keras.layers, name)(**args)(x, training=True)
+    np.testing.assert_allclose(ours.numpy(), keras.ops.convert_to_numpy(theirs), atol=1e-3)

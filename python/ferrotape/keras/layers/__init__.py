@@ -104,15 +104,19 @@ from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
 from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
+from .preprocessing.image_preprocessing.random_color_jitter import RandomColorJitter
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
+from .preprocessing.image_preprocessing.random_gaussian_blur import RandomGaussianBlur
 from .preprocessing.image_preprocessing.random_grayscale import RandomGrayscale
+from .preprocessing.image_preprocessing.random_height_width import RandomHeight, RandomWidth
 from .preprocessing.image_preprocessing.random_hue import RandomHue
 from .preprocessing.image_preprocessing.random_invert import RandomInvert
 from .preprocessing.image_preprocessing.random_posterization import RandomPosterization
 from .preprocessing.image_preprocessing.random_rotation import RandomRotation
 from .preprocessing.image_preprocessing.random_saturation import RandomSaturation
+from .preprocessing.image_preprocessing.random_sharpness import RandomSharpness
 from .preprocessing.image_preprocessing.random_shear import RandomShear
 from .preprocessing.image_preprocessing.random_translation import RandomTranslation
 from .preprocessing.image_preprocessing.random_zoom import RandomZoom
@@ -252,17 +256,22 @@ __all__ = [
     "PReLU",
     "RandomBrightness",
     "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGaussianBlur",
     "RandomGrayscale",
+    "RandomHeight",
     "RandomHue",
     "RandomInvert",
     "RandomPosterization",
     "RandomRotation",
     "RandomSaturation",
+    "RandomSharpness",
     "RandomShear",
     "RandomTranslation",
+    "RandomWidth",
     "RandomZoom",
     "ReLU",
     "RepeatVector",
