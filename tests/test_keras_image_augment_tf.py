@@ -138,6 +138,8 @@ UNIT = RNG.uniform(0, 1, (3, 5, 6, 3)).astype(np.float32)
         ("RandomGaussianBlur", {"factor": (1.0, 1.0), "sigma": (0.7, 0.7)}, IMAGES),
         ("RandomGaussianBlur", {"factor": (1.0, 1.0), "sigma": 0.0, "kernel_size": 5}, UNIT),
         ("RandomGaussianBlur", {"factor": (0.0, 0.0)}, IMAGES),
+        ("RandomErasing", {"factor": (1.0, 1.0), "scale": (1.0, 1.0), "fill_value": 9.0}, IMAGES),
+        ("RandomErasing", {"factor": (0.0, 0.0)}, IMAGES),
         # Contrast is left out: Keras draws its factor from [1 - lower, 1 + upper], never fixed.
         (
             "RandomColorJitter",

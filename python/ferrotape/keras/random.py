@@ -135,8 +135,18 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     return _core.constant(samples, dtype=dtype)
 
 
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Samples of the Beta(``alpha``, ``beta``) distribution, in ``[0, 1]`` (each parameter a
+    positive number, or an array that broadcasts to ``shape``)."""
+    a, b = (np.asarray(_core.convert_to_tensor(v).numpy(), np.float64) for v in (alpha, beta))
+    if np.any(a <= 0) or np.any(b <= 0):
+        raise ValueError(f"beta: alpha and beta must be positive. Received: {alpha!r}, {beta!r}")
+    return _tensor(_rng(seed).beta(a, b, size=_shape(shape, "beta")), dtype)
+
+
 __all__ = [
     "SeedGenerator",
+    "beta",
     "categorical",
     "dropout",
     "normal",

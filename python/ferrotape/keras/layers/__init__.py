@@ -102,11 +102,14 @@ from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.cut_mix import CutMix
+from .preprocessing.image_preprocessing.mix_up import MixUp
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
 from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
 from .preprocessing.image_preprocessing.random_color_jitter import RandomColorJitter
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
+from .preprocessing.image_preprocessing.random_erasing import RandomErasing
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
 from .preprocessing.image_preprocessing.random_gaussian_blur import RandomGaussianBlur
 from .preprocessing.image_preprocessing.random_grayscale import RandomGrayscale
@@ -195,6 +198,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
+    "CutMix",
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
@@ -247,6 +251,7 @@ __all__ = [
     "MaxPooling3D",
     "Minimum",
     "minimum",
+    "MixUp",
     "MultiHeadAttention",
     "Multiply",
     "multiply",
@@ -259,6 +264,7 @@ __all__ = [
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
     "RandomGrayscale",

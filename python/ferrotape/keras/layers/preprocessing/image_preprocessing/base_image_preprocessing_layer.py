@@ -2,7 +2,8 @@
 ``keras.src.layers.preprocessing.image_preprocessing.base_image_preprocessing_layer``): what
 the augmentation layers share. A subclass says how to draw one call's random parameters
 (``get_random_transformation``) and how to apply them to a batch of NHWC images
-(``transform_images``); the base handles single images, ``channels_first``, the cast to the
+(``transform_images``) and, for the layers that mix images, to their labels; the base
+handles single images, dicts of images and labels, ``channels_first``, the cast to the
 layer's dtype and ``training=False`` (which only casts).
 
 >>> import ferrotape as ft
@@ -100,11 +101,13 @@ def check_sampling(layer, fill_mode, interpolation):
 
 class BaseImagePreprocessingLayer(Layer):
     """The base of the image augmentation layers: images are ``[height, width, channels]`` or
-    a batch of them (channels first with ``data_format="channels_first"``); the output is in
-    the layer's float dtype. Like Keras's, the call trains unless told ``training=False``,
-    which leaves the images as they are (cast to that dtype). A subclass defines
-    ``get_random_transformation(images)`` (the random draws for a ``[batch, height, width,
-    channels]`` batch) and ``transform_images(images, transformation)``.
+    a batch of them (channels first with ``data_format="channels_first"``), or a dict of
+    ``"images"`` and ``"labels"`` (returned as a dict, the labels mixed by the layers that
+    mix images); the images come back in the layer's float dtype. Like Keras's, the call
+    trains unless told ``training=False``, which leaves the images as they are (cast to that
+    dtype). A subclass defines ``get_random_transformation(images)`` (the random draws for a
+    ``[batch, height, width, channels]`` batch), ``transform_images(images,
+    transformation)`` and, if it changes labels, ``transform_labels``.
 
     Args:
         seed: An int (reproducible draws) or None.
@@ -132,17 +135,41 @@ class BaseImagePreprocessingLayer(Layer):
     def transform_images(self, images, transformation):
         raise NotImplementedError(f"{type(self).__name__} must define transform_images")
 
+    def transform_labels(self, labels, transformation):
+        """The labels of the transformed images (unchanged unless the layer mixes images)."""
+        return labels
+
     def call(self, inputs, training=True):
-        images, single = _batched(self, inputs)
+        data = inputs if isinstance(inputs, dict) else {"images": inputs}
+        unknown = sorted(set(data) - {"images", "labels"})
+        if unknown or "images" not in data:
+            raise ValueError(
+                f"{type(self).__name__}: a dict input holds 'images' and optionally 'labels' "
+                f"(bounding boxes and segmentation masks are not supported). Received keys: "
+                f"{sorted(data)}"
+            )
+        images, single = _batched(self, data["images"])
         images = _core.cast(images, self.compute_dtype)
+        labels = data.get("labels")
+        if labels is not None:
+            labels = _core.convert_to_tensor(labels)
+            labels = _core.expand_dims(labels, 0) if single else labels
         if training or not self._TRAINING_ONLY:
             first = self.data_format == "channels_first"
             if first:
                 images = _core.transpose(images, [0, 2, 3, 1])
-            images = self.transform_images(images, self.get_random_transformation(images))
+            transformation = self.get_random_transformation(images)
+            images = self.transform_images(images, transformation)
             if first:
                 images = _core.transpose(images, [0, 3, 1, 2])
-        return images[0] if single else images
+            if labels is not None:
+                labels = self.transform_labels(labels, transformation)
+        if not isinstance(inputs, dict):
+            return images[0] if single else images
+        out = {**inputs, "images": images[0] if single else images}
+        if labels is not None:
+            out["labels"] = labels[0] if single else labels
+        return out
 
     def uniform(self, shape, low=0.0, high=1.0, dtype="float32"):
         """Draws uniform in ``[low, high)`` from the layer's seed generator."""
