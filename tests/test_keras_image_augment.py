@@ -277,3 +277,48 @@ def test_factor_rules_follow_keras():
     zoom = layers.RandomZoom(-0.3)
     assert (zoom.height_lower, zoom.height_upper) == (-0.3, 0.3)
     assert layers.RandomShear(x_factor=0.4).x_factor == (-0.4, 0.4)
+
+
+# ------------------------------------------------------------ perspective
+def test_homography_maps_the_output_corners_to_the_input_corners():
+    from ferrotape.keras.layers.preprocessing.image_preprocessing.affine import (
+        compute_homography_matrix,
+    )
+
+    start = np.array([[[0, 0], [8, 0], [0, 6], [8, 6]]], np.float32)
+    end = start + RNG.uniform(-2, 2, start.shape).astype(np.float32)
+    a0, a1, a2, b0, b1, b2, c0, c1 = compute_homography_matrix(start, end).numpy()[0]
+    for (sx, sy), (ex, ey) in zip(start[0], end[0], strict=True):
+        k = c0 * ex + c1 * ey + 1
+        np.testing.assert_allclose(
+            [(a0 * ex + a1 * ey + a2) / k, (b0 * ex + b1 * ey + b2) / k], [sx, sy], atol=1e-4
+        )
+
+
+def test_perspective_transform_of_a_scaling_is_that_affine_transform():
+    from ferrotape.keras.layers.preprocessing.image_preprocessing.affine import (
+        perspective_transform,
+    )
+
+    images = RNG.uniform(size=(2, 6, 7, 2))
+    start = np.array([[0, 0], [6, 0], [0, 5], [6, 5]], np.float32)
+    got = perspective_transform(images, start, 2 * start, fill_value=1.5).numpy()
+    want = affine_transform(images, [0.5, 0, 0, 0, 0.5, 0, 0, 0], fill_value=1.5).numpy()
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    same = perspective_transform(images, start, start, "nearest").numpy()
+    np.testing.assert_allclose(same, images, atol=1e-6)
+    with pytest.raises(ValueError, match="4, 2"):
+        perspective_transform(images, start[:3], start[:3])
+
+
+def test_random_perspective_moves_corners_by_at_most_half_the_scale():
+    images = RNG.uniform(size=(64, 6, 6, 1)).astype(np.float32)
+    layer = layers.RandomPerspective((1.0, 1.0), scale=0.4, seed=2)
+    out = layer(images).numpy()
+    # The top-left corner never moves; every image is warped (p = 1).
+    np.testing.assert_allclose(out[:, 0, 0], images[:, 0, 0], atol=1e-5)
+    assert all(not np.allclose(o, i) for o, i in zip(out, images, strict=True))
+    np.testing.assert_array_equal(layers.RandomPerspective((0.0, 0.0))(images).numpy(), images)
+    np.testing.assert_array_equal(layer(images, training=False).numpy(), images)
+    with pytest.raises(ValueError, match="scale"):
+        layers.RandomPerspective(scale=1.5)

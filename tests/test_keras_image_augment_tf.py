@@ -140,6 +140,9 @@ UNIT = RNG.uniform(0, 1, (3, 5, 6, 3)).astype(np.float32)
         ("RandomGaussianBlur", {"factor": (0.0, 0.0)}, IMAGES),
         ("RandomErasing", {"factor": (1.0, 1.0), "scale": (1.0, 1.0), "fill_value": 9.0}, IMAGES),
         ("RandomErasing", {"factor": (0.0, 0.0)}, IMAGES),
+        ("Equalization", {}, IMAGES),
+        ("Equalization", {"bins": 16, "value_range": (0, 1)}, UNIT),
+        ("RandomPerspective", {"factor": (1.0, 1.0), "scale": 0.0}, IMAGES),
         # Contrast is left out: Keras draws its factor from [1 - lower, 1 + upper], never fixed.
         (
             "RandomColorJitter",
@@ -191,4 +194,19 @@ def test_random_height_and_width_match_tf_keras(name, args, x):
 
     theirs = getattr(tf.keras.layers, name)(**args)(x, training=True)
     ours = getattr(ft.keras.layers, name)(**args)(x, training=True)
+    np.testing.assert_allclose(ours.numpy(), keras.ops.convert_to_numpy(theirs), atol=1e-3)
+
+
+@pytest.mark.parametrize("interpolation", ["bilinear", "nearest"])
+def test_perspective_transform_matches_keras(interpolation):
+    from ferrotape.keras.layers.preprocessing.image_preprocessing.affine import (
+        perspective_transform,
+    )
+
+    start = np.array([[[0, 0], [8, 0], [0, 6], [8, 6]]] * 2, np.float32)
+    end = start + start * RNG.uniform(-0.3, 0.3, (2, 4, 2)).astype(np.float32)
+    args = dict(interpolation=interpolation, fill_value=5.0)
+    theirs = keras.ops.image.perspective_transform(IMAGES, start, end, **args)
+    ours = perspective_transform(IMAGES, start, end, **args)
+    # The 8 x 8 solve rounds differently in float32: coordinates agree to ~1e-6 pixels.
     np.testing.assert_allclose(ours.numpy(), keras.ops.convert_to_numpy(theirs), atol=1e-3)

@@ -186,3 +186,33 @@ def test_bad_arguments(make, error, match):
 def test_grayscale_needs_rgb():
     with pytest.raises(ValueError, match="channel"):
         layers.RandomGrayscale(1.0)(np.zeros((1, 2, 2, 2)))
+
+
+def reference_equalize(images, bins=256):
+    """Keras's equalization with NumPy: per channel, over the whole batch."""
+    out = np.empty_like(images)
+    for c in range(images.shape[-1]):
+        channel = images[..., c]
+        index = np.clip((channel * (bins - 1) / 255).astype(int), 0, bins - 1)
+        hist = np.bincount(index.ravel(), minlength=bins)
+        if np.count_nonzero(hist) <= 1:
+            out[..., c] = channel
+            continue
+        cdf = np.cumsum(hist)
+        low = cdf[np.nonzero(cdf)[0][0]]
+        lookup = np.clip(np.round((cdf - low) * 255 / max(cdf[-1] - low, 1)), 0, 255)
+        out[..., c] = lookup[np.clip(channel / 255 * (bins - 1), 0, bins - 1).astype(int)]
+    return out
+
+
+@pytest.mark.parametrize("bins", [256, 16])
+def test_equalization_matches_a_numpy_reference(bins):
+    x = np.round(IMAGES / 8) * 8  # repeated values, as in real images
+    x[..., 2] = 9.0  # one bin only: left as it is
+    got = run(layers.Equalization(bins=bins, dtype="float64"), x)
+    np.testing.assert_allclose(got, reference_equalize(x, bins), atol=1e-9)
+    unit = run(layers.Equalization(value_range=(0, 1), bins=bins, dtype="float64"), x / 255)
+    np.testing.assert_allclose(unit * 255, reference_equalize(x, bins), atol=1e-6)
+    np.testing.assert_array_equal(run(layers.Equalization(), x, training=False), x)
+    with pytest.raises(ValueError, match="bins"):
+        layers.Equalization(bins=0)

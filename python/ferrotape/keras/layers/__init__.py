@@ -103,6 +103,7 @@ from .preprocessing.discretization import Discretization
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.cut_mix import CutMix
+from .preprocessing.image_preprocessing.equalization import Equalization
 from .preprocessing.image_preprocessing.mix_up import MixUp
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
 from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
@@ -116,6 +117,7 @@ from .preprocessing.image_preprocessing.random_grayscale import RandomGrayscale
 from .preprocessing.image_preprocessing.random_height_width import RandomHeight, RandomWidth
 from .preprocessing.image_preprocessing.random_hue import RandomHue
 from .preprocessing.image_preprocessing.random_invert import RandomInvert
+from .preprocessing.image_preprocessing.random_perspective import RandomPerspective
 from .preprocessing.image_preprocessing.random_posterization import RandomPosterization
 from .preprocessing.image_preprocessing.random_rotation import RandomRotation
 from .preprocessing.image_preprocessing.random_saturation import RandomSaturation
@@ -210,6 +212,7 @@ __all__ = [
     "EinsumDense",
     "ELU",
     "Embedding",
+    "Equalization",
     "Flatten",
     "GaussianDropout",
     "GaussianNoise",
@@ -271,6 +274,7 @@ __all__ = [
     "RandomHeight",
     "RandomHue",
     "RandomInvert",
+    "RandomPerspective",
     "RandomPosterization",
     "RandomRotation",
     "RandomSaturation",

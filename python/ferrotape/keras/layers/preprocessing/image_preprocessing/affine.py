@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..... import _core
+from ..... import _core, linalg
 
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 INTERPOLATIONS = ("nearest", "bilinear")
@@ -237,3 +237,50 @@ def compute_affine_matrix(
     b2 = translate_y + cy - cx * b0 - cy * b1
     zero = _core.zeros_like(a0)
     return _core.stack([a0, a1, a2, b0, b1, b2, zero, zero], axis=1)
+
+
+def compute_homography_matrix(start_points, end_points):
+    """The ``[batch, 8]`` projective transforms that map each of the 4 ``end_points`` (output
+    corners, ``[batch, 4, 2]`` as ``(x, y)``) to the matching ``start_points`` (input corners),
+    solved as Keras solves them (an 8 x 8 linear system, float32)."""
+    start = _core.cast(_core.convert_to_tensor(start_points), "float32")
+    end = _core.cast(_core.convert_to_tensor(end_points), "float32")
+    rows = []
+    for i in range(4):
+        sx, sy, ex, ey = start[:, i, 0], start[:, i, 1], end[:, i, 0], end[:, i, 1]
+        zero, one = _core.zeros_like(ex), _core.ones_like(ex)
+        rows.append(_core.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(_core.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+    target = _core.reshape(start, [-1, 8, 1])  # x1, y1, x2, y2, ...
+    return _core.reshape(linalg.solve(_core.stack(rows, axis=1), target), [-1, 8])
+
+
+def perspective_transform(
+    images, start_points, end_points, interpolation="bilinear", fill_value=0, data_format=None
+):
+    """Warps ``images`` so that the 4 input corners ``start_points`` land on ``end_points``
+    (Keras 3's ``keras.ops.image.perspective_transform``; points outside the input read
+    ``fill_value``).
+
+    Args:
+        images: ``[height, width, channels]`` or a batch of them.
+        start_points: ``[4, 2]`` or ``[batch, 4, 2]`` points ``(x, y)`` in the input.
+        end_points: Where they go in the output, the same shape.
+        interpolation: ``"bilinear"`` or ``"nearest"``.
+        fill_value: The value read outside the input.
+        data_format: ``"channels_last"`` (the default) or ``"channels_first"``.
+
+    Returns:
+        The warped images, shaped as ``images``.
+    """
+    start = _core.convert_to_tensor(start_points)
+    end = _core.convert_to_tensor(end_points)
+    if start.shape != end.shape or tuple(start.shape[-2:]) != (4, 2) or start.ndim not in (2, 3):
+        raise ValueError(
+            "perspective_transform: start_points and end_points must both be (4, 2) or "
+            f"(N, 4, 2). Received shapes {tuple(start.shape)} and {tuple(end.shape)}"
+        )
+    if start.ndim == 2:
+        start, end = _core.expand_dims(start, 0), _core.expand_dims(end, 0)
+    transform = compute_homography_matrix(start, end)
+    return affine_transform(images, transform, interpolation, "constant", fill_value, data_format)
