@@ -581,11 +581,24 @@ class CheckpointManager:
         return None
 
 
+# The state-file and reader utilities live in their own module, which reads this one's
+# helpers: imported last, once they are defined.
+from .checkpoint_utils import (  # noqa: E402
+    checkpoints_iterator,
+    get_checkpoint_state,
+    load_checkpoint,
+)
+from .moving_averages import ExponentialMovingAverage  # noqa: E402
+
 __all__ = [
     "Checkpoint",
     "CheckpointLoadStatus",
     "CheckpointManager",
+    "ExponentialMovingAverage",
+    "checkpoints_iterator",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_variable",
 ]
