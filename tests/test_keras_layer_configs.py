@@ -81,6 +81,7 @@ CASES = {
         [S1, S1],
     ),
     "Identity": ({}, FLAT),
+    "IntegerLookup": ({"vocabulary": [3, 7, 9], "mask_token": 0, "num_oov_indices": 2}, "tokens"),
     "LSTM": ({"units": 3, "return_sequences": True}, S1),
     "LSTMCell": ({"units": 3}, "cell"),
     "LayerNormalization": ({"epsilon": 1e-5, "scale": False}, S1),

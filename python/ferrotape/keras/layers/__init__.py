@@ -127,6 +127,7 @@ from .preprocessing.image_preprocessing.random_translation import RandomTranslat
 from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
 from .preprocessing.image_preprocessing.solarization import Solarization
+from .preprocessing.integer_lookup import IntegerLookup
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
@@ -237,6 +238,7 @@ __all__ = [
     "Input",
     "InputLayer",
     "InputSpec",
+    "IntegerLookup",
     "Lambda",
     "Layer",
     "LayerNormalization",
