@@ -114,3 +114,28 @@ def test_seeds_repeat_and_calls_differ():
 def test_bad_arguments(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_rand_augment_applies_num_ops_of_its_augmentations():
+    x = RNG.uniform(0, 255, (2, 6, 6, 3)).astype(np.float32)
+    np.testing.assert_array_equal(layers.RandAugment(num_ops=0)(x).numpy(), x)
+    np.testing.assert_array_equal(layers.RandAugment(seed=1)(x, training=False).numpy(), x)
+    for seed in range(6):
+        got = layers.RandAugment(num_ops=1, factor=0.3, seed=seed)(x).numpy()
+        # Each candidate, made as RandAugment makes it, draws what RandAugment's drew.
+        candidates = [
+            layers.RandomShear((0, 0.3), (0, 0.3), seed=seed),
+            layers.RandomTranslation((0, 0.3), (0, 0.3), seed=seed),
+            layers.RandomRotation((0, 0.3), seed=seed),
+            layers.RandomBrightness((0, 0.3), seed=seed),
+            layers.RandomColorDegeneration((0, 0.3), seed=seed),
+            layers.RandomContrast((0, 0.3), seed=seed),
+            layers.RandomSharpness((0, 0.3), seed=seed),
+            layers.RandomPosterization(2, seed=seed),
+            layers.Solarization((0, 0.3), (0, 0.3), seed=seed),
+            layers.AutoContrast(),
+            layers.Equalization(),
+        ]
+        assert any(np.allclose(got, c(x).numpy(), atol=1e-4) for c in candidates), seed
+    with pytest.raises(ValueError, match="num_ops"):
+        layers.RandAugment(num_ops=-1)

@@ -101,6 +101,7 @@ CASES = {
     "Pipeline": ({"layers": [layers.Rescaling(2.0), layers.Rescaling(0.5, offset=1.0)]}, FLAT),
     "RMSNormalization": ({"epsilon": 1e-5}, S1),
     "RNN": ({"cell": layers.SimpleRNNCell(3), "return_sequences": True}, S1),
+    "RandAugment": ({"num_ops": 3, "factor": 0.3, "seed": 1}, S2),
     "RandomBrightness": ({"factor": (-0.2, 0.1), "value_range": (0, 1), "seed": 1}, S2),
     "RandomColorDegeneration": ({"factor": 0.3, "seed": 2}, S2),
     "RandomColorJitter": ({"brightness_factor": 0.2, "hue_factor": (0.1, 0.3), "seed": 1}, S2),

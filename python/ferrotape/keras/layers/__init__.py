@@ -105,6 +105,7 @@ from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.cut_mix import CutMix
 from .preprocessing.image_preprocessing.equalization import Equalization
 from .preprocessing.image_preprocessing.mix_up import MixUp
+from .preprocessing.image_preprocessing.rand_augment import RandAugment
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
 from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
 from .preprocessing.image_preprocessing.random_color_jitter import RandomColorJitter
@@ -264,6 +265,7 @@ __all__ = [
     "Permute",
     "Pipeline",
     "PReLU",
+    "RandAugment",
     "RandomBrightness",
     "RandomColorDegeneration",
     "RandomColorJitter",
