@@ -116,3 +116,27 @@ def test_exponential_moving_average_matches_tensorflow():
     theirs, their_names, their_restore = ema_program(tf)
     np.testing.assert_allclose(ours, theirs, rtol=1e-6)
     assert our_names == their_names and our_restore == their_restore
+
+
+def test_checkpoint_options_callbacks_and_accepted_settings():
+    seen = []
+    options = ft.train.CheckpointOptions(
+        enable_async=True,
+        experimental_io_device="/job:localhost",
+        experimental_write_callbacks=[lambda path: seen.append(path), lambda: seen.append("x")],
+    )
+    ckpt = ft.train.Checkpoint(v=ft.Variable(2.0))
+    directory = tempfile.mkdtemp()
+    saved = ckpt.save(os.path.join(directory, "ckpt"), options=options)
+    assert seen == [saved, "x"] and ft.train.latest_checkpoint(directory) == saved
+    written = ckpt.write(os.path.join(directory, "w"), options)
+    manager = ft.train.CheckpointManager(ckpt, directory, max_to_keep=2)
+    managed = manager.save(options=options)
+    assert seen[2:] == [written, "x", managed, "x"]
+    ckpt.v.assign(5.0)
+    ckpt.restore(saved, options=options).assert_consumed()
+    assert float(ckpt.v) == 2.0
+    with pytest.raises(ft.errors.UnimplementedError, match="skip_slot_variables"):
+        ft.train.CheckpointOptions(experimental_skip_slot_variables=True)
+    with pytest.raises(TypeError, match="CheckpointOptions"):
+        ckpt.write(os.path.join(directory, "bad"), options={"enable_async": True})

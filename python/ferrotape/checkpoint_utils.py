@@ -15,12 +15,65 @@ reader, and waiting for new checkpoints, on the files ``ft.train.Checkpoint`` wr
 [1.0, 2.0]
 """
 
+import inspect
 import os
 import time
 
 from . import errors
 from .dtypes import as_dtype
 from .train import _checkpoint_file, _read_state, latest_checkpoint
+
+
+class CheckpointOptions:
+    """Options of ``Checkpoint.save``/``write``/``restore`` and ``CheckpointManager.save``.
+
+    ferrotape writes a checkpoint as one file on the calling thread: ``enable_async``
+    (``experimental_enable_async_checkpoint``) is accepted and the write is simply done
+    before ``save`` returns, and ``experimental_io_device`` and
+    ``experimental_sharding_callback`` change nothing. ``experimental_write_callbacks`` run
+    after each ``save``/``write``, given the path written when they take an argument.
+    ``experimental_skip_slot_variables=True`` is not supported.
+    """
+
+    def __init__(
+        self,
+        experimental_io_device=None,
+        experimental_enable_async_checkpoint=False,
+        experimental_write_callbacks=None,
+        enable_async=False,
+        experimental_skip_slot_variables=False,
+        experimental_sharding_callback=None,
+    ):
+        """Holds the options.
+
+        Args:
+            experimental_io_device: The device for file I/O (ignored).
+            experimental_enable_async_checkpoint: Old name of ``enable_async``.
+            experimental_write_callbacks: Callables run after each save or write.
+            enable_async: Write in the background (ferrotape writes before returning).
+            experimental_skip_slot_variables: Must be False.
+            experimental_sharding_callback: How to shard the file (ignored: one file).
+        """
+        if experimental_skip_slot_variables:
+            raise errors.UnimplementedError(
+                "CheckpointOptions: experimental_skip_slot_variables=True is not supported"
+            )
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
+        self.experimental_enable_async_checkpoint = self.enable_async
+        self.experimental_write_callbacks = list(experimental_write_callbacks or [])
+        self.experimental_skip_slot_variables = False
+        self.experimental_sharding_callback = experimental_sharding_callback
+
+
+def run_write_callbacks(options, path):
+    """Runs ``options``' write callbacks, passing ``path`` to those that take an argument."""
+    for callback in getattr(options, "experimental_write_callbacks", None) or []:
+        try:
+            takes_path = bool(inspect.signature(callback).parameters)
+        except (TypeError, ValueError):
+            takes_path = False
+        callback(path) if takes_path else callback()
 
 
 class CheckpointState:
@@ -176,6 +229,7 @@ def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, time
 
 
 __all__ = [
+    "CheckpointOptions",
     "CheckpointReader",
     "CheckpointState",
     "checkpoints_iterator",
