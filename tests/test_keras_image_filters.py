@@ -139,3 +139,43 @@ def test_rand_augment_applies_num_ops_of_its_augmentations():
         assert any(np.allclose(got, c(x).numpy(), atol=1e-4) for c in candidates), seed
     with pytest.raises(ValueError, match="num_ops"):
         layers.RandAugment(num_ops=-1)
+
+
+def test_aug_mix_mixes_chains_of_augmentations():
+    from ferrotape.keras.layers.preprocessing.image_preprocessing.rand_augment import (
+        apply_augmentation,
+    )
+
+    x = ft.constant(RNG.uniform(0, 255, (3, 6, 6, 3)).astype(np.float32))
+    for seed in range(4):
+        # all_ops=False: RandomContrast (which draws when applied) is not among them.
+        layer = layers.AugMix(num_chains=3, chain_depth=2, alpha=0.7, all_ops=False, seed=seed)
+        weights, keep, chains = layer.get_random_transformation(x)
+        weights, keep = weights.numpy(), float(keep)
+        assert np.isclose(weights.sum(), 1.0) and weights.min() >= 0 and 0 <= keep <= 1
+        assert len(chains) == 3 and all(len(chain) <= 2 for chain in chains)
+        mixed = 0.0
+        for w, chain in zip(weights, chains, strict=True):
+            augmented = x
+            for i, drawn in chain:
+                augmented = apply_augmentation(layer._augmentations[i], augmented, drawn)
+            mixed = mixed + w * augmented.numpy()
+        want = np.clip(keep * x.numpy() + (1 - keep) * mixed, 0, 255)
+        got = layer.transform_images(x, (ft.constant(weights), keep, chains)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-3)
+    a, b = layers.AugMix(seed=3), layers.AugMix(seed=3)
+    first = a(x).numpy()
+    np.testing.assert_array_equal(first, b(x).numpy())
+    assert first.min() >= 0 and first.max() <= 255 and not np.allclose(first, x.numpy())
+    np.testing.assert_array_equal(a(x, training=False).numpy(), x.numpy())
+    with pytest.raises(ValueError, match="num_chains"):
+        layers.AugMix(num_chains=0)
+    with pytest.raises(ValueError, match="alpha"):
+        layers.AugMix(alpha=0)
+
+
+def test_gamma_samples():
+    draws = ft.keras.random.gamma([4000], 2.0, seed=1).numpy()
+    assert abs(draws.mean() - 2.0) < 0.1 and draws.min() > 0
+    with pytest.raises(ValueError, match="positive"):
+        ft.keras.random.gamma([2], -1.0)

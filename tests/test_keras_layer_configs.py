@@ -31,6 +31,7 @@ CASES = {
     "AdditiveAttention": ({"use_scale": False}, [S1, S1]),
     "AlphaDropout": ({"rate": 0.3, "seed": 1}, FLAT),
     "Attention": ({"use_scale": True, "score_mode": "dot"}, [S1, S1]),
+    "AugMix": ({"num_chains": 2, "chain_depth": 2, "factor": 0.4, "all_ops": False}, S2),
     "AutoContrast": ({"value_range": (0, 1)}, S2),
     "Average": ({}, [FLAT, FLAT]),
     "AveragePooling1D": ({"pool_size": 2, "padding": "same"}, S1),

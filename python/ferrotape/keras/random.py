@@ -144,11 +144,20 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     return _tensor(_rng(seed).beta(a, b, size=_shape(shape, "beta")), dtype)
 
 
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Samples of the Gamma distribution of shape ``alpha`` (scale 1), positive."""
+    a = np.asarray(_core.convert_to_tensor(alpha).numpy(), np.float64)
+    if np.any(a <= 0):
+        raise ValueError(f"gamma: alpha must be positive. Received: alpha={alpha!r}")
+    return _tensor(_rng(seed).gamma(a, size=_shape(shape, "gamma")), dtype)
+
+
 __all__ = [
     "SeedGenerator",
     "beta",
     "categorical",
     "dropout",
+    "gamma",
     "normal",
     "randint",
     "shuffle",

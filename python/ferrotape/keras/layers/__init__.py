@@ -100,6 +100,7 @@ from .pooling.pooling3d import (
 )
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
+from .preprocessing.image_preprocessing.aug_mix import AugMix
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.cut_mix import CutMix
@@ -169,6 +170,7 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AugMix",
     "AutoContrast",
     "Average",
     "average",

@@ -21,6 +21,58 @@ from .random_translation import RandomTranslation
 from .solarization import Solarization
 
 
+def make_augmentations(names, factor, value_range, interpolation, seed, dtype):
+    """The augmentation layers RandAugment and AugMix pick from, by Keras's names, all of
+    strength ``factor`` (a pair)."""
+    common = {"seed": seed, "dtype": dtype}
+    ranged = {"value_range": value_range, **common}
+    makers = {
+        "random_shear": lambda: RandomShear(factor, factor, interpolation=interpolation, **common),
+        "random_translation": lambda: RandomTranslation(
+            factor, factor, interpolation=interpolation, **common
+        ),
+        "random_rotation": lambda: RandomRotation(factor, interpolation=interpolation, **common),
+        "random_brightness": lambda: RandomBrightness(factor, **ranged),
+        "random_color_degeneration": lambda: RandomColorDegeneration(factor, **ranged),
+        "random_contrast": lambda: RandomContrast(factor, **ranged),
+        "random_sharpness": lambda: RandomSharpness(factor, **ranged),
+        "random_posterization": lambda: RandomPosterization(max(1, int(8 * factor[1])), **ranged),
+        "solarization": lambda: Solarization(factor, factor, **ranged),
+        "auto_contrast": lambda: AutoContrast(value_range, dtype=dtype),
+        "equalization": lambda: Equalization(value_range, dtype=dtype),
+    }
+    return [makers[name]() for name in names]
+
+
+def apply_augmentation(layer, images, transformation):
+    """``layer``'s transform with its drawn ``transformation`` (RandomContrast, which is not
+    a ``BaseImagePreprocessingLayer``, draws its own)."""
+    if isinstance(layer, BaseImagePreprocessingLayer):
+        return layer.transform_images(images, transformation)
+    return layer(images, training=True)
+
+
+def draw_augmentation(layer, images):
+    if isinstance(layer, BaseImagePreprocessingLayer):
+        return layer.get_random_transformation(images)
+    return None
+
+
+_NAMES = (
+    "random_shear",
+    "random_translation",
+    "random_rotation",
+    "random_brightness",
+    "random_color_degeneration",
+    "random_contrast",
+    "random_sharpness",
+    "random_posterization",
+    "solarization",
+    "auto_contrast",
+    "equalization",
+)
+
+
 class RandAugment(BaseImagePreprocessingLayer):
     """In training, applies ``num_ops`` augmentations in turn, each picked at random (the same
     for the whole batch) among shear, translation, rotation, brightness, colour degeneration,
@@ -57,22 +109,9 @@ class RandAugment(BaseImagePreprocessingLayer):
         self.num_ops = num_ops
         self.factor = base_factor(self, factor, 0.0, 1.0)
         self.interpolation = interpolation
-        common = {"seed": seed, "dtype": self.compute_dtype}
-        ranged = {"value_range": value_range, **common}
-        f = self.factor
-        self._augmentations = [
-            RandomShear(f, f, interpolation=interpolation, **common),
-            RandomTranslation(f, f, interpolation=interpolation, **common),
-            RandomRotation(f, interpolation=interpolation, **common),
-            RandomBrightness(f, **ranged),
-            RandomColorDegeneration(f, **ranged),
-            RandomContrast(f, **ranged),
-            RandomSharpness(f, **ranged),
-            RandomPosterization(max(1, int(8 * f[1])), **ranged),
-            Solarization(f, f, **ranged),
-            AutoContrast(value_range, dtype=self.compute_dtype),
-            Equalization(value_range, dtype=self.compute_dtype),
-        ]
+        self._augmentations = make_augmentations(
+            _NAMES, self.factor, value_range, interpolation, seed, self.compute_dtype
+        )
 
     def get_random_transformation(self, images):
         count = len(self._augmentations)
@@ -83,12 +122,9 @@ class RandAugment(BaseImagePreprocessingLayer):
         drawn = {}
         for i in picks:
             layer = self._augmentations[i]
-            if not isinstance(layer, BaseImagePreprocessingLayer):  # RandomContrast
-                images = layer(images, training=True)
-                continue
             if i not in drawn:
-                drawn[i] = layer.get_random_transformation(images)
-            images = layer.transform_images(images, drawn[i])
+                drawn[i] = draw_augmentation(layer, images)
+            images = apply_augmentation(layer, images, drawn[i])
         return images
 
     def get_config(self):
