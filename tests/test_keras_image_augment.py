@@ -322,3 +322,81 @@ def test_random_perspective_moves_corners_by_at_most_half_the_scale():
     np.testing.assert_array_equal(layer(images, training=False).numpy(), images)
     with pytest.raises(ValueError, match="scale"):
         layers.RandomPerspective(scale=1.5)
+
+
+# ------------------------------------------------------------ elastic
+def test_elastic_transform_moves_both_coordinates_by_one_smooth_field():
+    rows, cols = np.meshgrid(np.arange(32.0), np.arange(32.0), indexing="ij")
+    ramps = np.stack([rows * 4, cols * 4], axis=-1)[None]  # bilinear samples ramps exactly
+    layer = layers.RandomElasticTransform((1.0, 1.0), scale=(1.0, 1.0), seed=5, dtype="float64")
+    out = layer(ramps).numpy()[0]
+    dy, dx = out[..., 0] / 4 - rows, out[..., 1] / 4 - cols
+    inside = (out > 8).all(-1) & (out < 116).all(-1)  # points read well inside the image
+    assert inside.mean() > 0.5
+    # Keras draws both noise fields from one seed: the two displacements are equal.
+    np.testing.assert_allclose(dy[inside], dx[inside], atol=1e-6)
+    # alpha = 0.1 * 32; the blurred noise moves neighbours alike.
+    assert 0.05 < np.abs(dy[inside]).max() < 3.2 * 3
+    pairs = inside[1:] & inside[:-1]
+    assert np.corrcoef(dy[1:][pairs], dy[:-1][pairs])[0, 1] > 0.5  # blurred: neighbours agree
+
+
+def test_elastic_transform_probability_scale_and_settings():
+    x = RNG.uniform(0, 255, (3, 16, 16, 3)).astype(np.float32)
+    np.testing.assert_array_equal(layers.RandomElasticTransform((0.0, 0.0))(x).numpy(), x)
+    np.testing.assert_array_equal(layers.RandomElasticTransform(scale=0.0)(x).numpy(), x)
+    layer = layers.RandomElasticTransform(seed=1)
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    again = layers.RandomElasticTransform(seed=1)
+    np.testing.assert_array_equal(layer(x).numpy(), again(x).numpy())
+    with pytest.raises(NotImplementedError, match="fill_mode"):
+        layers.RandomElasticTransform(fill_mode="bounce")
+    with pytest.raises(ValueError, match="scale"):
+        layers.RandomElasticTransform(scale=2.0)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("fill_mode", ["constant", "nearest", "wrap", "reflect", "mirror"])
+def test_map_coordinates_against_a_scalar_reference(fill_mode, order):
+    from ferrotape.keras.layers.preprocessing.image_preprocessing.random_elastic_transform import (
+        map_coordinates_2d,
+    )
+
+    image = RNG.uniform(size=(1, 5, 7, 1))
+    y, x = RNG.uniform(-12, 16, (1, 6, 8)), RNG.uniform(-12, 18, (1, 6, 8))
+
+    def fix(i, size):  # Keras's rules (its TF backend's), one integer at a time
+        if fill_mode == "nearest":
+            return min(max(i, 0), size - 1)
+        if fill_mode == "wrap":
+            return i % size
+        if fill_mode in ("reflect", "mirror"):
+            # |i| folded with period 2 * size; above size, mirrored (one less for reflect).
+            i = abs(i) % (2 * size)
+            if i >= size:
+                i = 2 * size - i - (fill_mode == "reflect")
+            return min(i, size - 1)
+        return i
+
+    def read(i, j):
+        if fill_mode == "constant" and not (0 <= i < 5 and 0 <= j < 7):
+            return 3.0
+        return image[0, fix(i, 5), fix(j, 7), 0]
+
+    want = np.empty((6, 8))
+    for r in range(6):
+        for c in range(8):
+            yy, xx = y[0, r, c], x[0, r, c]
+            if order == 0:
+                want[r, c] = read(int(np.round(yy)), int(np.round(xx)))
+                continue
+            y0, x0 = int(np.floor(yy)), int(np.floor(xx))
+            fy, fx = yy - y0, xx - x0
+            want[r, c] = (
+                (1 - fy) * (1 - fx) * read(y0, x0)
+                + (1 - fy) * fx * read(y0, x0 + 1)
+                + fy * (1 - fx) * read(y0 + 1, x0)
+                + fy * fx * read(y0 + 1, x0 + 1)
+            )
+    got = map_coordinates_2d(ft.constant(image), y, x, order, fill_mode, 3.0).numpy()[0, :, :, 0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)

@@ -108,6 +108,7 @@ CASES = {
     "RandomColorJitter": ({"brightness_factor": 0.2, "hue_factor": (0.1, 0.3), "seed": 1}, S2),
     "RandomContrast": ({"factor": (0.2, 0.5), "value_range": (0, 1), "seed": 1}, S2),
     "RandomCrop": ({"height": 4, "width": 5, "seed": 1}, S2),
+    "RandomElasticTransform": ({"factor": 0.5, "scale": (0.2, 0.4), "fill_mode": "wrap"}, S2),
     "RandomErasing": ({"factor": 0.5, "scale": (0.1, 0.2), "fill_value": 3.0}, S2),
     "RandomFlip": ({"mode": "horizontal", "seed": 1}, S2),
     "RandomGaussianBlur": ({"factor": 0.5, "kernel_size": 5, "sigma": (0.2, 0.6)}, S2),

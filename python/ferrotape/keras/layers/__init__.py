@@ -112,6 +112,7 @@ from .preprocessing.image_preprocessing.random_color_degeneration import RandomC
 from .preprocessing.image_preprocessing.random_color_jitter import RandomColorJitter
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
+from .preprocessing.image_preprocessing.random_elastic_transform import RandomElasticTransform
 from .preprocessing.image_preprocessing.random_erasing import RandomErasing
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
 from .preprocessing.image_preprocessing.random_gaussian_blur import RandomGaussianBlur
@@ -273,6 +274,7 @@ __all__ = [
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomElasticTransform",
     "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
