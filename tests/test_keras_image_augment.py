@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from test_keras_layers import check_input_gradient
+from test_keras_layers import fd_grad
 
 import ferrotape as ft
 from ferrotape.keras import layers
@@ -16,6 +16,22 @@ from ferrotape.keras.layers.preprocessing.image_preprocessing.affine import affi
 
 RNG = np.random.default_rng(11)
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+
+
+def check_input_gradient(layer, x, training=True, rtol=1e-5, atol=1e-7):
+    """d/dx sum(layer(x) * w) from the tape against finite differences (the image test
+    files' own copy of test_keras_layers's, drawing ``w`` from their own generator so that
+    they leave that module's random draws as they are)."""
+    w = np.random.default_rng(5).standard_normal(layer(x, training=training).shape)
+
+    def loss(xv):
+        return float(ft.reduce_sum(layer(ft.constant(xv), training=training) * w))
+
+    xt = ft.constant(x)
+    with ft.GradientTape() as tape:
+        tape.watch(xt)
+        y = ft.reduce_sum(layer(xt, training=training) * w)
+    np.testing.assert_allclose(tape.gradient(y, xt).numpy(), fd_grad(loss, x), rtol, atol)
 
 
 # ------------------------------------------------------------ a reference for affine_transform

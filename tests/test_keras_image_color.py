@@ -8,7 +8,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from test_keras_layers import check_input_gradient
+from test_keras_image_augment import check_input_gradient
 
 import ferrotape as ft
 from ferrotape.keras import layers

@@ -4,7 +4,7 @@ configs and errors. ``test_keras_image_augment_tf.py`` compares them with Keras 
 
 import numpy as np
 import pytest
-from test_keras_layers import check_input_gradient
+from test_keras_image_augment import check_input_gradient
 
 import ferrotape as ft
 from ferrotape.keras import layers
