@@ -169,3 +169,13 @@ def test_call_errors():
         ft.keras.layers.IntegerLookup(output_mode="multi_hot")(np.array([3]))
     with pytest.raises(ValueError, match="integers"):
         ft.keras.layers.IntegerLookup(vocabulary=[1, 2])(np.array([1.5]))
+
+
+@pytest.mark.parametrize("mode", ["int", "multi_hot", "tf_idf"])
+def test_an_adapted_vocabulary_survives_the_config(mode):
+    layer = ft.keras.layers.IntegerLookup(output_mode=mode, mask_token=0 if mode == "int" else None)
+    layer.adapt(CORPUS)
+    again = ft.keras.layers.IntegerLookup.from_config(layer.get_config())
+    assert again.get_vocabulary() == layer.get_vocabulary()
+    x = np.array([[42, 12, 9], [0, 7, 1138]])
+    np.testing.assert_allclose(again(x).numpy(), layer(x).numpy(), rtol=1e-6)

@@ -341,6 +341,14 @@ class IndexLookup(Layer):
         return shape[:-1] + (depth,)
 
     def get_config(self):
+        vocabulary, idf_weights = self.input_vocabulary, self.input_idf_weights
+        if vocabulary is None and len(self._tokens):
+            # A learned vocabulary: Keras keeps it in the .keras file's assets, which
+            # ferrotape's files do not have, so the config carries it (special tokens first,
+            # as set_vocabulary reads them back).
+            vocabulary = self.get_vocabulary()
+            if self.output_mode == "tf_idf":
+                idf_weights = self.idf_weights[: self.vocabulary_size()]
         return {
             **super().get_config(),
             "invert": self.invert,
@@ -352,8 +360,8 @@ class IndexLookup(Layer):
             "sparse": self.sparse,
             "pad_to_max_tokens": self.pad_to_max_tokens,
             "vocabulary_dtype": self.vocabulary_dtype,
-            "idf_weights": _listed(self.input_idf_weights),
-            "vocabulary": _listed(self.input_vocabulary),
+            "idf_weights": _listed(idf_weights),
+            "vocabulary": _listed(vocabulary),
             "vocabulary_size": self._frozen_vocab_size,
             "oov_method": self.oov_method,
             "salt": self.salt,
