@@ -29,6 +29,8 @@ import reprlib
 import numpy as np
 
 from . import _core, dtypes, nest
+from .data_iterators import Iterator, NumpyIterator
+from .data_options import Options, ThreadingOptions
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = INFINITE = -1
@@ -195,19 +197,46 @@ class Dataset:
 
     # ------------------------------------------------------------------ iteration
     def __iter__(self):
-        for element in self._make_iterator():
-            yield _to_tensors(element)
+        return Iterator(self._make_iterator(), _to_tensors)
 
     def as_numpy_iterator(self):
         """An iterator over the elements as numpy values (nests of arrays).
 
         Returns:
-            An iterator.
+            A ``NumpyIterator``.
 
         >>> list(Dataset.range(2).as_numpy_iterator())
         [array(0), array(1)]
         """
-        return iter(self._make_iterator())
+        return NumpyIterator(self._make_iterator())
+
+    def with_options(self, options, name=None):
+        """This dataset with ``options`` merged into its options (``options()``).
+
+        ferrotape's eager pipeline runs the same whatever the options; they are kept by the
+        dataset returned here (transformations applied after it start again from defaults).
+
+        Args:
+            options: A ``tf.data.Options``.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset`` with the same elements.
+        """
+        del name
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: expected a tf.data.Options, received {type(options)}")
+        dataset = Dataset(self._make_iterator, self._length)
+        dataset._options = self.options().merge(options)
+        return dataset
+
+    def options(self):
+        """The dataset's options (a new ``Options`` whose fields are unset by default).
+
+        Returns:
+            A ``tf.data.Options``.
+        """
+        return Options().merge(getattr(self, "_options", None) or Options())
 
     def cardinality(self):
         """The number of elements, ``INFINITE`` (-1) or ``UNKNOWN`` (-2)."""
@@ -634,6 +663,10 @@ __all__ = [
     "Dataset",
     "INFINITE",
     "INFINITE_CARDINALITY",
+    "Iterator",
+    "NumpyIterator",
+    "Options",
+    "ThreadingOptions",
     "UNKNOWN",
     "UNKNOWN_CARDINALITY",
 ]

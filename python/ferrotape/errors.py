@@ -26,6 +26,10 @@ class FailedPreconditionError(OpError, RuntimeError):
     """An API was used out of order."""
 
 
+class NotFoundError(OpError):
+    """Something asked for does not exist (a key not in a checkpoint)."""
+
+
 class OutOfRangeError(OpError):
     """A read past the end of a sequence (``scan``/``foldl`` over zero elements)."""
 
@@ -36,5 +40,6 @@ __all__ = [
     "UnimplementedError",
     "ResourceExhaustedError",
     "FailedPreconditionError",
+    "NotFoundError",
     "OutOfRangeError",
 ]

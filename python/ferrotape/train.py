@@ -248,18 +248,26 @@ class Checkpoint:
             self._children["save_counter"] = counter
         return self._save_counter
 
-    def write(self, file_prefix):
+    def write(self, file_prefix, options=None):
         """Writes the values to ``file_prefix`` (the file ``file_prefix.index``); returns the
         path given.
 
         Args:
             file_prefix: The path prefix (str or path) to write to.
+            options: A ``tf.train.CheckpointOptions`` (its write callbacks run after the write).
 
         Returns:
             ``file_prefix``, as a string.
         """
+
+        path = self._write(file_prefix, options)
+        _run_write_callbacks(options, path)
+        return path
+
+    def _write(self, file_prefix, options):
         from .keras.saving import save_weights_file
 
+        _check_options(options)
         path = os.fspath(file_prefix)
         arrays = {
             key + _VALUE_SUFFIX: variable.numpy()
@@ -268,12 +276,13 @@ class Checkpoint:
         save_weights_file(path + ".index", arrays, {"format": "ferrotape.train.Checkpoint"})
         return path
 
-    def save(self, file_prefix):
+    def save(self, file_prefix, options=None):
         """Counts this save, writes ``file_prefix-N`` and records it as the latest checkpoint of
         its directory; returns ``file_prefix-N``.
 
         Args:
             file_prefix: The path prefix (str or path); the save number is appended.
+            options: A ``tf.train.CheckpointOptions`` (its write callbacks run after the save).
 
         Returns:
             The path written, ``file_prefix-N``.
@@ -289,35 +298,39 @@ class Checkpoint:
         """
         counter = self.save_counter
         counter.assign_add(1)
-        path = self.write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}")
+        path = self._write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}", options)
         directory = os.path.dirname(path) or "."
         previous = _read_state(directory)
         paths = [p for p in (previous[1] if previous else []) if p != path] + [path]
         _write_state(directory, path, paths)
+        _run_write_callbacks(options, path)
         return path
 
-    def read(self, save_path):
+    def read(self, save_path, options=None):
         """Restores from ``save_path`` (without the save counter's bookkeeping of ``restore``).
 
         Args:
             save_path: A path from ``save``, ``write`` or ``latest_checkpoint``.
+            options: A ``tf.train.CheckpointOptions`` (nothing in it changes a read).
 
         Returns:
             A ``CheckpointLoadStatus``.
         """
-        return self.restore(save_path)
+        return self.restore(save_path, options)
 
-    def restore(self, save_path):
+    def restore(self, save_path, options=None):
         """Assigns the values saved at ``save_path`` (a path from ``save``/``write`` or
         ``latest_checkpoint``); values whose variables do not exist yet are assigned when those
         variables are created. ``None`` restores nothing.
 
         Args:
             save_path: A path from ``save``, ``write`` or ``latest_checkpoint``, or ``None``.
+            options: A ``tf.train.CheckpointOptions`` (nothing in it changes a read).
 
         Returns:
             A ``CheckpointLoadStatus`` (an ``InitializationOnlyStatus`` for ``None``).
         """
+        _check_options(options)
         if save_path is None:
             return InitializationOnlyStatus(self)
         from .keras.saving import load_weights_file
@@ -540,7 +553,7 @@ class CheckpointManager:
         """The smallest number of steps between two saves, or None."""
         return self._interval
 
-    def save(self, checkpoint_number=None, check_interval=True):
+    def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Writes a new checkpoint and returns its path (None when ``checkpoint_interval`` says
         it is too early); removes the oldest beyond ``max_to_keep``.
 
@@ -548,6 +561,7 @@ class CheckpointManager:
             checkpoint_number: The N of ``ckpt-N``; by default the checkpoint's save counter
                 (counted up by every save).
             check_interval: If false, saves even when ``checkpoint_interval`` says it is too early.
+            options: A ``tf.train.CheckpointOptions`` (its write callbacks run after the write).
 
         Returns:
             The path written, or ``None``.
@@ -561,7 +575,7 @@ class CheckpointManager:
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
         number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
-        path = self._checkpoint.write(f"{self._prefix}-{number}")
+        path = self._checkpoint.write(f"{self._prefix}-{number}", options)
         self._paths = [p for p in self._paths if p != path] + [path]
         if self._max_to_keep is not None:
             while len(self._paths) > max(self._max_to_keep, 1):
@@ -581,11 +595,39 @@ class CheckpointManager:
         return None
 
 
+def _check_options(options):
+    from .checkpoint_utils import CheckpointOptions
+
+    if options is not None and not isinstance(options, CheckpointOptions):
+        raise TypeError(f"options must be a tf.train.CheckpointOptions. Received: {options!r}")
+
+
+def _run_write_callbacks(options, path):
+    from .checkpoint_utils import run_write_callbacks
+
+    run_write_callbacks(options, path)
+
+
+# The state-file and reader utilities live in their own module, which reads this one's
+# helpers: imported last, once they are defined.
+from .checkpoint_utils import (  # noqa: E402
+    CheckpointOptions,
+    checkpoints_iterator,
+    get_checkpoint_state,
+    load_checkpoint,
+)
+from .moving_averages import ExponentialMovingAverage  # noqa: E402
+
 __all__ = [
     "Checkpoint",
     "CheckpointLoadStatus",
     "CheckpointManager",
+    "CheckpointOptions",
+    "ExponentialMovingAverage",
+    "checkpoints_iterator",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_variable",
 ]

@@ -135,10 +135,29 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     return _core.constant(samples, dtype=dtype)
 
 
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Samples of the Beta(``alpha``, ``beta``) distribution, in ``[0, 1]`` (each parameter a
+    positive number, or an array that broadcasts to ``shape``)."""
+    a, b = (np.asarray(_core.convert_to_tensor(v).numpy(), np.float64) for v in (alpha, beta))
+    if np.any(a <= 0) or np.any(b <= 0):
+        raise ValueError(f"beta: alpha and beta must be positive. Received: {alpha!r}, {beta!r}")
+    return _tensor(_rng(seed).beta(a, b, size=_shape(shape, "beta")), dtype)
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Samples of the Gamma distribution of shape ``alpha`` (scale 1), positive."""
+    a = np.asarray(_core.convert_to_tensor(alpha).numpy(), np.float64)
+    if np.any(a <= 0):
+        raise ValueError(f"gamma: alpha must be positive. Received: alpha={alpha!r}")
+    return _tensor(_rng(seed).gamma(a, size=_shape(shape, "gamma")), dtype)
+
+
 __all__ = [
     "SeedGenerator",
+    "beta",
     "categorical",
     "dropout",
+    "gamma",
     "normal",
     "randint",
     "shuffle",

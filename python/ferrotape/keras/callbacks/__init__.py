@@ -4,6 +4,7 @@ A callback sees the model (``self.model``) and the loop's parameters (``self.par
 ``callback.py`` for the protocol.
 """
 
+from .backup_and_restore import BackupAndRestore
 from .callback import Callback
 from .callback_list import CallbackList
 from .csv_logger import CSVLogger
@@ -20,6 +21,7 @@ from .tensorboard import TensorBoard
 from .terminate_on_nan import TerminateOnNaN
 
 __all__ = [
+    "BackupAndRestore",
     "CSVLogger",
     "Callback",
     "CallbackList",

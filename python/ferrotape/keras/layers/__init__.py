@@ -100,11 +100,37 @@ from .pooling.pooling3d import (
 )
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
+from .preprocessing.image_preprocessing.aug_mix import AugMix
+from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.cut_mix import CutMix
+from .preprocessing.image_preprocessing.equalization import Equalization
+from .preprocessing.image_preprocessing.mix_up import MixUp
+from .preprocessing.image_preprocessing.rand_augment import RandAugment
+from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
+from .preprocessing.image_preprocessing.random_color_degeneration import RandomColorDegeneration
+from .preprocessing.image_preprocessing.random_color_jitter import RandomColorJitter
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
+from .preprocessing.image_preprocessing.random_elastic_transform import RandomElasticTransform
+from .preprocessing.image_preprocessing.random_erasing import RandomErasing
 from .preprocessing.image_preprocessing.random_flip import RandomFlip
+from .preprocessing.image_preprocessing.random_gaussian_blur import RandomGaussianBlur
+from .preprocessing.image_preprocessing.random_grayscale import RandomGrayscale
+from .preprocessing.image_preprocessing.random_height_width import RandomHeight, RandomWidth
+from .preprocessing.image_preprocessing.random_hue import RandomHue
+from .preprocessing.image_preprocessing.random_invert import RandomInvert
+from .preprocessing.image_preprocessing.random_perspective import RandomPerspective
+from .preprocessing.image_preprocessing.random_posterization import RandomPosterization
+from .preprocessing.image_preprocessing.random_rotation import RandomRotation
+from .preprocessing.image_preprocessing.random_saturation import RandomSaturation
+from .preprocessing.image_preprocessing.random_sharpness import RandomSharpness
+from .preprocessing.image_preprocessing.random_shear import RandomShear
+from .preprocessing.image_preprocessing.random_translation import RandomTranslation
+from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
+from .preprocessing.image_preprocessing.solarization import Solarization
+from .preprocessing.integer_lookup import IntegerLookup
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
@@ -145,6 +171,8 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AugMix",
+    "AutoContrast",
     "Average",
     "average",
     "AveragePooling1D",
@@ -177,6 +205,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
+    "CutMix",
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
@@ -188,6 +217,7 @@ __all__ = [
     "EinsumDense",
     "ELU",
     "Embedding",
+    "Equalization",
     "Flatten",
     "GaussianDropout",
     "GaussianNoise",
@@ -212,6 +242,7 @@ __all__ = [
     "Input",
     "InputLayer",
     "InputSpec",
+    "IntegerLookup",
     "Lambda",
     "Layer",
     "LayerNormalization",
@@ -229,6 +260,7 @@ __all__ = [
     "MaxPooling3D",
     "Minimum",
     "minimum",
+    "MixUp",
     "MultiHeadAttention",
     "Multiply",
     "multiply",
@@ -236,9 +268,29 @@ __all__ = [
     "Permute",
     "Pipeline",
     "PReLU",
+    "RandAugment",
+    "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomElasticTransform",
+    "RandomErasing",
     "RandomFlip",
+    "RandomGaussianBlur",
+    "RandomGrayscale",
+    "RandomHeight",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPerspective",
+    "RandomPosterization",
+    "RandomRotation",
+    "RandomSaturation",
+    "RandomSharpness",
+    "RandomShear",
+    "RandomTranslation",
+    "RandomWidth",
+    "RandomZoom",
     "ReLU",
     "RepeatVector",
     "Rescaling",
@@ -255,6 +307,7 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "Solarization",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",

@@ -262,6 +262,8 @@ class Trainer:
         )
         object.__setattr__(self, "stop_training", False)
         callback_list.on_train_begin()
+        # BackupAndRestore, resuming an interrupted fit, says where to start.
+        initial_epoch = self.__dict__.pop("_initial_epoch", None) or initial_epoch
         epoch_logs = {}
         for epoch in range(initial_epoch, epochs):
             epoch_logs = self._fit_epoch(train, callback_list, epoch, epochs, verbose)
