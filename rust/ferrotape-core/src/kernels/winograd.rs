@@ -342,8 +342,7 @@ fn transform_input<const A: usize, const M: usize, T: Tile<A, M>>(
     let (tiles_h, tiles_w) = tile_counts::<M>(w);
     let tiles = images * tiles_h * tiles_w;
     let image_len = w.in_h * w.in_w * c;
-    // Scratch tiles, reused: `d` is cleared only for tiles that hang over the image's edge,
-    // where some of its points stay zero.
+    // Scratch tiles, reused: every point of `d` is written for each tile.
     let (mut d, mut columns) = ([Lanes::ZERO; MAX_POINTS], [Lanes::ZERO; MAX_POINTS]);
     for n in 0..images {
         let image = &x[(first + n) * image_len..(first + n + 1) * image_len];
@@ -358,19 +357,28 @@ fn transform_input<const A: usize, const M: usize, T: Tile<A, M>>(
                     && left + A as isize <= w.in_w as isize;
                 for c0 in (0..c).step_by(LANES) {
                     let lanes = LANES.min(c - c0);
-                    if !inside {
-                        d = [Lanes::ZERO; MAX_POINTS];
-                    }
-                    for i in 0..A {
-                        let iy = top + i as isize;
-                        if iy < 0 || iy >= w.in_h as isize {
-                            continue;
-                        }
-                        for j in 0..A {
-                            let ix = left + j as isize;
-                            if ix >= 0 && ix < w.in_w as isize {
-                                let at = (iy as usize * w.in_w + ix as usize) * c + c0;
+                    if inside {
+                        for i in 0..A {
+                            let row = (top as usize + i) * w.in_w + left as usize;
+                            for j in 0..A {
+                                let at = (row + j) * c + c0;
                                 d[i * A + j] = Lanes::load(&image[at..at + lanes]);
+                            }
+                        }
+                    } else {
+                        // Points outside the image are the zero padding: written one by one,
+                        // not by clearing the whole scratch tile (a `memset` call per tile).
+                        for i in 0..A {
+                            let iy = top + i as isize;
+                            let row_inside = iy >= 0 && iy < w.in_h as isize;
+                            for j in 0..A {
+                                let ix = left + j as isize;
+                                d[i * A + j] = if row_inside && ix >= 0 && ix < w.in_w as isize {
+                                    let at = (iy as usize * w.in_w + ix as usize) * c + c0;
+                                    Lanes::load(&image[at..at + lanes])
+                                } else {
+                                    Lanes::ZERO
+                                };
                             }
                         }
                     }
