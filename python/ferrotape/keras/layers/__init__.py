@@ -100,6 +100,7 @@ from .pooling.pooling3d import (
 )
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
+from .preprocessing.hashing import Hashing
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.random_contrast import RandomContrast
 from .preprocessing.image_preprocessing.random_crop import RandomCrop
@@ -208,6 +209,7 @@ __all__ = [
     "GroupQueryAttention",
     "GRU",
     "GRUCell",
+    "Hashing",
     "Identity",
     "Input",
     "InputLayer",
