@@ -174,3 +174,10 @@ def test_reduce_folds_whole_elements_into_the_state():
         (tf.constant(0, tf.int64), tf.constant(1, tf.int64)), lambda s, x: (s[0] + x, s[1] * 2)
     )
     assert (int(total), int(doubled)) == (21, 128)
+
+
+def test_map_can_turn_windows_into_datasets():
+    # TensorFlow: elements may be datasets; range(5).window(2).map(lambda w: w.batch(2)).
+    nested = tf.data.Dataset.range(5).window(2).map(lambda w: w.batch(2))
+    assert int(nested.cardinality()) == 3
+    assert [as_lists(d) for d in nested] == [[[0, 1]], [[2, 3]], [[4]]]

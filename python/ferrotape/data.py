@@ -1,10 +1,10 @@
 """``ft.data``: input pipelines in TensorFlow's ``tf.data.Dataset`` style.
 
-Elements are structures (tuples, dicts) of arrays; as in ``tf.data``, lists are values. Inside
-the pipeline they are kept as numpy arrays, so slicing, shuffling and batching cost no per-op
-dispatch; iteration hands out ferrotape tensors, and ``map`` functions receive and return
-ferrotape tensors, as in TensorFlow. Everything runs eagerly on the calling thread; ``prefetch``
-is accepted and does nothing.
+Elements are structures (tuples, dicts) of arrays (or of datasets: ``window``'s elements); as in
+``tf.data``, lists are values. Inside the pipeline they are kept as numpy arrays, so slicing,
+shuffling and batching cost no per-op dispatch; iteration hands out ferrotape tensors, and
+``map`` functions receive and return ferrotape tensors, as in TensorFlow. Everything runs
+eagerly on the calling thread; ``prefetch`` is accepted and does nothing.
 
 A dataset is a recipe: each ``iter()`` starts a fresh pipeline, and no transformation keeps
 per-iteration state on the dataset itself, so two iterators over one dataset never disturb each
@@ -59,8 +59,9 @@ def _int_arg(who, name, value):
 
 
 def _as_numpy(value):
-    """One component as a numpy array with TensorFlow's dtype rules (Python floats float32)."""
-    if isinstance(value, np.ndarray):
+    """One component as a numpy array with TensorFlow's dtype rules (Python floats float32);
+    a dataset (a window, or what ``map`` made of one) stays a dataset."""
+    if isinstance(value, (np.ndarray, Dataset)):
         return value
     return np.asarray(_core.convert_to_tensor(value))
 
