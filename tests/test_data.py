@@ -105,3 +105,79 @@ def test_unbatch_as_numpy_iterator_and_len_errors():
         len(tf.data.Dataset.range(3).filter(lambda v: v > 0))
     first = next(tf.data.Dataset.range(3).as_numpy_iterator())
     assert isinstance(first, (np.ndarray, np.generic)) and first.dtype == np.int64
+
+
+# TensorFlow 2.21's windows of range(7), as lists, with their cardinality:
+# window(size, shift, stride, drop_remainder) -> (cardinality, windows).
+WINDOWS = [
+    ((3, 2, 1, False), (4, [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]])),
+    ((3, 2, 1, True), (3, [[0, 1, 2], [2, 3, 4], [4, 5, 6]])),
+    ((3, None, 1, False), (3, [[0, 1, 2], [3, 4, 5], [6]])),
+    ((3, 1, 2, True), (3, [[0, 2, 4], [1, 3, 5], [2, 4, 6]])),
+    ((3, 1, 2, False), (7, [[0, 2, 4], [1, 3, 5], [2, 4, 6], [3, 5], [4, 6], [5], [6]])),
+    ((10, 1, 1, True), (0, [])),
+    ((2, 5, 1, False), (2, [[0, 1], [5, 6]])),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), WINDOWS)
+def test_window_matches_tensorflow(args, expected):
+    size, shift, stride, drop_remainder = args
+    windows = tf.data.Dataset.range(7).window(size, shift, stride, drop_remainder)
+    assert (int(windows.cardinality()), [as_lists(w) for w in windows]) == expected
+    # Each window's component is a dataset of known length.
+    assert [len(w) for w in windows] == [len(values) for values in expected[1]]
+
+
+def test_window_keeps_the_structure_and_flat_map_batches_it():
+    pairs = tf.data.Dataset.zip(
+        (tf.data.Dataset.range(5), tf.data.Dataset.range(5).map(lambda x: -x))
+    )
+    windows = pairs.window(3, shift=1, drop_remainder=True)
+    first = next(iter(windows))
+    assert isinstance(first, tuple) and all(isinstance(c, tf.data.Dataset) for c in first)
+    # The TF tutorials' idiom: each window back to a tensor with flat_map + batch.
+    batched = windows.flat_map(lambda a, b: tf.data.Dataset.zip((a, b)).batch(3))
+    assert as_lists(batched) == [
+        ([0, 1, 2], [0, -1, -2]),
+        ([1, 2, 3], [-1, -2, -3]),
+        ([2, 3, 4], [-2, -3, -4]),
+    ]
+    assert int(batched.cardinality()) == tf.data.UNKNOWN_CARDINALITY  # as in TensorFlow
+    dicts = tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3]}).window(2)
+    assert [as_lists(w["a"]) for w in dicts] == [[1, 2], [3]]
+    # Windows of an infinite dataset stream: the dataset is infinite and never materialised.
+    endless = tf.data.Dataset.range(3).repeat().window(2, shift=5)
+    assert int(endless.cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert as_lists(endless.flat_map(lambda w: w.batch(2)).take(3)) == [[0, 1], [2, 0], [1, 2]]
+
+
+def test_flat_map_and_window_errors():
+    ds = tf.data.Dataset.range(3)
+    assert as_lists(ds.flat_map(lambda n: tf.data.Dataset.range(n))) == [0, 0, 1]
+    with pytest.raises(TypeError, match="flat_map: map_func must return a Dataset"):
+        list(ds.flat_map(lambda x: x))
+    for arg in ("size", "shift", "stride"):
+        kwargs = {"size": 2, arg: 0}
+        with pytest.raises(ValueError, match=f"window: {arg} must be greater than zero"):
+            ds.window(**kwargs)
+
+
+def test_reduce_folds_whole_elements_into_the_state():
+    ds = tf.data.Dataset.range(7)
+    # TensorFlow: a Python int state becomes an int32 tensor; a tuple element is passed whole.
+    count = ds.reduce(0, lambda state, _: state + 1)
+    assert count.dtype == tf.int32 and int(count) == 7
+    pairs = tf.data.Dataset.zip((ds, ds.map(lambda x: x * 2)))
+    assert int(pairs.reduce(tf.constant(0, tf.int64), lambda s, e: s + e[0] + e[1])) == 63
+    total, doubled = ds.reduce(
+        (tf.constant(0, tf.int64), tf.constant(1, tf.int64)), lambda s, x: (s[0] + x, s[1] * 2)
+    )
+    assert (int(total), int(doubled)) == (21, 128)
+
+
+def test_map_can_turn_windows_into_datasets():
+    # TensorFlow: elements may be datasets; range(5).window(2).map(lambda w: w.batch(2)).
+    nested = tf.data.Dataset.range(5).window(2).map(lambda w: w.batch(2))
+    assert int(nested.cardinality()) == 3
+    assert [as_lists(d) for d in nested] == [[[0, 1]], [[2, 3]], [[4]]]

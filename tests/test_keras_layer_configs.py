@@ -81,6 +81,7 @@ CASES = {
         {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
         [S1, S1],
     ),
+    "Hashing": ({"num_bins": 5, "output_mode": "one_hot"}, "tokens"),
     "Identity": ({}, FLAT),
     "IntegerLookup": ({"vocabulary": [3, 7, 9], "mask_token": 0, "num_oov_indices": 2}, "tokens"),
     "LSTM": ({"units": 3, "return_sequences": True}, S1),

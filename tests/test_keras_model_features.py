@@ -256,3 +256,27 @@ def test_compile_dicts_keyed_by_output_names_for_list_outputs():
     with pytest.raises(ValueError, match="'other' is not one of the model's outputs"):
         model.compile(optimizer="sgd", loss={"other": "mse", "kind": "mse"})
         model.evaluate(x, [score_y, class_y], verbose=0)
+
+
+def test_functional_inputs_by_name_and_rank_adjustment():
+    """Keras 3: a dict fed to a model built on a list of Inputs is read by the Inputs' names;
+    a batch one axis of size 1 short of (or beyond) an Input's shape is expanded (squeezed)."""
+    age = tf.keras.Input(shape=(1,), name="age")
+    city = tf.keras.Input(shape=(2,), name="city")
+    out = tf.keras.layers.concatenate([tf.keras.layers.Rescaling(10.0)(age), city])
+    model = tf.keras.Model([age, city], out)
+    features = {"city": np.array([[1.0, 2.0], [3.0, 4.0]], "float32"), "age": np.array([5.0, 6.0])}
+    # "age" is a batch of scalars, shape (2,): it becomes (2, 1).
+    assert model(features).numpy().tolist() == [[50.0, 1.0, 2.0], [60.0, 3.0, 4.0]]
+    squeezed = model([np.ones((2, 1)), np.ones((2, 2, 1))])  # (2, 2, 1) -> (2, 2)
+    assert squeezed.shape == (2, 3)
+    with pytest.raises(ValueError, match=r"no entry for the input\(s\) named \['age'\]"):
+        model({"city": features["city"]})
+    with pytest.raises(ValueError, match="Invalid input shape"):
+        model([np.ones((2, 1)), np.ones((2, 2, 3))])
+    # fit reads a dataset of feature dicts the same way.
+    model.compile(loss="mse")
+    ds = tf.data.Dataset.from_tensor_slices((features, np.zeros((2, 3), "float32"))).batch(2)
+    assert model.evaluate(ds, verbose=0) == pytest.approx(
+        np.mean(np.array([[50.0, 1, 2], [60, 3, 4]]) ** 2)
+    )

@@ -1,10 +1,10 @@
 """``ft.data``: input pipelines in TensorFlow's ``tf.data.Dataset`` style.
 
-Elements are structures (tuples, dicts) of arrays; as in ``tf.data``, lists are values. Inside
-the pipeline they are kept as numpy arrays, so slicing, shuffling and batching cost no per-op
-dispatch; iteration hands out ferrotape tensors, and ``map`` functions receive and return
-ferrotape tensors, as in TensorFlow. Everything runs eagerly on the calling thread; ``prefetch``
-is accepted and does nothing.
+Elements are structures (tuples, dicts) of arrays (or of datasets: ``window``'s elements); as in
+``tf.data``, lists are values. Inside the pipeline they are kept as numpy arrays, so slicing,
+shuffling and batching cost no per-op dispatch; iteration hands out ferrotape tensors, and
+``map`` functions receive and return ferrotape tensors, as in TensorFlow. Everything runs
+eagerly on the calling thread; ``prefetch`` is accepted and does nothing.
 
 A dataset is a recipe: each ``iter()`` starts a fresh pipeline, and no transformation keeps
 per-iteration state on the dataset itself, so two iterators over one dataset never disturb each
@@ -61,18 +61,30 @@ def _int_arg(who, name, value):
 
 
 def _as_numpy(value):
-    """One component as a numpy array with TensorFlow's dtype rules (Python floats float32)."""
-    if isinstance(value, np.ndarray):
+    """One component as a numpy array with TensorFlow's dtype rules (Python floats float32);
+    a dataset (a window, or what ``map`` made of one) stays a dataset."""
+    if isinstance(value, (np.ndarray, Dataset)):
         return value
     return np.asarray(_core.convert_to_tensor(value))
 
 
+def _to_tensor(component):
+    # A window's components are datasets (see ``Dataset.window``): they stay as they are.
+    return component if isinstance(component, Dataset) else _core.constant(component)
+
+
 def _to_tensors(element):
-    return _map_structure(_core.constant, element)
+    return _map_structure(_to_tensor, element)
 
 
 def _to_numpy(element):
     return _map_structure(_as_numpy, element)
+
+
+def _call_unpacked(fn, element):
+    """Calls ``fn`` on an element as ``map`` does: a tuple element as separate arguments."""
+    tensors = _to_tensors(element)
+    return fn(*tensors) if isinstance(tensors, tuple) else fn(tensors)
 
 
 def _exhaust(iterator):
@@ -238,6 +250,30 @@ class Dataset:
         """
         return Options().merge(getattr(self, "_options", None) or Options())
 
+    def reduce(self, initial_state, reduce_func, name=None):
+        """Folds the dataset into one value: ``state = reduce_func(state, element)`` for each
+        element in order, from ``initial_state``.
+
+        Args:
+            initial_state: The starting state, a tensor or a structure of tensors.
+            reduce_func: A callable ``(state, element) -> new state`` of the same structure (the
+                element is passed whole, a tuple as one argument, as in TensorFlow).
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            The final state, as tensors.
+
+        >>> int(Dataset.range(5).reduce(0, lambda total, x: total + int(x)))
+        10
+        """
+        del name
+        state = nest.map_structure(_core.convert_to_tensor, initial_state)
+        for element in self._make_iterator():
+            state = nest.map_structure(
+                _core.convert_to_tensor, reduce_func(state, _to_tensors(element))
+            )
+        return state
+
     def cardinality(self):
         """The number of elements, ``INFINITE`` (-1) or ``UNKNOWN`` (-2)."""
         return _core.constant(self._length, dtype="int64")
@@ -325,6 +361,63 @@ class Dataset:
 
         return Dataset(rows, INFINITE if self._length == INFINITE else UNKNOWN)
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Groups elements into windows: window ``k`` holds elements ``k * shift + j * stride``
+        for ``j < size``, each component as a dataset of its own (``flat_map`` + ``batch`` turn
+        windows into tensors).
+
+        Without ``drop_remainder`` windows start at every ``shift`` up to the last element, so
+        the last ones are short, as in TensorFlow.
+
+        Args:
+            size: The number of elements per window, at least 1.
+            shift: The number of elements between window starts (default: ``size``).
+            stride: The step between the elements of one window (default 1).
+            drop_remainder: If true, windows shorter than ``size`` are dropped.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset`` whose elements have the input's structure with a ``Dataset`` for
+            each component.
+
+        >>> windows = Dataset.range(5).window(3, shift=1, drop_remainder=True)
+        >>> [[int(x) for x in w] for w in windows]
+        [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
+        """
+        del name
+        size = _int_arg("Dataset.window", "size", size)
+        shift = size if shift is None else _int_arg("Dataset.window", "shift", shift)
+        stride = _int_arg("Dataset.window", "stride", stride)
+        for arg, value in (("size", size), ("shift", shift), ("stride", stride)):
+            if value < 1:
+                raise ValueError(
+                    f"Dataset.window: {arg} must be greater than zero, received {arg}={value}"
+                )
+        span = (size - 1) * stride + 1  # input elements one full window covers
+
+        def windows():
+            it = self._make_iterator()
+            buffer = []  # the input from the current window's start on
+            exhausted = False
+            while True:
+                while not exhausted and len(buffer) < span:
+                    buffer.extend(itertools.islice(it, span - len(buffer)))
+                    exhausted = len(buffer) < span
+                if not buffer or (drop_remainder and len(buffer) < span):
+                    return
+                yield _window_of(buffer[::stride])
+                if shift < len(buffer):
+                    del buffer[:shift]
+                else:
+                    _skip(it, shift - len(buffer))
+                    buffer = []
+
+        n = self._length
+        if n >= 0:
+            n = (n - span) // shift + 1 if drop_remainder else -(-n // shift)
+            n = max(n, 0)
+        return Dataset(windows, n)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles with a buffer of ``buffer_size`` elements (uniform when it holds them all).
         With a seed, the order is reproducible; by default each iteration reshuffles.
@@ -387,8 +480,7 @@ class Dataset:
 
         def mapped():
             for element in self._make_iterator():
-                tensors = _to_tensors(element)
-                out = map_func(*tensors) if isinstance(tensors, tuple) else map_func(tensors)
+                out = _call_unpacked(map_func, element)
                 if out is None:
                     raise TypeError(
                         "Dataset.map: map_func returned None; it must return a tensor or a "
@@ -397,6 +489,34 @@ class Dataset:
                 yield _to_numpy(out)
 
         return Dataset(mapped, self._length)
+
+    def flat_map(self, map_func, name=None):
+        """Maps each element to a dataset and chains those datasets' elements in order.
+
+        Args:
+            map_func: A callable taking an element (a tuple element as separate arguments) and
+                returning a ``Dataset``.
+            name: Ignored (TensorFlow's op name).
+
+        Returns:
+            A new ``Dataset`` (of unknown cardinality, as in TensorFlow).
+
+        >>> [int(x) for x in Dataset.range(1, 4).flat_map(lambda n: Dataset.range(n))]
+        [0, 0, 1, 0, 1, 2]
+        """
+        del name
+
+        def chained():
+            for element in self._make_iterator():
+                out = _call_unpacked(map_func, element)
+                if not isinstance(out, Dataset):
+                    raise TypeError(
+                        f"Dataset.flat_map: map_func must return a Dataset, received "
+                        f"{type(out).__name__}"
+                    )
+                yield from out._make_iterator()
+
+        return Dataset(chained, UNKNOWN)
 
     def filter(self, predicate, name=None):
         """The elements for which ``predicate`` returns true.
@@ -416,9 +536,7 @@ class Dataset:
 
         def kept():
             for element in self._make_iterator():
-                tensors = _to_tensors(element)
-                keep = predicate(*tensors) if isinstance(tensors, tuple) else predicate(tensors)
-                if _scalar_bool(keep):
+                if _scalar_bool(_call_unpacked(predicate, element)):
                     yield element
 
         return Dataset(kept, UNKNOWN)
@@ -648,6 +766,20 @@ def _stack(chunk, who):
             )
         columns.append(np.stack(column))
     return _pack(chunk[0], columns, who)
+
+
+def _skip(iterator, count):
+    """Advances ``iterator`` by up to ``count`` elements."""
+    for _ in itertools.islice(iterator, count):
+        pass
+
+
+def _window_of(elements):
+    """One window: the elements' structure with each component's values as a dataset."""
+    flats = [_flatten(e, "Dataset.window") for e in elements]
+    columns = [list(column) for column in zip(*flats, strict=True)]
+    datasets = [Dataset(lambda c=column: iter(c), len(column)) for column in columns]
+    return _pack(elements[0], datasets, "Dataset.window")
 
 
 def _min_cardinality(lengths):

@@ -100,6 +100,7 @@ from .pooling.pooling3d import (
 )
 from .preprocessing.category_encoding import CategoryEncoding
 from .preprocessing.discretization import Discretization
+from .preprocessing.hashing import Hashing
 from .preprocessing.image_preprocessing.aug_mix import AugMix
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
@@ -238,6 +239,7 @@ __all__ = [
     "GroupQueryAttention",
     "GRU",
     "GRUCell",
+    "Hashing",
     "Identity",
     "Input",
     "InputLayer",

@@ -1,9 +1,9 @@
 """Functional models, ``Model(inputs, outputs)`` (Keras 3's ``keras.src.models.functional``)."""
 
-from ... import nest
+from ... import _core, nest
 from ..layers.core.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
-from ..layers.layer_masking import set_keras_mask
+from ..layers.layer_masking import _keep_mask, set_keras_mask
 from ..layers.layer_utils import _shape_of
 from .model import Model
 
@@ -69,14 +69,10 @@ class Functional(Model):
     def call(self, inputs, training=None, mask=None):
         values = {}
         flat_inputs = nest.flatten(self._inputs_struct)
-        given = nest.flatten(inputs) if len(flat_inputs) > 1 else [inputs]
-        if len(given) != len(flat_inputs):
-            raise ValueError(
-                f"Model '{self.name}' expects {len(flat_inputs)} input(s), received {len(given)}"
-            )
+        given = self._standardized_inputs(inputs, flat_inputs)
         masks = [None] * len(given) if mask is None else nest.flatten(mask)
         for tensor, value, input_mask in zip(flat_inputs, given, masks, strict=False):
-            values[id(tensor)] = self._converted_inputs(value)
+            values[id(tensor)] = _adjusted_rank(self._converted_inputs(value), tensor)
             if input_mask is not None:
                 # The layers read a mask from the tensor it rides on (Keras 3).
                 set_keras_mask(values[id(tensor)], input_mask)
@@ -92,6 +88,26 @@ class Functional(Model):
                 values[id(tensor)] = value
         flat = [values[id(t)] for t in nest.flatten(self._outputs_struct)]
         return nest.pack_sequence_as(self._outputs_struct, flat)
+
+    def _standardized_inputs(self, inputs, flat_inputs):
+        """The inputs as a flat list in the order of the model's ``Input``s. A dict given to a
+        model built on a list of inputs is read by the inputs' names, as in Keras 3 (the
+        structured-data examples feed a dataset of feature dicts)."""
+        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
+            names = [tensor.name for tensor in flat_inputs]
+            missing = [name for name in names if name not in inputs]
+            if missing:
+                raise ValueError(
+                    f"Model '{self.name}': the input dict has no entry for the input(s) named "
+                    f"{missing}. Received keys: {sorted(inputs)}"
+                )
+            return [inputs[name] for name in names]
+        given = nest.flatten(inputs) if len(flat_inputs) > 1 else [inputs]
+        if len(given) != len(flat_inputs):
+            raise ValueError(
+                f"Model '{self.name}' expects {len(flat_inputs)} input(s), received {len(given)}"
+            )
+        return given
 
     # ------------------------------------------------------------------ configuration
     def get_config(self):
@@ -177,6 +193,26 @@ class Functional(Model):
         model_outputs = _map_histories(tensor, config["output_layers"])
         kwargs = {k: config[k] for k in ("name", "trainable") if k in config}
         return cls(inputs, model_outputs, **kwargs)
+
+
+def _adjusted_rank(value, tensor):
+    """Keras 3's rank adjustment of a model input: one axis of size 1 more or fewer than the
+    ``Input`` declares is squeezed or added (a batch of scalars, shape ``(n,)``, feeds
+    ``Input(shape=(1,))``); any other difference of rank is an error."""
+    shape = getattr(value, "shape", None)
+    if shape is None or tensor.shape is None:
+        return value
+    rank, expected = len(shape), len(tensor.shape)
+    if rank == expected:
+        return value
+    if rank == expected + 1 and shape[-1] == 1:
+        return _keep_mask(value, _core.squeeze(value, [-1]))
+    if rank == expected - 1 and tensor.shape[-1] == 1:
+        return _keep_mask(value, _core.expand_dims(value, -1))
+    raise ValueError(
+        f"Invalid input shape for input {tensor}. Expected shape {tensor.shape}, but input has "
+        f"incompatible shape {tuple(shape)}"
+    )
 
 
 def _is_input(node):
