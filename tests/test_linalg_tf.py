@@ -1,0 +1,172 @@
+"""tf.linalg's decompositions (eigh, eigvalsh, svd, pinv, matrix_rank) and the LinearOperator
+family, run in TensorFlow 2.21 and in ferrotape and compared: values, dtypes, shapes, float64
+gradients, and the kind of error.
+
+Each program takes the module (``tensorflow`` or ``ferrotape``) as ``tf`` and returns a nest of
+results: tensors become (dtype name, shape, values), an expected error becomes its kind.
+Eigen- and singular vectors are compared through sign-free functions of them (their signs are
+unspecified and differ between Eigen and LAPACK). Skipped without TensorFlow
+(``pip install tensorflow-cpu``); tests/test_linalg_decomp.py and tests/test_linear_operator.py
+cover the same names without it.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+real_tf = pytest.importorskip(
+    "tensorflow", reason="TensorFlow is not installed (pip install tensorflow-cpu)"
+)
+
+import ferrotape  # noqa: E402 - after the skip
+
+PROGRAMS = []
+RNG = np.random.default_rng(5)
+SYM = RNG.standard_normal((2, 4, 4))
+SYM = SYM + np.swapaxes(SYM, -1, -2) + np.diag([0.0, 2.0, 4.0, 6.0])
+SYM[:, 0, 3] += 1.0  # the upper triangle is not read
+WIDE = RNG.standard_normal((2, 3, 4))
+TALL = RNG.standard_normal((5, 3))
+SQUARE = RNG.standard_normal((3, 3))
+NEAR_SQUARE = (RNG.standard_normal((3, 4)), RNG.standard_normal((4, 3)))
+
+
+def program(fn):
+    PROGRAMS.append(fn)
+    return fn
+
+
+def kind(fn):
+    """Run fn; the kind of exception it raises, or 'no error'."""
+    try:
+        fn()
+    except Exception as err:  # noqa: BLE001 - the kind is the result being compared
+        if type(err).__name__ in ("InvalidArgumentError", "ValueError"):
+            return "InvalidArgumentError or ValueError"
+        for k in (NotImplementedError, TypeError, RuntimeError):
+            if isinstance(err, k):
+                return k.__name__
+        return type(err).__name__
+    return "no error"
+
+
+def grads(tf, fn, *arrays):
+    """fn's value and the gradient of sum(fn(*xs) * weights) for each float64 input."""
+    xs = [tf.constant(a) for a in arrays]
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        y = fn(*xs)
+        weights = np.linspace(0.5, 2.0, int(np.prod(y.shape))).reshape(y.shape)
+        loss = tf.reduce_sum(y * tf.constant(weights))
+    return y, tape.gradient(loss, xs)
+
+
+def projector(tf, vectors, weights):
+    """sum_i w_i x_i x_i^T over the columns x_i: free of the columns' signs."""
+    return tf.matmul(vectors * weights, vectors, transpose_b=True)
+
+
+@program
+def eigh_values_vectors_and_gradients(tf):
+    w = tf.constant([0.5, -1.0, 2.0, 1.5], tf.float64)
+    return [
+        tf.linalg.eigh(SYM)[0],
+        tf.linalg.eigvalsh(SYM.astype(np.float32)),
+        grads(tf, lambda a: tf.linalg.eigh(a)[0], SYM),
+        grads(tf, lambda a: tf.linalg.eigvalsh(a), SYM),
+        grads(tf, lambda a: projector(tf, tf.linalg.eigh(a)[1], w), SYM),
+        grads(
+            tf, lambda a: projector(tf, tf.linalg.eigh(a)[1], tf.linalg.eigh(a)[0][:, None, :]), SYM
+        ),
+        kind(lambda: tf.linalg.eigh(np.ones((2, 3)))),
+    ]
+
+
+@program
+def svd_values_vectors_and_gradients(tf):
+    out = []
+    for a in (SQUARE, TALL, WIDE):
+        k = min(a.shape[-2:])
+        w = tf.constant(np.linspace(-1.0, 1.0, k))
+        out += [
+            tf.linalg.svd(a, compute_uv=False),
+            grads(tf, lambda t: tf.linalg.svd(t, compute_uv=False), a),
+            grads(tf, lambda t: tf.linalg.svd(t)[0], a),
+            grads(
+                tf,
+                lambda t, w=w: tf.matmul(
+                    tf.linalg.svd(t)[1] * w, tf.linalg.svd(t)[2], transpose_b=True
+                ),
+                a,
+            ),
+            grads(tf, lambda t, w=w: projector(tf, tf.linalg.svd(t)[1], w), a),
+            grads(tf, lambda t, w=w: projector(tf, tf.linalg.svd(t)[2], w), a),
+            [x.shape.as_list() for x in tf.linalg.svd(a, full_matrices=True)],
+        ]
+    for a in NEAR_SQUARE:
+        wu, wv = (tf.constant(np.linspace(-1.0, 2.0, d)) for d in a.shape)
+        out.append(
+            grads(
+                tf,
+                lambda t, wu=wu, wv=wv: tf.concat(
+                    [
+                        tf.reshape(
+                            projector(tf, tf.linalg.svd(t, full_matrices=True)[1], wu), [-1]
+                        ),
+                        tf.reshape(
+                            projector(tf, tf.linalg.svd(t, full_matrices=True)[2], wv), [-1]
+                        ),
+                    ],
+                    0,
+                ),
+                a,
+            )
+        )
+    out.append(kind(lambda: grads(tf, lambda t: tf.linalg.svd(t, full_matrices=True)[0], TALL)))
+    out.append(kind(lambda: tf.linalg.svd(np.ones(3))))
+    return out
+
+
+@program
+def pinv_and_matrix_rank(tf):
+    singular = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 0.0]])
+    return [
+        grads(tf, tf.linalg.pinv, SQUARE),
+        grads(tf, tf.linalg.pinv, WIDE),
+        grads(tf, tf.linalg.pinv, singular),
+        tf.linalg.pinv(np.diag([1.0, 1e-9])),
+        tf.linalg.pinv(np.diag([1.0, 1e-9]), rcond=1e-6),
+        tf.linalg.pinv(np.diag([1.0, 1e-7]).astype(np.float32)),
+        tf.linalg.matrix_rank(np.stack([singular[:2], np.eye(2), np.zeros((2, 2))])),
+        tf.linalg.matrix_rank(WIDE),
+        tf.linalg.matrix_rank(np.diag([1.0, 1e-3]), tol=1e-2),
+        tf.linalg.matrix_rank(np.diag([1.0, 1e-17])),
+    ]
+
+
+def to_plain(value):
+    if isinstance(value, (real_tf.Tensor, ferrotape.Tensor)):
+        return (value.dtype.name, tuple(value.shape), value.numpy().tolist())
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def assert_same(expected, actual, path="result"):
+    if isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), path
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            assert_same(e, a, f"{path}[{i}]")
+    elif isinstance(expected, tuple) and len(expected) == 3 and isinstance(expected[0], str):
+        assert actual[0] == expected[0] and actual[1] == expected[1], (path, expected, actual)
+        tol = 1e-5 if expected[0] == "float32" else 1e-8
+        np.testing.assert_allclose(actual[2], expected[2], rtol=tol, atol=tol, err_msg=path)
+    else:
+        assert actual == expected, (path, expected, actual)
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=lambda fn: fn.__name__)
+def test_matches_tensorflow(prog):
+    assert_same(to_plain(prog(real_tf)), to_plain(prog(ferrotape)))
