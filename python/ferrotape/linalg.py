@@ -16,6 +16,8 @@ from ._exports.linalg import inv, matrix_transpose
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import solve as _solve
 from ._linalg_decomp import eigh, eigvalsh, matrix_rank, pinv, svd
+from ._linear_operator import *  # noqa: F403 (the LinearOperator family)
+from ._linear_operator import __all__ as _linear_operators
 from ._nn_impl import l2_normalize
 from .clip import global_norm
 from .einsum import einsum, tensordot
@@ -1124,6 +1126,7 @@ def eigh_tridiagonal(
 
 __all__ = [
     *_native,
+    *_linear_operators,
     "band_part",
     "banded_triangular_solve",
     "cholesky",
