@@ -1,13 +1,8 @@
 """``tf.linalg.LinearOperatorDiag``: a (batch of) diagonal matrices held by their diagonals."""
 
 from .. import _core
-from .linear_operator import (
-    LinearOperator,
-    adjoint_if,
-    combined_non_singular_hint,
-    keep_or_convert,
-    read,
-)
+from .linear_operator import LinearOperator
+from .linear_operator_util import adjoint_if, combined_non_singular_hint, keep_or_convert, read
 
 __all__ = ["LinearOperatorDiag"]
 

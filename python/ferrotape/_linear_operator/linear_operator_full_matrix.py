@@ -1,7 +1,8 @@
 """``tf.linalg.LinearOperatorFullMatrix``: an operator holding its dense matrix."""
 
 from .._exports.linalg import matmul as _matmul
-from .linear_operator import LinearOperator, keep_or_convert, read
+from .linear_operator import LinearOperator
+from .linear_operator_util import keep_or_convert, read
 
 __all__ = ["LinearOperatorFullMatrix"]
 

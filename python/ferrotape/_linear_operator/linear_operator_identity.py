@@ -5,14 +5,8 @@ import numpy as _np
 
 from .. import _core
 from ..dtypes import as_dtype
-from .linear_operator import (
-    LinearOperator,
-    adjoint_if,
-    combined_non_singular_hint,
-    eye,
-    keep_or_convert,
-    read,
-)
+from .linear_operator import LinearOperator
+from .linear_operator_util import adjoint_if, combined_non_singular_hint, eye, keep_or_convert, read
 
 __all__ = ["LinearOperatorIdentity", "LinearOperatorScaledIdentity"]
 

@@ -2,7 +2,8 @@
 
 from .. import _core
 from .._exports.linalg import matmul as _matmul
-from .linear_operator import LinearOperator, adjoint_if, broadcast_batch, keep_or_convert, read
+from .linear_operator import LinearOperator
+from .linear_operator_util import adjoint_if, broadcast_batch, keep_or_convert, read
 
 __all__ = ["LinearOperatorLowerTriangular"]
 
@@ -107,7 +108,7 @@ class LinearOperatorLowerTriangular(LinearOperator):
 
     def _linop_matmul(self, left, right):
         if isinstance(right, LinearOperatorLowerTriangular):
-            from .linear_operator_diag import combined_non_singular_hint
+            from .linear_operator_util import combined_non_singular_hint
 
             return LinearOperatorLowerTriangular(
                 _matmul(left.to_dense(), right.to_dense()),
