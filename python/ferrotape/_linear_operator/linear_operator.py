@@ -75,7 +75,7 @@ class LinearOperator(OperatorProperties):
                     f"{left.domain_dimension} but got {right.range_dimension}."
                 )
             return left._linop_matmul(left, right)
-        x = _core.convert_to_tensor(x, dtype=self.dtype)
+        x = _core.convert_to_tensor(x)
         self._check_input_dtype(x)
         self._check_dimension(
             "matmul",
@@ -124,7 +124,7 @@ class LinearOperator(OperatorProperties):
             A tensor ``[..., M]`` (``[..., N]`` with ``adjoint``).
         """
         del name
-        x = _core.convert_to_tensor(x, dtype=self.dtype)
+        x = _core.convert_to_tensor(x)
         self._check_input_dtype(x)
         self._check_dimension("matvec", self.shape[-2 if adjoint else -1], x.shape[-1])
         return self._matvec(x, adjoint=adjoint)
@@ -232,7 +232,7 @@ class LinearOperator(OperatorProperties):
                     f"{left.domain_dimension} but got {right.range_dimension}."
                 )
             return left._linop_solve(left, right)
-        rhs = _core.convert_to_tensor(rhs, dtype=self.dtype)
+        rhs = _core.convert_to_tensor(rhs)
         self._check_input_dtype(rhs)
         self._check_dimension(
             "solve", self.shape[-1 if adjoint else -2], rhs.shape[-1 if adjoint_arg else -2]
@@ -268,7 +268,7 @@ class LinearOperator(OperatorProperties):
             A tensor ``[..., N]``.
         """
         del name
-        rhs = _core.convert_to_tensor(rhs, dtype=self.dtype)
+        rhs = _core.convert_to_tensor(rhs)
         self._check_input_dtype(rhs)
         self._check_dimension("solvevec", self.shape[-1 if adjoint else -2], rhs.shape[-1])
         return self._solvevec(rhs, adjoint=adjoint)
@@ -428,7 +428,7 @@ class LinearOperator(OperatorProperties):
             A tensor of ``x``'s shape (batch axes broadcast).
         """
         del name
-        x = _core.convert_to_tensor(x, dtype=self.dtype)
+        x = _core.convert_to_tensor(x)
         self._check_input_dtype(x)
         return self._add_to_tensor(x)
 
