@@ -146,6 +146,182 @@ def pinv_and_matrix_rank(tf):
     ]
 
 
+# ----------------------------------------------------------------------------- LinearOperators
+
+W2 = RNG.standard_normal((2, 2)) + 3.0 * np.eye(2)
+W3 = RNG.standard_normal((3, 3)) + 3.0 * np.eye(3)
+SPD3 = W3 @ W3.T
+D3 = np.array([1.5, -2.0, 3.0])
+U32 = RNG.standard_normal((3, 2))
+X62 = RNG.standard_normal((6, 2))
+W66 = RNG.standard_normal((6, 6))
+TRI = np.stack([RNG.standard_normal(3), RNG.standard_normal(3) + 4.0, RNG.standard_normal(3)])
+
+
+def operators(tf):
+    """One operator of each kind, as a function of one float64 parameter tensor each."""
+    la = tf.linalg
+    return {
+        "full_matrix": (lambda p: la.LinearOperatorFullMatrix(p), W3),
+        "full_matrix_spd": (
+            lambda p: la.LinearOperatorFullMatrix(
+                p, is_self_adjoint=True, is_positive_definite=True
+            ),
+            SPD3,
+        ),
+        "diag": (lambda p: la.LinearOperatorDiag(p), D3),
+        "scaled_identity": (lambda p: la.LinearOperatorScaledIdentity(3, p), np.array(1.7)),
+        "lower_triangular": (lambda p: la.LinearOperatorLowerTriangular(p), W3),
+        "composition": (
+            lambda p: la.LinearOperatorComposition(
+                [la.LinearOperatorFullMatrix(p), la.LinearOperatorDiag(tf.constant(D3))]
+            ),
+            W3,
+        ),
+        "adjoint": (lambda p: la.LinearOperatorAdjoint(la.LinearOperatorFullMatrix(p)), W3),
+        "inversion": (lambda p: la.LinearOperatorInversion(la.LinearOperatorFullMatrix(p)), W3),
+        "block_diag": (
+            lambda p: la.LinearOperatorBlockDiag(
+                [la.LinearOperatorFullMatrix(p[:2, :2]), la.LinearOperatorDiag(p[2, :1])]
+            ),
+            W3,
+        ),
+        "kronecker": (
+            lambda p: la.LinearOperatorKronecker(
+                [la.LinearOperatorFullMatrix(tf.constant(W2)), la.LinearOperatorFullMatrix(p)]
+            ),
+            W3,
+        ),
+        "low_rank_update": (
+            lambda p: la.LinearOperatorLowRankUpdate(
+                la.LinearOperatorFullMatrix(tf.constant(W3)), p, tf.constant([2.0, 3.0], tf.float64)
+            ),
+            U32,
+        ),
+        "low_rank_update_spd": (
+            lambda p: la.LinearOperatorLowRankUpdate(
+                la.LinearOperatorDiag(tf.constant(np.abs(D3)), is_positive_definite=True), p
+            ),
+            U32,
+        ),
+        "householder": (lambda p: la.LinearOperatorHouseholder(p), D3),
+        "toeplitz": (
+            lambda p: la.LinearOperatorToeplitz(p, tf.constant([4.0, -1.0, 0.3], tf.float64)),
+            D3 + 3.0,
+        ),
+        "tridiag": (lambda p: la.LinearOperatorTridiag(p), TRI),
+        "block_lower_triangular": (
+            lambda p: la.LinearOperatorBlockLowerTriangular(
+                [
+                    [la.LinearOperatorFullMatrix(p[:1, :1])],
+                    [
+                        la.LinearOperatorFullMatrix(p[1:, :1]),
+                        la.LinearOperatorFullMatrix(p[1:, 1:]),
+                    ],
+                ]
+            ),
+            W3,
+        ),
+    }
+
+
+def operator_program(name):
+    def run(tf):
+        build, p0 = operators(tf)[name]
+        op = build(tf.constant(p0))
+        n = op.domain_dimension
+        x, w = X62[:n], W66[:n, :n]
+        out = [
+            op.shape.as_list(),
+            [op.is_non_singular, op.is_self_adjoint, op.is_positive_definite, op.is_square],
+            op.to_dense(),
+            op.matmul(x),
+            op.matmul(x.T, adjoint=True, adjoint_arg=True),
+            op.matvec(x[:, 0]),
+            op.solve(x),
+            op.solvevec(x[:, 1], adjoint=True),
+            op.determinant(),
+            op.log_abs_determinant(),
+            op.diag_part(),
+            op.trace(),
+            op.add_to_tensor(w),
+            type(op.adjoint()).__name__,
+            op.adjoint().to_dense(),
+            type(op.inverse()).__name__,
+            op.inverse().to_dense(),
+        ]
+        if op.is_self_adjoint:
+            out.append(op.eigvals())
+        if op.is_self_adjoint and op.is_positive_definite:
+            out += [type(op.cholesky()).__name__, op.cholesky().to_dense()]
+
+        def scalar(p):
+            o = build(p)
+            y = o.matmul(x) + o.solve(x)
+            return tf.reduce_sum(y * x) + o.log_abs_determinant()
+
+        value, (gradient,) = grads(tf, scalar, p0)
+        if op.is_self_adjoint and op.is_positive_definite and name.startswith("full_matrix"):
+            # TF's Cholesky gradient is symmetrised, ferrotape's lies on the lower triangle
+            # that the factorisation reads: equal along symmetric directions, so G + G^T.
+            gradient = gradient + tf.transpose(gradient)
+        out.append([value, gradient])
+        return out
+
+    run.__name__ = f"linear_operator_{name}"
+    return run
+
+
+for _name in sorted(operators(ferrotape)):
+    program(operator_program(_name))
+
+
+@program
+def linear_operator_products_and_errors(tf):
+    la = tf.linalg
+    d1, d2 = la.LinearOperatorDiag(D3), la.LinearOperatorDiag(D3 + 1.0)
+    full = la.LinearOperatorFullMatrix(W3)
+    identity = la.LinearOperatorIdentity(3, dtype=tf.float64)
+    zeros = la.LinearOperatorZeros(3, dtype=tf.float64)
+    return [
+        type(d1 @ d2).__name__,
+        (d1 @ d2).to_dense(),
+        type(d1.solve(d2)).__name__,
+        type(full @ identity).__name__,
+        type(full @ full).__name__,
+        (full @ full).name,
+        type(full.solve(full)).__name__,
+        type(zeros @ full).__name__,
+        la.LinearOperatorIdentity(2, batch_shape=[3]).matvec([1.0, 2.0]),
+        la.LinearOperatorScaledIdentity(2, [2.0, 3.0]).determinant(),
+        la.LinearOperatorPermutation([2, 0, 1]).matvec([10.0, 20.0, 30.0]),
+        la.LinearOperatorPermutation([2, 0, 1]).solvevec([10.0, 20.0, 30.0]),
+        la.LinearOperatorPermutation([2, 0, 1]).determinant(),
+        la.LinearOperatorPermutation([1, 0, 2]).determinant(),
+        la.LinearOperatorHouseholder([1.0, 1.0]).eigvals(),
+        zeros.matvec(D3),
+        tf.convert_to_tensor(zeros.add_to_tensor(W3)),  # TF hands a numpy argument back
+        la.LinearOperatorTridiag(list(TRI), "sequence").to_dense(),
+        la.LinearOperatorTridiag(W3, "matrix").to_dense(),
+        kind(lambda: full.matvec(np.ones(2))),
+        kind(lambda: full.matmul(np.ones((3, 1), np.float32))),
+        kind(lambda: la.LinearOperatorFullMatrix(np.ones((2, 3))).determinant()),
+        kind(lambda: la.LinearOperatorFullMatrix(np.ones((2, 3))).solve(np.ones((2, 1)))),
+        kind(lambda: la.LinearOperatorFullMatrix(np.ones((2, 3))).inverse()),
+        kind(lambda: full.cholesky()),
+        kind(lambda: full.eigvals()),
+        kind(lambda: la.LinearOperatorDiag(D3, is_self_adjoint=False)),
+        kind(lambda: la.LinearOperatorIdentity(3, is_non_singular=False)),
+        kind(lambda: la.LinearOperatorZeros(2, 3)),
+        kind(lambda: la.LinearOperatorComposition([])),
+        kind(lambda: la.LinearOperatorComposition([full, la.LinearOperatorFullMatrix(W2)]).shape),
+        kind(lambda: la.LinearOperatorInversion(zeros)),
+        kind(lambda: la.LinearOperatorPermutation([0, 0, 1])),
+        kind(lambda: la.LinearOperatorHouseholder([1.0, 0.0], is_positive_definite=True)),
+        kind(lambda: zeros.solve(np.ones((3, 1)))),
+    ]
+
+
 def to_plain(value):
     if isinstance(value, (real_tf.Tensor, ferrotape.Tensor)):
         return (value.dtype.name, tuple(value.shape), value.numpy().tolist())

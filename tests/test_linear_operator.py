@@ -124,7 +124,7 @@ CASES = {
     "toeplitz": lambda: (L.LinearOperatorToeplitz(COL, ROW), toeplitz_dense(COL, ROW)),
     "tridiag": lambda: (L.LinearOperatorTridiag(TRI), tridiag_dense(TRI)),
     "tridiag_matrix": lambda: (
-        L.LinearOperatorTridiag(tridiag_dense(TRI) + np.triu(np.ones((4, 4)), 2), "matrix"),
+        L.LinearOperatorTridiag(tridiag_dense(TRI), "matrix"),
         tridiag_dense(TRI),
     ),
     "tridiag_sequence": lambda: (
@@ -271,6 +271,23 @@ def test_operator_products_and_solves_keep_structure():
     inv = L.LinearOperatorScaledIdentity(2, 4.0).inverse()
     assert isinstance(inv, L.LinearOperatorScaledIdentity)
     assert float(inv.multiplier) == 0.25
+
+
+def test_tridiag_matrix_format_reads_only_the_band():
+    # As TensorFlow: to_dense gives the matrix as passed, products and solves its band only.
+    full = tridiag_dense(TRI) + np.triu(np.ones((4, 4)), 2)
+    op = L.LinearOperatorTridiag(full, "matrix")
+    close(op.to_dense().numpy(), full)
+    x = rand(4, 2)
+    close(op.matmul(x).numpy(), tridiag_dense(TRI) @ x)
+    close(op.solve(x).numpy(), np.linalg.solve(tridiag_dense(TRI), x))
+
+
+def test_block_lower_triangular_inverse_stays_block_lower_triangular():
+    op, dense = CASES["block_lower_triangular"]()
+    inverse = op.inverse()
+    assert isinstance(inverse, L.LinearOperatorBlockLowerTriangular)
+    close(inverse.to_dense().numpy(), np.linalg.inv(dense), 1e-10)
 
 
 def test_batch_broadcasting():
@@ -427,8 +444,10 @@ def test_hint_rules():
         (lambda: L.LinearOperatorZeros(2, 3), ValueError, "is_square=True"),
         (lambda: L.LinearOperatorComposition([]), ValueError, "non-empty"),
         (
-            lambda: L.LinearOperatorComposition(
-                [L.LinearOperatorFullMatrix(A3), L.LinearOperatorFullMatrix(W2)]
+            lambda: (
+                L.LinearOperatorComposition(
+                    [L.LinearOperatorFullMatrix(A3), L.LinearOperatorFullMatrix(W2)]
+                ).shape
             ),
             ValueError,
             "incompatible",

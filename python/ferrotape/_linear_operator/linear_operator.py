@@ -10,7 +10,6 @@ to the tensors and variables they were built from. Variables are kept as they ar
 the operator is used, so a tape opened after the operator was built still sees the reads.
 """
 
-
 from .. import _core
 from .linear_operator_properties import OperatorProperties
 from .linear_operator_util import (

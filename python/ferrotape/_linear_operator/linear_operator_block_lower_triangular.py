@@ -192,6 +192,29 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         parts = [op.diag_part() for op in self._diagonal()]
         return _core.concat([_core.broadcast_to(p, [*batch, p.shape[-1]]) for p in parts], -1)
 
+    def _linop_inverse(self):
+        """The inverse, block lower-triangular too: ``X_ii = A_ii^-1`` and, below the diagonal,
+        ``X_ij = -A_ii^-1 sum_{j <= k < i} A_ik X_kj`` (dense blocks)."""
+        from .linear_operator_full_matrix import LinearOperatorFullMatrix
+
+        n = len(self._operators)
+        inverse = [[None] * (i + 1) for i in range(n)]
+        for i in range(n):
+            inverse[i][i] = self._operators[i][i].inverse()
+            for j in range(i):
+                total = None
+                for k in range(j, i):
+                    term = self._operators[i][k].matmul(inverse[k][j].to_dense())
+                    total = term if total is None else total + term
+                inverse[i][j] = LinearOperatorFullMatrix(-inverse[i][i].matmul(total))
+        return LinearOperatorBlockLowerTriangular(
+            inverse,
+            is_non_singular=self.is_non_singular,
+            is_self_adjoint=self.is_self_adjoint,
+            is_positive_definite=self.is_positive_definite,
+            is_square=True,
+        )
+
     def _to_dense(self):
         batch = self._batch()
         sizes = [op.domain_dimension for op in self._diagonal()]

@@ -37,7 +37,8 @@ class LinearOperatorComposition(LinearOperator):
 
         Args:
             operators: A non-empty list of ``LinearOperator`` s of one dtype, each one's
-                domain dimension equal to the next one's range dimension.
+                domain dimension equal to the next one's range dimension (checked, as by
+                TensorFlow, when the shape is computed).
             is_non_singular: Expect the product to be non-singular (implied when every
                 factor is).
             is_self_adjoint: Expect the product to equal its adjoint.
@@ -46,7 +47,7 @@ class LinearOperatorComposition(LinearOperator):
             name: The operator's name (by default the factors' names joined by ``_o_``).
 
         Raises:
-            ValueError: for an empty list, mismatched dimensions or contradicting hints.
+            ValueError: for an empty list or contradicting hints.
             TypeError: if the operators' dtypes differ.
         """
         operators = list(operators)
@@ -58,13 +59,6 @@ class LinearOperatorComposition(LinearOperator):
                 "Expected all operators to have the same dtype. Found "
                 + " ".join(f"{op.name}: {op.dtype.name}" for op in operators)
             )
-        for left, right in zip(operators, operators[1:], strict=False):
-            if left.domain_dimension != right.range_dimension:
-                raise ValueError(
-                    f"Operators are incompatible: {left.name} has domain dimension "
-                    f"{left.domain_dimension} but {right.name} has range dimension "
-                    f"{right.range_dimension}."
-                )
         if all(op.is_non_singular for op in operators):
             if is_non_singular is False:
                 raise ValueError(
@@ -88,6 +82,15 @@ class LinearOperatorComposition(LinearOperator):
         return list(self._operators)
 
     def _shape(self):
+        # TensorFlow checks the factors' dimensions here, when the shape is first asked for.
+        operators = self._operators
+        for left, right in zip(operators, operators[1:], strict=False):
+            if left.domain_dimension != right.range_dimension:
+                raise ValueError(
+                    f"Operators are incompatible: {left.name} has domain dimension "
+                    f"{left.domain_dimension} but {right.name} has range dimension "
+                    f"{right.range_dimension}."
+                )
         batch = _np.broadcast_shapes(*(tuple(op.batch_shape.as_list()) for op in self._operators))
         first, last = self._operators[0], self._operators[-1]
         return [*batch, first.range_dimension, last.domain_dimension]

@@ -190,7 +190,7 @@ class LinearOperatorScaledIdentity(LinearOperator):
             num_rows: ``N``, a non-negative Python int (or int scalar tensor).
             multiplier: A floating tensor (or ``Variable``) ``c`` of shape ``[B1, ..., Bb]``.
             is_non_singular: Expect ``c != 0``.
-            is_self_adjoint: Expect ``c`` real (always, in ferrotape).
+            is_self_adjoint: A real ``c I`` is always self-adjoint (``False`` raises).
             is_positive_definite: Expect ``c > 0``.
             is_square: Must be True.
             assert_proper_shapes: Unused (the shapes are always checked).
@@ -202,12 +202,14 @@ class LinearOperatorScaledIdentity(LinearOperator):
         del assert_proper_shapes
         if not is_square:
             raise ValueError("A ScaledIdentity operator is always square.")
+        if is_self_adjoint is False:
+            raise ValueError("A real diagonal operator is always self adjoint.")
         self._num_rows = _num_rows(num_rows)
         self._multiplier = keep_or_convert(multiplier, name="multiplier")
         super().__init__(
             dtype=self._multiplier.dtype,
             is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
+            is_self_adjoint=True,
             is_positive_definite=is_positive_definite,
             is_square=True,
             name=name,

@@ -114,6 +114,12 @@ class LinearOperatorTridiag(LinearOperator):
         ]
 
     def _to_dense(self):
+        if self._diagonals_format == "matrix":
+            # As TensorFlow: the matrix as given, though products read only its band.
+            return read(self._diagonals)
+        return self._banded()
+
+    def _banded(self):
         from .. import linalg
 
         if self._diagonals_format == "matrix":
@@ -125,13 +131,13 @@ class LinearOperatorTridiag(LinearOperator):
         return dense
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        return _matmul(self.to_dense(), x, transpose_a=adjoint, transpose_b=adjoint_arg)
+        return _matmul(self._banded(), x, transpose_a=adjoint, transpose_b=adjoint_arg)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         from .. import linalg
 
         matrix, rhs = broadcast_batch(
-            adjoint_if(self.to_dense(), adjoint), adjoint_if(rhs, adjoint_arg)
+            adjoint_if(self._banded(), adjoint), adjoint_if(rhs, adjoint_arg)
         )
         return linalg.solve(matrix, rhs)
 
