@@ -352,3 +352,20 @@ def test_inside_function_runs_eagerly_with_the_same_results():
         again = traced(ft.constant(2.0 * a))  # a function argument read on the host is not
         # baked into a trace: the second call computes its own values
     np.testing.assert_allclose(again[0].numpy(), 2.0 * np.linalg.eigvalsh(a))
+
+
+def test_forward_accumulator_jvp_matches_finite_differences():
+    a, t = spread_symmetric((3, 3)), RNG.standard_normal((3, 3))
+    b = spread_matrix((3, 2))
+    eps = 1e-6
+    x = ft.constant(a)
+    with ft.autodiff.ForwardAccumulator(x, ft.constant(t)) as acc:
+        e = ft.linalg.eigvalsh(x)
+    want = (np.linalg.eigvalsh(a + eps * t) - np.linalg.eigvalsh(a - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(acc.jvp(e).numpy(), want, rtol=1e-5, atol=1e-7)
+    y = ft.constant(b)
+    tb = RNG.standard_normal(b.shape)
+    with ft.autodiff.ForwardAccumulator(y, ft.constant(tb)) as acc:
+        p = ft.linalg.pinv(y)
+    want = (np.linalg.pinv(b + eps * tb) - np.linalg.pinv(b - eps * tb)) / (2 * eps)
+    np.testing.assert_allclose(acc.jvp(p).numpy(), want, rtol=1e-5, atol=1e-7)
