@@ -1,7 +1,10 @@
 """``tf.linalg.LinearOperator`` and its concrete operators, one file per operator as
 TensorFlow lays them out (``tensorflow/python/ops/linalg/linear_operator_*.py``); exported
 from ``ft.linalg``. The circulant operators are left out: their spectra are complex, and
-ferrotape has no complex dtype."""
+ferrotape has no complex dtype.
+
+``ft.linalg`` imports this package, so its modules reach ``ft.linalg``'s own functions
+(``cholesky``, ``solve``, ``diag_part``...) by importing it inside the methods that use them."""
 
 from .linear_operator import LinearOperator
 from .linear_operator_adjoint import LinearOperatorAdjoint

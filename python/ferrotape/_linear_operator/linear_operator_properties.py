@@ -10,6 +10,7 @@ import numpy as _np
 
 from .. import _core
 from ..dtypes import as_dtype
+from ..errors import InvalidArgumentError
 from ..module import Module
 from ..tensor_shape import TensorShape
 
@@ -216,8 +217,6 @@ class OperatorProperties(Module):
             InvalidArgumentError: if it is singular up to precision.
         """
         del name
-        from ..errors import InvalidArgumentError
-
         if self._can_use_cholesky():
             return self.assert_positive_definite()
         s = _np.linalg.svd(self.to_dense().numpy(), compute_uv=False)
@@ -239,8 +238,6 @@ class OperatorProperties(Module):
             InvalidArgumentError: if its Cholesky decomposition fails.
         """
         del name
-        from ..errors import InvalidArgumentError
-
         values = _np.linalg.eigvalsh(self.to_dense().numpy())
         if not _np.all(values > 0):
             raise InvalidArgumentError("Cholesky decomposition was not successful.")
@@ -256,8 +253,6 @@ class OperatorProperties(Module):
             InvalidArgumentError: if it is not.
         """
         del name
-        from ..errors import InvalidArgumentError
-
         dense = self.to_dense().numpy()
         if not _np.array_equal(dense, _np.swapaxes(dense, -1, -2)):
             raise InvalidArgumentError("Matrix was not equal to its adjoint.")
