@@ -303,6 +303,12 @@ def linear_operator_products_and_errors(tf):
         tf.convert_to_tensor(zeros.add_to_tensor(W3)),  # TF hands a numpy argument back
         la.LinearOperatorTridiag(list(TRI), "sequence").to_dense(),
         la.LinearOperatorTridiag(W3, "matrix").to_dense(),
+        la.LinearOperatorFullMatrix(np.stack([W3, SPD3]))[1].to_dense(),
+        la.LinearOperatorScaledIdentity(2, [2.0, 3.0, 4.0])[1:].to_dense(),
+        la.LinearOperatorComposition([la.LinearOperatorDiag(np.stack([D3, D3 + 1.0])), full])[
+            ..., 1
+        ].to_dense(),
+        la.LinearOperatorIdentity(2, batch_shape=[3])[None, 1:].shape.as_list(),
         kind(lambda: full.matvec(np.ones(2))),
         kind(lambda: full.matmul(np.ones((3, 1), np.float32))),
         kind(lambda: la.LinearOperatorFullMatrix(np.ones((2, 3))).determinant()),

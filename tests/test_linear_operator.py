@@ -526,3 +526,72 @@ def test_asserts():
         L.LinearOperatorFullMatrix(-S3).assert_positive_definite()
     with pytest.raises(InvalidArgumentError, match="Singular"):
         L.LinearOperatorFullMatrix(np.ones((3, 3))).assert_non_singular()
+
+
+# ----------------------------------------------------------------------------- batch slicing
+
+BD = rand(4, 3) + 3.0
+BM = well(3, (4,))
+
+
+SLICED = {
+    "full_matrix": (lambda: L.LinearOperatorFullMatrix(BM, is_non_singular=True), BM),
+    "diag": (lambda: L.LinearOperatorDiag(BD), np.eye(3) * BD[:, None, :]),
+    "scaled_identity": (
+        lambda: L.LinearOperatorScaledIdentity(3, BD[:, 0]),
+        BD[:, 0, None, None] * np.eye(3),
+    ),
+    "identity": (
+        lambda: L.LinearOperatorIdentity(3, batch_shape=[4], dtype=ft.float64),
+        np.broadcast_to(np.eye(3), (4, 3, 3)),
+    ),
+    "composition": (
+        lambda: L.LinearOperatorComposition(
+            [L.LinearOperatorDiag(BD), L.LinearOperatorFullMatrix(A3)]
+        ),
+        (np.eye(3) * BD[:, None, :]) @ A3,
+    ),
+    "low_rank_update": (
+        lambda: L.LinearOperatorLowRankUpdate(L.LinearOperatorFullMatrix(BM), rand(4, 3, 1)),
+        None,
+    ),
+    "tridiag_sequence": (
+        lambda: L.LinearOperatorTridiag([BD, BD[0] + 1.0, BD], "sequence"),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLICED))
+@pytest.mark.parametrize("index", [1, slice(1, 3), (Ellipsis,), (None, 2)])
+def test_batch_slicing_matches_the_sliced_dense_matrix(name, index):
+    build, dense = SLICED[name]
+    op = build()
+    dense = op.to_dense().numpy() if dense is None else dense
+    sliced = op[index]
+    assert type(sliced) is type(op)
+    key = index if isinstance(index, tuple) else (index,)
+    want = dense[key]
+    assert sliced.shape.as_list() == list(want.shape)
+    close(sliced.to_dense().numpy(), want)
+    assert sliced.is_non_singular == op.is_non_singular
+
+
+def test_batch_slicing_errors():
+    with pytest.raises(ValueError, match="cannot slice the batch shape"):
+        L.LinearOperatorFullMatrix(BM)[0, 0]
+
+    class Bare(L.LinearOperator):
+        """An operator that says nothing about its parameters."""
+
+        def __init__(self):
+            super().__init__(dtype=ft.float64)
+
+        def _shape(self):
+            return [2, 3, 3]
+
+        def _matmul(self, x, adjoint=False, adjoint_arg=False):
+            return x
+
+    with pytest.raises(NotImplementedError, match="batch slicing"):
+        Bare()[0]

@@ -86,6 +86,16 @@ class LinearOperator(OperatorProperties):
     def __matmul__(self, other):
         return self.matmul(other)
 
+    def __getitem__(self, slices):
+        from .slicing import batch_slice
+
+        return batch_slice(self, slices)
+
+    def _slice_param_ndims(self):
+        """For batch slicing: each tensor parameter's number of matrix (non-batch) axes;
+        operator parameters are sliced themselves. Subclasses that can be sliced say so."""
+        raise NotImplementedError(f"{type(self).__name__} does not support batch slicing")
+
     def _linop_matmul(self, left, right):
         from .linear_operator_composition import LinearOperatorComposition
         from .linear_operator_identity import LinearOperatorIdentity

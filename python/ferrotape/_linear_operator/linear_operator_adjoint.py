@@ -74,6 +74,9 @@ class LinearOperatorAdjoint(LinearOperator):
         """The operator this is the adjoint of."""
         return self._operator
 
+    def _slice_param_ndims(self):
+        return {"operator": 0}
+
     def _shape(self):
         shape = self._operator.shape.as_list()
         return [*shape[:-2], shape[-1], shape[-2]]

@@ -94,6 +94,9 @@ class LinearOperatorBlockDiag(LinearOperator):
     def _batch(self):
         return _np.broadcast_shapes(*(tuple(op.batch_shape.as_list()) for op in self._operators))
 
+    def _slice_param_ndims(self):
+        return {"operators": 0}
+
     def _shape(self):
         rows = sum(op.range_dimension for op in self._operators)
         columns = sum(op.domain_dimension for op in self._operators)

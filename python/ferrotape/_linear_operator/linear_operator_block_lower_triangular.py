@@ -124,6 +124,9 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         flat = [op for row in self._operators for op in row]
         return list(_np.broadcast_shapes(*(tuple(op.batch_shape.as_list()) for op in flat)))
 
+    def _slice_param_ndims(self):
+        return {"operators": 0}
+
     def _shape(self):
         n = sum(op.domain_dimension for op in self._diagonal())
         return [*self._batch(), n, n]

@@ -81,6 +81,9 @@ class LinearOperatorComposition(LinearOperator):
         """The factors, in the order of the product."""
         return list(self._operators)
 
+    def _slice_param_ndims(self):
+        return {"operators": 0}
+
     def _shape(self):
         # TensorFlow checks the factors' dimensions here, when the shape is first asked for.
         operators = self._operators

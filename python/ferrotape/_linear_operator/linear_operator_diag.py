@@ -90,6 +90,9 @@ class LinearOperatorDiag(LinearOperator):
         """The diagonal the operator was built from."""
         return self._diag
 
+    def _slice_param_ndims(self):
+        return {"diag": 1}
+
     def _shape(self):
         shape = self._diag.shape.as_list()
         return [*shape, shape[-1]]

@@ -76,6 +76,9 @@ class LinearOperatorFullMatrix(LinearOperator):
         """The matrix the operator was built from."""
         return self._matrix
 
+    def _slice_param_ndims(self):
+        return {"matrix": 2}
+
     def _shape(self):
         return self._matrix.shape.as_list()
 

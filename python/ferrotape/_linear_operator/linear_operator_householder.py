@@ -75,6 +75,9 @@ class LinearOperatorHouseholder(LinearOperator):
     def _unit(self):
         return l2_normalize(read(self._reflection_axis), axis=-1)
 
+    def _slice_param_ndims(self):
+        return {"reflection_axis": 1}
+
     def _shape(self):
         shape = self._reflection_axis.shape.as_list()
         return [*shape, shape[-1]]

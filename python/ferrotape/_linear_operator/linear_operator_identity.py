@@ -103,6 +103,9 @@ class LinearOperatorIdentity(LinearOperator):
             parameters={"num_rows": num_rows, "batch_shape": batch_shape, "dtype": dtype},
         )
 
+    def _slice_param_ndims(self):
+        return {}
+
     def _shape(self):
         return [*(self._batch_shape_arg or []), self._num_rows, self._num_rows]
 
@@ -226,6 +229,9 @@ class LinearOperatorScaledIdentity(LinearOperator):
         for _ in range(extra_axes):
             c = _core.expand_dims(c, -1)
         return c
+
+    def _slice_param_ndims(self):
+        return {"multiplier": 0}
 
     def _shape(self):
         return [*self._multiplier.shape.as_list(), self._num_rows, self._num_rows]

@@ -72,6 +72,9 @@ class LinearOperatorInversion(LinearOperator):
         """The operator this is the inverse of."""
         return self._operator
 
+    def _slice_param_ndims(self):
+        return {"operator": 0}
+
     def _shape(self):
         return self._operator.shape.as_list()
 

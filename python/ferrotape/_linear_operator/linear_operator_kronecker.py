@@ -109,6 +109,9 @@ class LinearOperatorKronecker(LinearOperator):
             _np.broadcast_shapes(*(tuple(op.batch_shape.as_list()) for op in self._operators))
         )
 
+    def _slice_param_ndims(self):
+        return {"operators": 0}
+
     def _shape(self):
         rows = int(_np.prod([op.range_dimension for op in self._operators]))
         columns = int(_np.prod([op.domain_dimension for op in self._operators]))

@@ -171,6 +171,9 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         u = read(self._u)
         return u, (u if self._v is self._u else read(self._v))
 
+    def _slice_param_ndims(self):
+        return {"base_operator": 0, "u": 2, "v": 2, "diag_update": 1}
+
     def _shape(self):
         batch = _np.broadcast_shapes(
             tuple(self._base_operator.batch_shape.as_list()),

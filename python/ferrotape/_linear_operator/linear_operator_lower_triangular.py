@@ -77,6 +77,9 @@ class LinearOperatorLowerTriangular(LinearOperator):
 
         return linalg.band_part(read(self._tril), -1, 0)
 
+    def _slice_param_ndims(self):
+        return {"tril": 2}
+
     def _shape(self):
         return self._tril.shape.as_list()
 

@@ -85,6 +85,9 @@ class LinearOperatorPermutation(LinearOperator):
         """The permutation, an integer tensor."""
         return self._perm
 
+    def _slice_param_ndims(self):
+        return {"perm": 1}
+
     def _shape(self):
         shape = self._perm.shape.as_list()
         return [*shape, shape[-1]]

@@ -77,6 +77,9 @@ class LinearOperatorToeplitz(LinearOperator):
         """The first row (its first entry is ignored)."""
         return self._row
 
+    def _slice_param_ndims(self):
+        return {"col": 1, "row": 1}
+
     def _shape(self):
         batch = _np.broadcast_shapes(tuple(self._col.shape), tuple(self._row.shape))
         return [*batch, batch[-1]]

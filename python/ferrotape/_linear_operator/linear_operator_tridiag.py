@@ -85,6 +85,9 @@ class LinearOperatorTridiag(LinearOperator):
         """``"compact"``, ``"matrix"`` or ``"sequence"``."""
         return self._diagonals_format
 
+    def _slice_param_ndims(self):
+        return {"diagonals": 1 if self._diagonals_format == "sequence" else 2}
+
     def _shape(self):
         if self._diagonals_format == "matrix":
             return self._diagonals.shape.as_list()

@@ -89,6 +89,9 @@ class LinearOperatorZeros(LinearOperator):
             },
         )
 
+    def _slice_param_ndims(self):
+        return {}
+
     def _shape(self):
         return [*(self._batch_shape_arg or []), self._num_rows, self._num_columns]
 
