@@ -1168,6 +1168,31 @@ row(
     dom=WELL,
 )
 
+
+def SPREAD(rng, s):
+    """Matrices whose eigen- and singular values stay apart (their derivatives are smooth)."""
+    spread = np.zeros(s[-2:])
+    k = min(s[-2:])
+    spread[np.arange(k), np.arange(k)] = 3.0 * np.arange(k, 0, -1)
+    return rng.uniform(-0.5, 0.5, s) + spread
+
+
+row(
+    "linalg.eigvalsh",
+    lambda a: tf.linalg.eigvalsh(a),
+    lambda a: np.linalg.eigvalsh(a, UPLO="L"),
+    (2, 3, 3),
+    dom=SPREAD,
+)
+row(
+    "linalg.svd[values]",
+    lambda a: tf.linalg.svd(a, compute_uv=False),
+    lambda a: np.linalg.svd(a, compute_uv=False),
+    (3, 2),
+    dom=SPREAD,
+)
+row("linalg.pinv", lambda a: tf.linalg.pinv(a), np.linalg.pinv, (2, 3), dom=SPREAD)
+
 # Losses.
 LABELS = PROBS(np.random.default_rng(11), (4, 5))
 SPARSE = np.array([1, 0, 4, 2], np.int32)

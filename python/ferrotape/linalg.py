@@ -1,7 +1,9 @@
 """``ft.linalg``: matrix products and dense linear algebra.
 
 The names defined here are compositions of native ops (masks, slices, ``matmul``, ``det``), so
-their gradients come from the ops they are built from.
+their gradients come from the ops they are built from. The spectral decompositions (``eigh``,
+``svd`` and the names built on them) are computed on the host with TensorFlow's derivatives
+(``_linalg_decomp.py``).
 """
 
 import numpy as _np
@@ -13,7 +15,9 @@ from ._exports.linalg import det as _det
 from ._exports.linalg import inv, matrix_transpose
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import solve as _solve
-from ._nn_array import top_k as _top_k
+from ._linalg_decomp import eigh, eigvalsh, matrix_rank, pinv, svd
+from ._linear_operator import *  # noqa: F403 (the LinearOperator family)
+from ._linear_operator import __all__ as _linear_operators
 from ._nn_impl import l2_normalize
 from .clip import global_norm
 from .einsum import einsum, tensordot
@@ -1032,72 +1036,6 @@ def sqrtm(input, name=None):  # noqa: A002
     )
 
 
-def eigvalsh(tensor, name=None):
-    """The eigenvalues, ascending, of each innermost real symmetric matrix.
-
-    Computed by cyclic Jacobi rotations (run until the off-diagonal part vanishes), so the
-    values differentiate; only the lower triangle of ``tensor`` is read, as TensorFlow does.
-
-    Args:
-        tensor: A floating tensor of shape ``[..., N, N]``.
-        name: Ignored (TensorFlow's op name).
-
-    Returns:
-        A tensor of shape ``[..., N]``, each row ascending.
-
-    Raises:
-        InvalidArgumentError: if the rotations do not converge.
-
-    Gradient: ``v_i v_i^T`` for eigenvalue ``i`` (the converged rotations' derivative).
-
-    >>> import ferrotape as ft
-    >>> ft.linalg.eigvalsh(ft.constant([[2.0, 1.0], [1.0, 2.0]], ft.float64)).numpy()
-    array([1., 3.])
-    """
-    del name
-    a = _square("eigvalsh", tensor)
-    n = a.shape[-1]
-    lower = band_part(a, -1, 0)
-    a = lower + matrix_transpose(band_part(a, -1, -1) - band_part(a, 0, -1))
-    dtype = a.dtype.name
-    tolerance = (10 * _np.finfo(dtype).eps) ** 2
-
-    def unit(i, j):
-        e = _np.zeros((n, n), dtype)
-        e[i, j] = 1.0
-        return _core.constant(e)
-
-    eye = _core.constant(_np.eye(n, dtype=dtype))
-    for _ in range(50):
-        values = a.numpy()
-        off = ((values * (1.0 - _np.eye(n, dtype=dtype))) ** 2).sum(axis=(-2, -1))
-        if _np.all(off <= tolerance * _np.maximum((values**2).sum(axis=(-2, -1)), 1e-300)):
-            diagonal = diag_part(a)
-            return -_top_k(-diagonal, k=n)[0]
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                app, aqq, apq = a[..., p, p], a[..., q, q], a[..., p, q]
-                zero = _core.equal(apq, _core.zeros_like(apq))
-                safe = _core.select(zero, _core.ones_like(apq), apq)
-                theta = (aqq - app) / (2.0 * safe)
-                sign = _core.select(
-                    _core.less(theta, _core.zeros_like(theta)),
-                    -_core.ones_like(theta),
-                    _core.ones_like(theta),
-                )
-                t = sign / (_core.abs(theta) + _core.sqrt(theta * theta + 1.0))
-                t = _core.select(zero, _core.zeros_like(t), t)
-                c = 1.0 / _core.sqrt(t * t + 1.0)
-                s_ = t * c
-                c = _core.expand_dims(_core.expand_dims(c, -1), -1)
-                s_ = _core.expand_dims(_core.expand_dims(s_, -1), -1)
-                rotation = (
-                    eye + (c - 1.0) * (unit(p, p) + unit(q, q)) + s_ * (unit(p, q) - unit(q, p))
-                )
-                a = _matmul(_matmul(rotation, a, transpose_a=True), rotation)
-    raise InvalidArgumentError("eigvalsh: the Jacobi rotations did not converge")
-
-
 def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     """``x`` with ``A @ x = rhs`` for a banded triangular ``A`` given by its ``K`` bands.
 
@@ -1149,7 +1087,7 @@ def eigh_tridiagonal(
         eigvals_only: Only true is supported.
         select: Only ``"a"`` is supported.
         select_range: Unused with ``select="a"``.
-        tol: Ignored (the Jacobi rotations run to full precision).
+        tol: Ignored (LAPACK runs to full precision).
         name: Ignored (TensorFlow's op name).
 
     Returns:
@@ -1188,6 +1126,7 @@ def eigh_tridiagonal(
 
 __all__ = [
     *_native,
+    *_linear_operators,
     "band_part",
     "banded_triangular_solve",
     "cholesky",
@@ -1196,6 +1135,7 @@ __all__ = [
     "diag",
     "diag_part",
     "expm",
+    "eigh",
     "eigh_tridiagonal",
     "eigvalsh",
     "einsum",
@@ -1207,13 +1147,16 @@ __all__ = [
     "lu_matrix_inverse",
     "lu_reconstruct",
     "lu_solve",
+    "matrix_rank",
     "matvec",
     "norm",
     "normalize",
+    "pinv",
     "qr",
     "set_diag",
     "slogdet",
     "sqrtm",
+    "svd",
     "tensor_diag",
     "tensor_diag_part",
     "tensordot",
