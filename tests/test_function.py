@@ -193,6 +193,25 @@ def test_reading_a_traced_value_into_python_runs_eagerly_and_says_where():
     np.testing.assert_array_equal(g(ft.constant([3.0, 1.0])).numpy(), [9.0, 3.0])
 
 
+def test_reading_an_argument_itself_into_python_runs_eagerly():
+    # An argument read on the host (by the caller's code or by an op computed there, such as
+    # sort) differs from call to call: a replay of the first call's value would be wrong.
+    @ft.function
+    def first(x):
+        return x * float(x.numpy()[0])
+
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        np.testing.assert_array_equal(first(ft.constant([2.0, 3.0])).numpy(), [4.0, 6.0])
+    np.testing.assert_array_equal(first(ft.constant([3.0, 1.0])).numpy(), [9.0, 3.0])
+
+    sort = ft.function(lambda x: ft.sort(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(sort(ft.constant([3.0, 0.0])).numpy(), [0.0, 3.0])
+        np.testing.assert_array_equal(sort(ft.constant([1.0, 5.0])).numpy(), [1.0, 5.0])
+        np.testing.assert_array_equal(sort(ft.constant([9.0, 2.0])).numpy(), [2.0, 9.0])
+
+
 def test_an_outer_tape_sees_the_operations_of_a_compiled_call():
     f = ft.function(lambda x: ft.reduce_sum(x**3))
     x = ft.Variable([1.0, 2.0])

@@ -198,16 +198,16 @@ pub fn refuse(reason: impl FnOnce() -> String) {
     });
 }
 
-/// Whether `t` is a value computed inside the trace being recorded (so reading it into the
-/// host makes the trace depend on a value a replay would not recompute).
+/// Whether `t` is a value that differs from one replay of the trace being recorded to the
+/// next: one of the function's tensor arguments, or a value computed from them inside it (so
+/// reading it into the host makes the trace depend on a value a replay would not see). Only
+/// captured constants are the same at every replay.
 pub fn is_traced_value(t: &Tensor) -> bool {
     RECORDING.with(|r| {
         r.borrow().as_ref().is_some_and(|rec| {
-            t.id() >= rec.first_id
-                && rec
-                    .slots
-                    .get(&t.id())
-                    .is_some_and(|s| !rec.constants.iter().any(|(c, _)| c == s))
+            rec.slots
+                .get(&t.id())
+                .is_some_and(|s| !rec.constants.iter().any(|(c, _)| c == s))
         })
     })
 }
