@@ -1,12 +1,14 @@
-//! Batch normalisation over one feature axis, fused: statistics in two passes over the input,
-//! the normalisation in one, and the backward pass in two (per-feature sums, then the input
-//! gradient), where the op-by-op form makes about ten full passes each way.
+//! Batch normalisation over one feature axis, fused: statistics in one pass over a channels-last
+//! input and two over others, the normalisation in one, and the backward pass in two
+//! (per-feature sums, then the input gradient), where the op-by-op form makes about ten full
+//! passes each way.
 //!
 //! The input is seen as `[outer, features, inner]` around the feature axis (channels-last images
-//! have `inner = 1`). Sums are accumulated in f64 per feature, and the variance is computed
-//! around the mean (two passes), not as `E[x²] - E[x]²`, which loses digits when the mean is
-//! large. Rows are split across threads when the input is large; each thread keeps its own
-//! per-feature sums.
+//! have `inner = 1`). Sums are accumulated in f64 per feature, and the variance is never taken
+//! as `E[x²] - E[x]²`, which loses digits when the mean is large: channels-last inputs sum
+//! around a shift that lies among the values (see `statistics_typed`), others around the mean
+//! (a second pass). Rows are split across threads when the input is large; each thread keeps
+//! its own per-feature sums.
 
 use num_traits::{AsPrimitive, Float};
 use rayon::prelude::*;
@@ -236,28 +238,32 @@ fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
 ) -> (Vec<f64>, Vec<f64>) {
     let n = layout.count().max(1) as f64;
     if layout.inner == 1 {
+        // One pass for both sums, around a shift: the first row's values, which lie among
+        // each feature's values, so `Σ(x-k)² - (Σ(x-k))²/n` cancels little. In float64, the
+        // digits it loses (about (mean-k)²/variance times float64's precision) stay far below
+        // float32's, where the plain `E[x²] - E[x]²` would lose them all to a large mean.
         let c = layout.features;
-        let (sums, _) = row_sums(
+        let shift: Vec<f64> = x[..c.min(x.len())].iter().map(|v| v.as_()).collect();
+        if shift.len() < c {
+            return (vec![0.0; c], vec![0.0; c]);
+        }
+        let (sums, squares) = row_sums(
             layout,
             #[inline(always)]
-            |o, s, _| {
-                for (acc, &v) in s.iter_mut().zip(&x[o * c..o * c + c]) {
-                    *acc += v.as_();
+            |o, s1, s2| {
+                let row = &x[o * c..o * c + c];
+                for j in 0..c {
+                    let d = row[j].as_() - shift[j];
+                    s1[j] += d;
+                    s2[j] += d * d;
                 }
             },
         );
-        let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
-        let (squares, _) = row_sums(
-            layout,
-            #[inline(always)]
-            |o, s, _| {
-                for ((acc, &v), m) in s.iter_mut().zip(&x[o * c..o * c + c]).zip(&mean) {
-                    let d = v.as_() - m;
-                    *acc += d * d;
-                }
-            },
-        );
-        return (mean, squares.into_iter().map(|s| s / n).collect());
+        let mean: Vec<f64> = (0..c).map(|j| shift[j] + sums[j] / n).collect();
+        let variance = (0..c)
+            .map(|j| ((squares[j] - sums[j] * sums[j] / n) / n).max(0.0))
+            .collect();
+        return (mean, variance);
     }
     let (sums, _) = feature_sums(layout, |_, i| (x[i].as_(), 0.0));
     let mean: Vec<f64> = sums.into_iter().map(|s| s / n).collect();
@@ -523,6 +529,38 @@ mod tests {
             .iter()
             .all(|v| (v - 4.0).abs() < 1e-6));
         assert!(g.dbeta.to_vec::<f64>().iter().all(|v| v.abs() < 1e-9));
+    }
+
+    #[test]
+    fn channels_last_statistics_keep_their_digits_under_a_large_mean() {
+        // Features whose mean is 10^4 to 10^6 times their spread, and whose first row (the
+        // shift of the one-pass sums) is an outlier on one of them: the variance still agrees
+        // with the exact two-pass sums over the same float32 values.
+        let (rows, c) = (50_000usize, 3usize);
+        let mut v: Vec<f32> = (0..rows * c)
+            .map(|i| {
+                let base = [1.0e4f32, -3.0e5, 2.5e6][i % c];
+                base + ((i * 7919) % 97) as f32 * 0.01 * base.abs().sqrt() / 100.0
+            })
+            .collect();
+        v[1] += 5.0e3; // the first row's value of feature 1, far from the others
+        let (mean, variance) =
+            batch_norm_statistics(&Array::from_vec(v.clone(), &[rows, c]).unwrap(), 1).unwrap();
+        for j in 0..c {
+            let xs: Vec<f64> = v.iter().skip(j).step_by(c).map(|&a| f64::from(a)).collect();
+            let m = xs.iter().sum::<f64>() / rows as f64;
+            let var = xs.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / rows as f64;
+            assert!(
+                (mean[j] - m).abs() <= 1e-12 * m.abs(),
+                "{j}: {} vs {m}",
+                mean[j]
+            );
+            assert!(
+                (variance[j] - var).abs() <= 1e-9 * var,
+                "{j}: {} vs {var}",
+                variance[j]
+            );
+        }
     }
 
     #[test]
