@@ -261,10 +261,6 @@ def operator_program(name):
             return tf.reduce_sum(y * x) + o.log_abs_determinant()
 
         value, (gradient,) = grads(tf, scalar, p0)
-        if op.is_self_adjoint and op.is_positive_definite and name.startswith("full_matrix"):
-            # TF's Cholesky gradient is symmetrised, ferrotape's lies on the lower triangle
-            # that the factorisation reads: equal along symmetric directions, so G + G^T.
-            gradient = gradient + tf.transpose(gradient)
         out.append([value, gradient])
         return out
 

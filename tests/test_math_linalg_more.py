@@ -599,11 +599,16 @@ def test_cholesky():
     spd = m @ np.swapaxes(m, -1, -2) + np.eye(4)
     np.testing.assert_allclose(ft.linalg.cholesky(spd).numpy(), np.linalg.cholesky(spd), rtol=1e-12)
 
-    def ref(a):  # only the lower triangle is read, as TF: symmetrise it for NumPy
-        low = np.tril(a)
-        return np.linalg.cholesky(low + np.swapaxes(np.tril(a, -1), -1, -2))
+    # TF's gradient is symmetric: that of the factor of the matrix's symmetric part.
+    def ref(a):
+        return np.linalg.cholesky((a + np.swapaxes(a, -1, -2)) / 2)
 
     check_grad(ft.linalg.cholesky, ref, spd, tol=1e-5)
+    # The value reads only the lower triangle, as TF's does.
+    skewed = spd + np.triu(np.ones((4, 4)), 1)
+    np.testing.assert_allclose(
+        ft.linalg.cholesky(skewed).numpy(), np.linalg.cholesky(spd), rtol=1e-12
+    )
     with pytest.raises(InvalidArgumentError):
         ft.linalg.cholesky(-np.eye(2))
     with pytest.raises(InvalidArgumentError):

@@ -742,7 +742,8 @@ def cholesky(input, name=None):  # noqa: A002
     Raises:
         InvalidArgumentError: if a matrix is not positive definite.
 
-    Gradient: through the column recurrences (the lower triangle of ``input`` receives it).
+    Gradient: TensorFlow's, symmetric: ``(G + G^T) / 2`` for the gradient ``G`` of the column
+    recurrences, which read only the lower triangle.
 
     >>> import ferrotape as ft
     >>> ft.linalg.cholesky(ft.constant([[4.0, 2.0], [2.0, 5.0]])).numpy()
@@ -751,6 +752,10 @@ def cholesky(input, name=None):  # noqa: A002
     """
     del name
     a = _square("cholesky", input)
+    # The value of `a`, with the gradient of its symmetric part: the recurrences' gradient G
+    # (on the lower triangle) then reaches `input` as (G + G^T) / 2, as TensorFlow's does.
+    symmetric = (a + matrix_transpose(a)) * 0.5
+    a = symmetric + _core.stop_gradient(a - symmetric)
     n = a.shape[-1]
     columns = []  # column j of L, rows j..n-1
     for j in range(n):
