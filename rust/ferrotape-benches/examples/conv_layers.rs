@@ -1,10 +1,13 @@
-//! CPU time of each convolution algorithm on the seed CNN's layers (batch 64), for choosing
+//! CPU time of each convolution algorithm on the seed CNN's layers and an RGB first layer
+//! (batch 64), and of the filter gradient, for choosing
 //! between them: `RAYON_NUM_THREADS=1 cargo run --release -p ferrotape-benches --example
 //! conv_layers` (CONV_ALGORITHM=<name> for one algorithm). Prints the median milliseconds of 15 calls per layer and algorithm.
 
 use std::time::Instant;
 
-use ferrotape_core::kernels::{conv2d_by, Conv2dParams, ConvAlgorithm, Padding, WinogradTile};
+use ferrotape_core::kernels::{
+    conv2d_backprop_filter, conv2d_by, Conv2dParams, ConvAlgorithm, Padding, WinogradTile,
+};
 use ferrotape_core::Array;
 
 fn filled(shape: &[usize]) -> Array {
@@ -18,6 +21,7 @@ fn filled(shape: &[usize]) -> Array {
 fn main() {
     let layers = [
         (28, 1, 16),
+        (32, 3, 32),
         (14, 16, 32),
         (14, 32, 32),
         (7, 32, 64),
@@ -58,6 +62,17 @@ fn main() {
             times.sort_by(f64::total_cmp);
             line += &format!("  {name} {:.3}", times[times.len() / 2]);
         }
+        // The filter gradient (im2col and gemm for every shape).
+        let dy = filled(&[64, side, side, out_c]);
+        let mut times: Vec<f64> = (0..17)
+            .map(|_| {
+                let start = Instant::now();
+                conv2d_backprop_filter(&x, f.shape(), &dy, &params).unwrap();
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        line += &format!("  filter-gradient {:.3}", times[times.len() / 2]);
         println!("{line}");
     }
 }
