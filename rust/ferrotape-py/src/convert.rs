@@ -1,9 +1,9 @@
 //! Python values ↔ tensors, with TensorFlow's rules: Python floats become float32 and ints
 //! int32 (int64 if they do not fit), bools bool; numpy arrays and scalars keep their dtype
-//! (narrow integer types widen to int32, unsigned 32/64-bit to int64); nested lists go through
+//! (int8 ... uint64 included); nested lists go through
 //! numpy, and lists holding tensors are stacked (so gradients flow through them).
 
-use ferrotape_autodiff::core::{kernels, Array, Buffer};
+use ferrotape_autodiff::core::{kernels, Array, Buffer, Element};
 use ferrotape_autodiff::{ops, trace, DType, Tensor};
 use half::{bf16, f16};
 use numpy::{
@@ -48,12 +48,12 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     try_as!(i32, |a| Buffer::I32(typed_vec(a).into()));
     try_as!(bool, |a| Buffer::Bool(typed_vec(a).into()));
     try_as!(f16, |a| Buffer::F16(typed_vec(a).into()));
-    try_as!(u8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(i8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(i16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(u16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64).into()));
-    try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64).into()));
+    try_as!(u8, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(i8, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(i16, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(u16, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(u32, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(u64, |a| Element::into_buffer(typed_vec(a)));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
     if kind == "bfloat16" {
         // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
@@ -203,9 +203,13 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
                 None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
                 None => Ok(Array::scalar(v)),
             },
-            Err(_) => Err(value_error(
-                "Can't convert Python int to a Tensor: out of int64 range",
-            )),
+            // Past int64, only uint64 holds it (as TensorFlow's constant does).
+            Err(_) => match (dtype, obj.extract::<u64>()) {
+                (Some(DType::U64), Ok(v)) => Ok(Array::scalar(v)),
+                _ => Err(value_error(
+                    "Can't convert Python int to a Tensor: out of int64 range",
+                )),
+            },
         };
     }
     if obj.is_exact_instance_of::<PyFloat>() {
@@ -284,6 +288,12 @@ pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> 
         DType::I32 => make::<i32>(py, a),
         DType::I64 => make::<i64>(py, a),
         DType::Bool => make::<bool>(py, a),
+        DType::I8 => make::<i8>(py, a),
+        DType::I16 => make::<i16>(py, a),
+        DType::U8 => make::<u8>(py, a),
+        DType::U16 => make::<u16>(py, a),
+        DType::U32 => make::<u32>(py, a),
+        DType::U64 => make::<u64>(py, a),
     }
 }
 

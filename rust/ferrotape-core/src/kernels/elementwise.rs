@@ -369,19 +369,30 @@ pub fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
     if let Some(r) = crate::device::dispatch([a], |d, [a]| d.unary(op, a)) {
         return r;
     }
+    if a.dtype().is_narrow() {
+        // TensorFlow registers no Abs, Neg or Sign for unsigned integers.
+        let signed_only = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign);
+        if a.dtype().is_unsigned() && signed_only {
+            return Err(Error::unsupported(op.name(), a.dtype(), "a signed dtype"));
+        }
+        // relu of an unsigned value is itself (uint64's wide dtype would see its top half
+        // as negative).
+        if a.dtype().is_unsigned() && op == UnaryOp::Relu {
+            return Ok(a.contiguous());
+        }
+        // Refused here, not by the wide kernel, so that the error names the user's dtype.
+        if !matches!(op, UnaryOp::Square | UnaryOp::Relu) && !signed_only {
+            return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype"));
+        }
+        return super::via_wide(a, |w| unary(op, w));
+    }
     let buf = match a.buffer() {
         Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?.into()),
         Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?.into()),
         Buffer::I32(d) => Buffer::I32(unary_int(op, a, d)?.into()),
         Buffer::I64(d) => Buffer::I64(unary_int(op, a, d)?.into()),
         Buffer::F16(_) | Buffer::BF16(_) => return half_via_f32(a, a.dtype(), |x| unary(op, x)),
-        Buffer::Bool(_) => {
-            return Err(Error::unsupported(
-                op.name(),
-                DType::Bool,
-                "a numeric dtype",
-            ))
-        }
+        _ => return Err(Error::unsupported(op.name(), a.dtype(), "a numeric dtype")),
     };
     Array::from_buffer(buf, a.shape())
 }
@@ -550,6 +561,9 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
     }
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), a.dtype(), &shape)?;
+    if a.dtype().is_narrow() {
+        return binary_narrow(op, a, b, &shape);
+    }
     let buf = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => {
             Buffer::F32(binary_float(op, a, x, b, y, &shape)?.into())
@@ -566,6 +580,67 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
         _ => return Err(Error::unsupported(op.name(), a.dtype(), "a numeric dtype")),
     };
     Array::from_buffer(buf, &shape)
+}
+
+/// `binary` on a narrow integer dtype: in its wide dtype (exact, and wrapping agrees modulo
+/// the narrow width), narrowed back with wrapping; uint64's order-dependent ops on `u64`.
+fn binary_narrow(op: BinaryOp, a: &Array, b: &Array, shape: &[usize]) -> Result<Array> {
+    let dtype = a.dtype();
+    // TensorFlow registers no SquaredDifference for these, nor Pow for the unsigned ones.
+    let refused = match op {
+        BinaryOp::SquaredDifference => true,
+        BinaryOp::Pow => dtype.is_unsigned(),
+        _ => false,
+    };
+    if refused {
+        return Err(Error::unsupported(
+            op.name(),
+            dtype,
+            "int32, int64 or a floating dtype",
+        ));
+    }
+    // The float-only ops, refused here so that the error names the user's dtype.
+    let integral = matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::FloorDiv
+            | BinaryOp::Mod
+            | BinaryOp::Pow
+            | BinaryOp::Maximum
+            | BinaryOp::Minimum
+    );
+    if !integral {
+        return Err(Error::unsupported(op.name(), dtype, "a floating dtype"));
+    }
+    let ordered = matches!(
+        op,
+        BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod | BinaryOp::Maximum | BinaryOp::Minimum
+    );
+    if dtype == DType::U64 && ordered {
+        let (x, y) = (u64::slice(a.buffer()), u64::slice(b.buffer()));
+        let (x, y) = (x.expect("uint64"), y.expect("uint64"));
+        if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) {
+            let zero_divisor = match b.contiguous_slice::<u64>() {
+                Some(s) => s.contains(&0),
+                None => b.to_vec::<u64>().contains(&0),
+            };
+            if zero_divisor {
+                return Err(Error::invalid(op.name(), "integer division by zero"));
+            }
+        }
+        let out = match op {
+            BinaryOp::Maximum => zip(a, x, b, y, shape, |p, q| p.max(q)),
+            BinaryOp::Minimum => zip(a, x, b, y, shape, |p, q| p.min(q)),
+            BinaryOp::Mod => zip(a, x, b, y, shape, |p, q| p % q),
+            _ => zip(a, x, b, y, shape, |p, q| p / q),
+        }?;
+        return Array::from_vec(out, shape);
+    }
+    let wide = dtype.wide();
+    cast(&binary(op, &cast(a, wide)?, &cast(b, wide)?)?, dtype)
 }
 
 ops_enum!(
@@ -602,6 +677,10 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
     }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), DType::Bool, &s)?;
+    if a.dtype().is_narrow() && a.dtype() != DType::U64 {
+        let wide = a.dtype().wide();
+        return compare(op, &cast(a, wide)?, &cast(b, wide)?);
+    }
     let out = match (a.buffer(), b.buffer()) {
         (Buffer::F16(x), Buffer::F16(y)) => compare_typed::<f16>(op, a, x, b, y, &s),
         (Buffer::BF16(x), Buffer::BF16(y)) => compare_typed::<bf16>(op, a, x, b, y, &s),
@@ -610,7 +689,11 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         (Buffer::I32(x), Buffer::I32(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::I64(x), Buffer::I64(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::Bool(x), Buffer::Bool(y)) => compare_typed(op, a, x, b, y, &s),
-        _ => unreachable!("dtypes checked equal above"),
+        (Buffer::U64(_), Buffer::U64(_)) => {
+            let (x, y) = (u64::slice(a.buffer()), u64::slice(b.buffer()));
+            compare_typed(op, a, x.expect("uint64"), b, y.expect("uint64"), &s)
+        }
+        _ => return Err(Error::mismatch(op.name(), a.dtype(), b.dtype())),
     };
     Array::from_vec(out?, &s)
 }
@@ -721,10 +804,10 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
         y.broadcast_to(&s)?,
     );
     let buf = crate::with_buffer!(x.buffer(), xd => {
-        let yd = Element::slice(y.buffer()).expect("dtypes checked equal");
+        let yd = Element::bits(y.buffer()).expect("dtypes checked equal");
         if let Some(out) = select_contiguous(cond, x, xd, y, yd, &s) {
-            return Array::from_buffer(Element::into_buffer(out), &s);
-        }
+            Element::into_buffer(out)
+        } else {
         let mut out = Vec::with_capacity(crate::num_elements(&s));
         for_each_offset(
             &s,
@@ -733,6 +816,7 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
             |[i, j, k]| out.push(if c[i] { xd[j] } else { yd[k] }),
         );
         Element::into_buffer(out)
+        }
     });
     Array::from_buffer(buf, &s)
 }

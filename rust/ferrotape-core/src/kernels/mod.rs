@@ -43,6 +43,15 @@ pub use shape::{
 };
 pub use winograd::WinogradTile;
 
+/// `f` applied to `a` in its wide dtype (see [`crate::DType::wide`]), the result narrowed back to
+/// `a`'s dtype with wrapping: how arithmetic reaches the narrow integer dtypes.
+pub(crate) fn via_wide(
+    a: &crate::Array,
+    f: impl FnOnce(&crate::Array) -> crate::Result<crate::Array>,
+) -> crate::Result<crate::Array> {
+    cast(&f(&cast(a, a.dtype().wide())?)?, a.dtype())
+}
+
 /// Below this many elements a kernel stays on the calling thread: splitting costs more than it
 /// saves on a 2-core machine (see DESIGN.md's pitfalls).
 pub const PARALLEL_THRESHOLD: usize = 32 * 1024;

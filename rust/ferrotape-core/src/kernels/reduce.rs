@@ -191,6 +191,9 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
     if a.is_empty() && mask.len() == a.rank() {
         crate::check_alloc(op.name(), a.dtype(), &plan(a.shape(), mask, keepdims).0)?;
     }
+    if a.dtype().is_narrow() {
+        return reduce_narrow(op, a, mask, keepdims);
+    }
     let (buf, shape) = match a.buffer() {
         Buffer::F32(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
@@ -226,8 +229,42 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
             let r = reduce(op, &cast(a, DType::F32)?, mask, keepdims)?;
             return cast(&r, a.dtype());
         }
+        _ => return reduce_narrow(op, a, mask, keepdims),
     };
     Array::from_buffer(buf, &shape)
+}
+
+/// `reduce` on a narrow integer: in its wide dtype, narrowed back with wrapping (a sum or
+/// product modulo 2**32 or 2**64 is the right one modulo the narrow width); uint64's max and
+/// min on `u64`, since its wide dtype holds its bits, not its order.
+fn reduce_narrow(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
+    if matches!(op, ReduceOp::Any | ReduceOp::All) {
+        return Err(Error::unsupported(op.name(), a.dtype(), "bool"));
+    }
+    if a.dtype() == DType::U64 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+        let d = u64::slice(a.buffer()).expect("uint64");
+        let (v, s) = if op == ReduceOp::Max {
+            fold(a, d, mask, keepdims, 0, |x, y| x.max(y))
+        } else {
+            fold(a, d, mask, keepdims, u64::MAX, |x, y| x.min(y))
+        };
+        return Array::from_vec(v, &s);
+    }
+    // Max of the empty set is the dtype's lowest value (min its highest), which the wide
+    // dtype's does not narrow to.
+    if a.is_empty() && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+        let bits = 8 * a.dtype().size_in_bytes() as u32;
+        let (lowest, highest) = if a.dtype().is_unsigned() {
+            (0, (1i64 << bits) - 1)
+        } else {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        };
+        let v = if op == ReduceOp::Max { lowest } else { highest };
+        let shape = plan(a.shape(), mask, keepdims).0;
+        let one = cast(&Array::scalar(v), a.dtype())?;
+        return one.broadcast_to(&shape)?.try_contiguous(op.name());
+    }
+    super::via_wide(a, |w| reduce(op, w, mask, keepdims))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,7 +335,10 @@ pub fn arg_reduce(which: ArgReduce, a: &Array, axis: usize) -> Result<Array> {
         Buffer::F64(d) => arg_typed(which, a, d, axis),
         Buffer::I32(d) => arg_typed(which, a, d, axis),
         Buffer::I64(d) => arg_typed(which, a, d, axis),
+        Buffer::U64(_) => arg_typed(which, a, u64::slice(a.buffer()).expect("uint64"), axis),
         Buffer::Bool(_) => return Err(Error::unsupported(op, DType::Bool, "a numeric dtype")),
+        // Widening keeps the order of every other narrow dtype.
+        _ => return arg_reduce(which, &cast(a, a.dtype().wide())?, axis),
     };
     Array::from_vec(v, &s)
 }

@@ -23,10 +23,10 @@ fn copy_runs(
         data: &[T],
         starts: &[Option<usize>],
         inner: usize,
-        fill: f64,
+        fill: &Buffer,
         out_shape: &[usize],
     ) -> Result<Buffer> {
-        let fill_value = T::from_f64(fill);
+        let fill_value = T::bits(fill).expect("the fill has the array's dtype")[0];
         let mut out = alloc(op, out_shape)?;
         for s in starts {
             match s {
@@ -42,7 +42,9 @@ fn copy_runs(
         return r;
     }
     let a = a.contiguous();
-    let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, fill, out_shape))?;
+    // The fill in the array's own dtype, so that twins (which share `typed`) get its bits.
+    let fill = Buffer::full(op, a.dtype(), &[1], fill)?;
+    let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, &fill, out_shape))?;
     Array::from_buffer(buf, out_shape)
 }
 
@@ -175,6 +177,9 @@ pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<A
     }) {
         return r;
     }
+    if updates.dtype().is_narrow() {
+        return super::via_wide(updates, |u| scatter_nd(indices, u, shape));
+    }
     let mut out = Array::zeros(OP, updates.dtype(), shape)?;
     let upd = updates.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -246,7 +251,7 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
         for o in 0..outer {
             for p in parts {
                 let run = num_elements(&p.shape()[axis..]);
-                let s = T::slice(p.buffer()).expect("dtypes checked");
+                let s = T::bits(p.buffer()).expect("dtypes checked");
                 out.extend_from_slice(&s[p.offset() + o * run..p.offset() + (o + 1) * run]);
             }
         }
@@ -581,6 +586,9 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
     }) {
         return r;
     }
+    if g.dtype().is_narrow() {
+        return super::via_wide(g, |w| take_add(w, axis, index, d));
+    }
     let mut out = Array::zeros(OP, g.dtype(), &out_shape)?;
     let src = g.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -596,7 +604,7 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
 }
 
 fn write_view<T: Element>(out: &mut [T], strides: &[isize], offset: usize, src: &Array) {
-    let data = T::slice(src.buffer()).expect("dtypes agree");
+    let data = T::bits(src.buffer()).expect("dtypes agree");
     for_each_offset(
         src.shape(),
         [strides, src.strides()],
@@ -631,7 +639,7 @@ pub fn slice_scatter(
     };
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
-    crate::with_buffer!(buf, v => write_view(v, &strides, offset, src));
+    crate::with_buffer!(buf, v => write_view(v, &strides, offset, src); untagged);
     Ok(out)
 }
 
