@@ -338,3 +338,23 @@ def test_bitcast_reads_the_same_bits():
         ft.bitcast(ft.constant([1, 2, 3], ft.uint8), ft.uint16)
     with pytest.raises(ft.errors.InvalidArgumentError, match="bool"):
         ft.bitcast(ft.constant([True]), ft.uint8)
+
+
+@pytest.mark.parametrize("name", NARROW)
+def test_narrow_indices_are_read_as_integers(name):
+    table = ft.constant([10.0, 20.0, 30.0])
+    idx = np.array([2, 0], name)
+    np.testing.assert_array_equal(ft.gather(table, idx).numpy(), [30.0, 10.0])
+    np.testing.assert_array_equal(ft.one_hot(ft.constant(idx), 3).numpy(), np.eye(3)[[2, 0]])
+    if name == "uint64":
+        with pytest.raises(ft.errors.InvalidArgumentError):
+            ft.gather(table, ft.constant([2**64 - 1], name))
+
+
+def test_sparse_labels_of_a_narrow_dtype_train_a_keras_model():
+    x = np.random.default_rng(0).integers(0, 255, size=(8, 4), dtype=np.uint8)
+    y = np.arange(8, dtype=np.uint8) % 3
+    model = ft.keras.Sequential([ft.keras.layers.Rescaling(1 / 255), ft.keras.layers.Dense(3)])
+    model.compile("sgd", ft.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(x, y, epochs=2, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()

@@ -728,6 +728,27 @@ mod tests {
     }
 
     #[test]
+    fn twins_share_storage_and_keep_their_dtype_through_data_movement() {
+        let a = crate::Array::from_vec(vec![-1i8, 5, -128], &[3]).unwrap();
+        assert!(matches!(a.buffer(), Buffer::I8(_)));
+        // Moved as uint8 bits, tagged back as int8.
+        let moved = a.slice_view(&[2], &[3], &[-1]).contiguous();
+        assert_eq!(moved.dtype(), DType::I8);
+        assert_eq!(moved.to_vec::<i8>(), vec![-128, 5, -1]);
+        assert_eq!(u8::bits(a.buffer()).unwrap(), &[255, 5, 128]);
+        assert!(u8::slice(a.buffer()).is_none() && i32::bits(a.buffer()).is_none());
+        assert_eq!(a.scalar_f64(), None);
+        assert_eq!(moved.buffer().get_f64(0), -128.0);
+        let top = Buffer::full("T", DType::U64, &[1], 1.8e19).unwrap();
+        assert_eq!(u64::slice(&top).unwrap(), &[18_000_000_000_000_000_000]);
+        assert_eq!(Buffer::empty(DType::U32).dtype(), DType::U32);
+        for d in DType::ALL {
+            assert_eq!(Buffer::full("T", d, &[2], 1.0).unwrap().dtype(), d);
+            assert_eq!(Buffer::empty(d).retag(d.twin()).retag(d).dtype(), d);
+        }
+    }
+
+    #[test]
     fn lent_storage_is_read_in_place_and_copied_before_a_write() {
         let lender = Arc::new(vec![1.0f32, 2.0, 3.0]);
         let ptr = std::ptr::NonNull::new(lender.as_ptr() as *mut f32).unwrap();

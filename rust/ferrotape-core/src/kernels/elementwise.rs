@@ -958,6 +958,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn narrow_integers_wrap_and_uint64_keeps_its_order() {
+        let a = Array::from_vec(vec![250u8, 3, 0], &[3]).unwrap();
+        let b = Array::from_vec(vec![10u8, 5, 1], &[3]).unwrap();
+        let sum = binary(BinaryOp::Add, &a, &b).unwrap();
+        assert_eq!(
+            (sum.dtype(), sum.to_vec::<u8>()),
+            (DType::U8, vec![4, 8, 1])
+        );
+        let diff = binary(BinaryOp::Sub, &a, &b).unwrap();
+        assert_eq!(diff.to_vec::<u8>(), vec![240, 254, 255]);
+        let low = Array::from_vec(vec![-128i8], &[1]).unwrap();
+        let minus_one = Array::from_vec(vec![-1i8], &[1]).unwrap();
+        let q = binary(BinaryOp::FloorDiv, &low, &minus_one).unwrap();
+        assert_eq!(q.to_vec::<i8>(), vec![-128]);
+        assert_eq!(
+            unary(UnaryOp::Abs, &low).unwrap().to_vec::<i8>(),
+            vec![-128]
+        );
+        assert!(unary(UnaryOp::Neg, &a).is_err() && unary(UnaryOp::Exp, &low).is_err());
+        let big = Array::from_vec(vec![u64::MAX, 5], &[2]).unwrap();
+        let small = Array::from_vec(vec![7u64, 9], &[2]).unwrap();
+        let max = binary(BinaryOp::Maximum, &big, &small).unwrap();
+        assert_eq!(max.to_vec::<u64>(), vec![u64::MAX, 9]);
+        let q = binary(BinaryOp::FloorDiv, &big, &small).unwrap();
+        assert_eq!(q.to_vec::<u64>(), vec![u64::MAX / 7, 0]);
+        let less = compare(CompareOp::Less, &small, &big).unwrap();
+        assert_eq!(less.to_vec::<bool>(), vec![true, false]);
+        let zero = Array::from_vec(vec![0u64, 1], &[2]).unwrap();
+        assert!(binary(BinaryOp::Mod, &big, &zero).is_err());
+    }
+
+    #[test]
     fn broadcasting_add_matches_by_hand() {
         let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
         let b = Array::from_vec(vec![10.0f32, 20.0], &[2]).unwrap();

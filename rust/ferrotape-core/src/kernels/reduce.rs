@@ -358,6 +358,21 @@ mod tests {
     }
 
     #[test]
+    fn narrow_reductions_wrap_and_empty_extremes_are_the_dtypes() {
+        let a = Array::from_vec(vec![200u8, 100, 7], &[3]).unwrap();
+        let sum = reduce(ReduceOp::Sum, &a, &[true], false).unwrap();
+        assert_eq!((sum.dtype(), sum.to_vec::<u8>()), (DType::U8, vec![51]));
+        let empty = Array::from_vec(Vec::<i8>::new(), &[0]).unwrap();
+        let max = reduce(ReduceOp::Max, &empty, &[true], false).unwrap();
+        assert_eq!(max.to_vec::<i8>(), vec![-128]);
+        let top = Array::from_vec(vec![1u64, u64::MAX], &[2]).unwrap();
+        let max = reduce(ReduceOp::Max, &top, &[true], false).unwrap();
+        assert_eq!(max.to_vec::<u64>(), vec![u64::MAX]);
+        let arg = arg_reduce(ArgReduce::ArgMax, &top, 0).unwrap();
+        assert_eq!(arg.to_vec::<i64>(), vec![1]);
+    }
+
+    #[test]
     fn argmax_takes_first_of_ties() {
         let a = Array::from_vec(vec![1i32, 5, 5, 0], &[2, 2]).unwrap();
         let r = arg_reduce(ArgReduce::ArgMax, &a, 1).unwrap();

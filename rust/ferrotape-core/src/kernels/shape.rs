@@ -80,12 +80,14 @@ fn check_index(op: &'static str, i: i64, d: usize) -> Result<usize> {
     Ok(i as usize)
 }
 
-/// Integer array contents as i64, for index arguments.
+/// Integer array contents as i64, for index arguments. Every integer dtype is taken (numpy's
+/// uint8 indices were read as int32 before the narrow dtypes existed, and still work), a
+/// uint64 past int64 reads as negative, which the index checks refuse.
 pub fn index_values(op: &'static str, a: &Array) -> Result<Vec<i64>> {
-    match a.dtype() {
-        DType::I32 | DType::I64 => Ok(cast(a, DType::I64)?.to_vec::<i64>()),
-        other => Err(Error::unsupported(op, other, "int32 or int64 indices")),
+    if !a.dtype().is_int() {
+        return Err(Error::unsupported(op, a.dtype(), "integer indices"));
     }
+    Ok(cast(a, DType::I64)?.to_vec::<i64>())
 }
 
 /// `tf.gather_nd(params, indices)`: shape `indices[:-1] + params[q:]` with `q = indices[-1]`.
