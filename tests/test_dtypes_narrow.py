@@ -259,7 +259,9 @@ def test_division_corner_cases_match_tensorflow():
     check(ft.constant([-128], ft.int8) // ft.constant([-1], ft.int8), np.array([-128], np.int8))
     check(ft.math.floormod(ft.constant([-7], ft.int8), 3), np.array([2], np.int8))
     big = ft.constant([2**63 + 7, 2**64 - 1], ft.uint64)
-    check(big // ft.constant([2, 10], ft.uint64), np.array([2**62 + 3, (2**64 - 1) // 10], np.uint64))
+    check(
+        big // ft.constant([2, 10], ft.uint64), np.array([2**62 + 3, (2**64 - 1) // 10], np.uint64)
+    )
     check(ft.math.floormod(big, ft.constant([2, 10], ft.uint64)), np.array([1, 5], np.uint64))
     check(ft.maximum(big, ft.constant([5], ft.uint64)), np.array([2**63 + 7, 2**64 - 1], np.uint64))
     check(ft.argmax(ft.constant([5, 2**63], ft.uint64)), np.int64(1))

@@ -99,7 +99,7 @@ def images(tf, name):
     f = tf.constant([0.0, 0.25, 0.5, 1.0, 1.2, -0.1])
     out = [outcome(lambda: ci(a, tf.float32)), outcome(lambda: ci(f, name))]
     out += [outcome(lambda: ci(f, name, saturate=True))]
-    out += [outcome(lambda: ci(a, other)) for other in ("uint8", "uint16", "int32")]
+    out += [outcome(lambda o=o: ci(a, o)) for o in ("uint8", "uint16", "int32")]
     return out
 
 

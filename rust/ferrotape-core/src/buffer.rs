@@ -588,7 +588,9 @@ macro_rules! twin_element {
                 }
             }
             fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$variant(bytemuck::allocation::cast_vec::<$t, $store>(v).into())
+                // A same-size `as` in a map collects in place: the allocation is reused.
+                let bits: Vec<$store> = v.into_iter().map(|x| x as $store).collect();
+                Buffer::$variant(bits.into())
             }
             #[inline]
             fn to_f64(self) -> f64 {
