@@ -124,7 +124,8 @@ impl DType {
     /// wrapping add/subtract/multiply agree with the narrow type's modulo its width: int32 for
     /// the 8- and 16-bit types, int64 for uint32. uint64 has nothing wider: it runs in int64
     /// on the same bits (wrapping add/subtract/multiply are the same on two's-complement bits),
-    /// and the order-dependent ops (comparisons, max/min, division) treat it on their own.
+    /// and the order-dependent ops see it with its top bit flipped (comparisons, max/min,
+    /// argmax) or divide it as `u64`.
     pub fn wide(self) -> DType {
         match self {
             DType::I8 | DType::I16 | DType::U8 | DType::U16 => DType::I32,

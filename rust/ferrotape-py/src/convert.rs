@@ -3,7 +3,7 @@
 //! (int8 ... uint64 included); nested lists go through
 //! numpy, and lists holding tensors are stacked (so gradients flow through them).
 
-use ferrotape_autodiff::core::{kernels, Array, Buffer, Element};
+use ferrotape_autodiff::core::{kernels, Array, Buffer};
 use ferrotape_autodiff::{ops, trace, DType, Tensor};
 use half::{bf16, f16};
 use numpy::{
@@ -48,13 +48,15 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     try_as!(i32, |a| Buffer::I32(typed_vec(a).into()));
     try_as!(bool, |a| Buffer::Bool(typed_vec(a).into()));
     try_as!(f16, |a| Buffer::F16(typed_vec(a).into()));
-    try_as!(u8, |a| Element::into_buffer(typed_vec(a)));
-    try_as!(i8, |a| Element::into_buffer(typed_vec(a)));
-    try_as!(i16, |a| Element::into_buffer(typed_vec(a)));
-    try_as!(u16, |a| Element::into_buffer(typed_vec(a)));
-    try_as!(u32, |a| Element::into_buffer(typed_vec(a)));
-    try_as!(u64, |a| Element::into_buffer(typed_vec(a)));
+    try_as!(u8, |a| Buffer::U8(typed_vec(a).into()));
+    try_as!(u16, |a| Buffer::U16(typed_vec(a).into()));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
+    if let Some(d) = DType::from_name(&kind).filter(|d| d.twin() != *d) {
+        // int8, int16, uint32, uint64: read as their twin's numpy type (the same bits, see
+        // `DType::twin`), so no conversion code is compiled for them.
+        let bits = arr.call_method1("view", (d.twin().name(),))?;
+        return Ok(numpy_buffer(bits.cast::<PyUntypedArray>()?)?.retag(d));
+    }
     if kind == "bfloat16" {
         // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
         let bits = arr.call_method1("view", ("uint16",))?;
@@ -288,12 +290,14 @@ pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> 
         DType::I32 => make::<i32>(py, a),
         DType::I64 => make::<i64>(py, a),
         DType::Bool => make::<bool>(py, a),
-        DType::I8 => make::<i8>(py, a),
-        DType::I16 => make::<i16>(py, a),
         DType::U8 => make::<u8>(py, a),
         DType::U16 => make::<u16>(py, a),
-        DType::U32 => make::<u32>(py, a),
-        DType::U64 => make::<u64>(py, a),
+        // int8, int16, uint32, uint64: their twin's array (the same bits) viewed as their own.
+        d => {
+            let buf = a.contiguous().into_buffer().retag(d.twin());
+            let bits = Array::from_buffer(buf, a.shape()).raise()?;
+            to_numpy(py, &bits)?.call_method1("view", (d.name(),))
+        }
     }
 }
 

@@ -61,13 +61,10 @@ fn numpy_view<'py>(
         DType::I32 => view::<i32>(a, owner, writable),
         DType::I64 => view::<i64>(a, owner, writable),
         DType::Bool => view::<bool>(a, owner, writable),
-        DType::I8 => view::<i8>(a, owner, writable),
-        DType::I16 => view::<i16>(a, owner, writable),
         DType::U8 => view::<u8>(a, owner, writable),
         DType::U16 => view::<u16>(a, owner, writable),
-        DType::U32 => view::<u32>(a, owner, writable),
-        DType::U64 => view::<u64>(a, owner, writable),
-        DType::BF16 => Ok(None),
+        // bfloat16, and the dtypes stored in their twin's type: copied (see `to_numpy`).
+        _ => Ok(None),
     }
 }
 
@@ -191,9 +188,8 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
         // An empty array's pointer may dangle (numpy allows any): lend nothing, copy nothing.
         let storage = match std::ptr::NonNull::new(ptr).filter(|_| len > 0) {
             // SAFETY: the array is C-contiguous with `len` elements at the aligned `ptr`, each
-            // `N`'s bits being a valid `T` (same size; the pairs below are the same type, a
-            // narrow integer in its twin's type, or bfloat16 seen as numpy's uint16, all with
-            // every bit pattern valid), and the owner holds a reference to the array,
+            // `N`'s bits being a valid `T` (same size; the pairs below are the same type, or
+            // bfloat16 seen as numpy's uint16), and the owner holds a reference to the array,
             // which keeps its memory (numpy's, or the DLPack producer's behind it) alive.
             Some(ptr) => unsafe {
                 let owner: ForeignOwner = Arc::new(typed.clone().into_any().unbind());
@@ -212,13 +208,14 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
         "float16" => lend::<f16, f16>(array, Buffer::F16)?,
         "int32" => lend::<i32, i32>(array, Buffer::I32)?,
         "int64" => lend::<i64, i64>(array, Buffer::I64)?,
-        // The narrow integers are stored in their twin's type (see `DType::twin`).
         "uint8" => lend::<u8, u8>(array, Buffer::U8)?,
-        "int8" => lend::<i8, u8>(array, Buffer::I8)?,
         "uint16" => lend::<u16, u16>(array, Buffer::U16)?,
-        "int16" => lend::<i16, u16>(array, Buffer::I16)?,
-        "uint32" => lend::<u32, i32>(array, Buffer::U32)?,
-        "uint64" => lend::<u64, i64>(array, Buffer::U64)?,
+        // The others are stored in their twin's type (see `DType::twin`): lent through numpy's
+        // view of the same bits as that type, which keeps the original alive.
+        "int8" => lend::<u8, u8>(&array.call_method1("view", ("uint8",))?, Buffer::I8)?,
+        "int16" => lend::<u16, u16>(&array.call_method1("view", ("uint16",))?, Buffer::I16)?,
+        "uint32" => lend::<i32, i32>(&array.call_method1("view", ("int32",))?, Buffer::U32)?,
+        "uint64" => lend::<i64, i64>(&array.call_method1("view", ("int64",))?, Buffer::U64)?,
         // ml_dtypes' bfloat16 has our bits; numpy's uint16 view keeps the original alive.
         "bfloat16" => lend::<u16, bf16>(&array.call_method1("view", ("uint16",))?, Buffer::BF16)?,
         _ => None,

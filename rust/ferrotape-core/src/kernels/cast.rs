@@ -25,15 +25,10 @@ fn map<S: Element, D: Element>(a: &Array, f: impl Fn(S) -> D) -> Result<Vec<D>> 
     Ok(out)
 }
 
-/// One compute dtype to another: integers to integers through i64 (wrapping), the rest
-/// through f64 (exact for every value of the source).
+/// One compute dtype to another through f64, exact for every value of the source (int64 to
+/// int32, the one pair where it is not, is handled in `cast`).
 fn convert<S: Element, D: Element>(a: &Array) -> Result<Buffer> {
-    let out = if S::DTYPE.is_int() && D::DTYPE.is_int() {
-        map::<S, D>(a, |x| D::from_i64(x.to_i64()))?
-    } else {
-        map::<S, D>(a, |x| D::from_f64(x.to_f64()))?
-    };
-    Ok(D::into_buffer(out))
+    Ok(D::into_buffer(map::<S, D>(a, |x| D::from_f64(x.to_f64()))?))
 }
 
 /// From the compute dtype of `a` to `D`.
@@ -49,40 +44,52 @@ fn to<D: Element>(a: &Array) -> Result<Buffer> {
     }
 }
 
-/// Calls `$f::<T>` with the Rust type of `$dtype`, any dtype.
-macro_rules! typed {
-    ($dtype:expr, $f:ident($($arg:expr),*)) => {
-        match $dtype {
-            DType::F16 => $f::<f16>($($arg),*),
-            DType::BF16 => $f::<bf16>($($arg),*),
-            DType::F32 => $f::<f32>($($arg),*),
-            DType::F64 => $f::<f64>($($arg),*),
-            DType::I32 => $f::<i32>($($arg),*),
-            DType::I64 => $f::<i64>($($arg),*),
-            DType::Bool => $f::<bool>($($arg),*),
-            DType::I8 => $f::<i8>($($arg),*),
-            DType::I16 => $f::<i16>($($arg),*),
-            DType::U8 => $f::<u8>($($arg),*),
-            DType::U16 => $f::<u16>($($arg),*),
-            DType::U32 => $f::<u32>($($arg),*),
-            DType::U64 => $f::<u64>($($arg),*),
-        }
-    };
+/// The values of a float array as f64.
+fn as_f64(a: &Array) -> Result<Vec<f64>> {
+    match a.dtype() {
+        DType::F16 => map::<f16, f64>(a, |x| x.to_f64()),
+        DType::BF16 => map::<bf16, f64>(a, |x| x.to_f64()),
+        DType::F32 => map::<f32, f64>(a, |x| x as f64),
+        _ => map::<f64, f64>(a, |x| x),
+    }
 }
 
-fn as_i64<S: Element>(a: &Array) -> Result<Vec<i64>> {
+fn to_i64<S: Element>(a: &Array) -> Result<Vec<i64>> {
     map::<S, i64>(a, |x| x.to_i64())
 }
 
-fn as_f64<S: Element>(a: &Array) -> Result<Vec<f64>> {
-    map::<S, f64>(a, |x| x.to_f64())
+/// The values of an integer or bool array as i64 (uint64 keeps its bits).
+fn as_i64(a: &Array) -> Result<Vec<i64>> {
+    match a.dtype() {
+        DType::I8 => to_i64::<i8>(a),
+        DType::I16 => to_i64::<i16>(a),
+        DType::I32 => to_i64::<i32>(a),
+        DType::U8 => to_i64::<u8>(a),
+        DType::U16 => to_i64::<u16>(a),
+        DType::U32 => to_i64::<u32>(a),
+        DType::U64 => to_i64::<u64>(a),
+        DType::Bool => to_i64::<bool>(a),
+        _ => to_i64::<i64>(a),
+    }
 }
 
-/// Converts i64 (`ints`) or f64 values to the narrow dtype `D`.
-fn narrow<D: Element>(ints: Option<Vec<i64>>, floats: Vec<f64>) -> Buffer {
+/// i64 (`ints`) or f64 values converted to the narrow dtype `D`.
+fn narrow_to<D: Element>(ints: Option<Vec<i64>>, floats: Vec<f64>) -> Buffer {
     match ints {
         Some(v) => D::into_buffer(v.into_iter().map(D::from_i64).collect()),
         None => D::into_buffer(floats.into_iter().map(D::from_f64).collect()),
+    }
+}
+
+/// `narrow_to` for the narrow `dtype`.
+fn narrow(dtype: DType, ints: Option<Vec<i64>>, floats: Vec<f64>) -> Buffer {
+    match dtype {
+        DType::I8 => narrow_to::<i8>(ints, floats),
+        DType::I16 => narrow_to::<i16>(ints, floats),
+        DType::U8 => narrow_to::<u8>(ints, floats),
+        DType::U16 => narrow_to::<u16>(ints, floats),
+        DType::U32 => narrow_to::<u32>(ints, floats),
+        _ => narrow_to::<u64>(ints, floats),
     }
 }
 
@@ -98,19 +105,27 @@ pub fn cast(a: &Array, dtype: DType) -> Result<Array> {
     let buf = if dtype.is_narrow() {
         // A float keeps its fraction until the narrowing truncates it, an integer its bits.
         if src.is_float() {
-            let values = typed!(src, as_f64(a))?;
-            typed!(dtype, narrow(None, values))
+            narrow(dtype, None, as_f64(a)?)
         } else {
-            let values = typed!(src, as_i64(a))?;
-            typed!(dtype, narrow(Some(values), Vec::new()))
+            narrow(dtype, Some(as_i64(a)?), Vec::new())
         }
     } else if src.is_narrow() {
         let wide = if dtype.is_float() {
-            Array::from_vec(typed!(src, as_f64(a))?, a.shape())?
+            let values: Vec<f64> = as_i64(a)?
+                .into_iter()
+                .map(|v| match src {
+                    DType::U64 => v as u64 as f64,
+                    _ => v as f64,
+                })
+                .collect();
+            Array::from_vec(values, a.shape())?
         } else {
-            Array::from_vec(typed!(src, as_i64(a))?, a.shape())?
+            Array::from_vec(as_i64(a)?, a.shape())?
         };
         return cast(&wide, dtype);
+    } else if src == DType::I64 && dtype == DType::I32 {
+        // Keeps the low bits, as TensorFlow does (f64 would round past 2**53 and saturate).
+        Buffer::I32(map::<i64, i32>(a, |x| x as i32)?.into())
     } else {
         match dtype {
             DType::F16 => to::<f16>(a)?,

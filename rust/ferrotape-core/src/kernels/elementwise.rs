@@ -583,7 +583,8 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
 }
 
 /// `binary` on a narrow integer dtype: in its wide dtype (exact, and wrapping agrees modulo
-/// the narrow width), narrowed back with wrapping; uint64's order-dependent ops on `u64`.
+/// the narrow width), narrowed back with wrapping; uint64's order through
+/// [`super::ordered_u64`], its division on `u64`.
 fn binary_narrow(op: BinaryOp, a: &Array, b: &Array, shape: &[usize]) -> Result<Array> {
     let dtype = a.dtype();
     // TensorFlow registers no SquaredDifference for these, nor Pow for the unsigned ones.
@@ -615,29 +616,26 @@ fn binary_narrow(op: BinaryOp, a: &Array, b: &Array, shape: &[usize]) -> Result<
     if !integral {
         return Err(Error::unsupported(op.name(), dtype, "a floating dtype"));
     }
-    let ordered = matches!(
-        op,
-        BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod | BinaryOp::Maximum | BinaryOp::Minimum
-    );
-    if dtype == DType::U64 && ordered {
-        let (x, y) = (u64::slice(a.buffer()), u64::slice(b.buffer()));
-        let (x, y) = (x.expect("uint64"), y.expect("uint64"));
-        if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) {
-            let zero_divisor = match b.contiguous_slice::<u64>() {
-                Some(s) => s.contains(&0),
-                None => b.to_vec::<u64>().contains(&0),
-            };
-            if zero_divisor {
-                return Err(Error::invalid(op.name(), "integer division by zero"));
-            }
+    if dtype == DType::U64 && matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) {
+        let (x, y) = (super::ordered_u64(a)?, super::ordered_u64(b)?);
+        return super::from_ordered_u64(&binary(op, &x, &y)?);
+    }
+    if dtype == DType::U64 && matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) {
+        // Unsigned division floors and truncates alike; one plain loop (rarely hot).
+        let (x, y) = (
+            a.broadcast_to(shape)?.to_vec::<u64>(),
+            b.broadcast_to(shape)?,
+        );
+        let y = y.to_vec::<u64>();
+        if y.contains(&0) {
+            return Err(Error::invalid(op.name(), "integer division by zero"));
         }
-        let out = match op {
-            BinaryOp::Maximum => zip(a, x, b, y, shape, |p, q| p.max(q)),
-            BinaryOp::Minimum => zip(a, x, b, y, shape, |p, q| p.min(q)),
-            BinaryOp::Mod => zip(a, x, b, y, shape, |p, q| p % q),
-            _ => zip(a, x, b, y, shape, |p, q| p / q),
-        }?;
-        return Array::from_vec(out, shape);
+        let rem = op == BinaryOp::Mod;
+        let out = x
+            .iter()
+            .zip(&y)
+            .map(|(p, q)| if rem { p % q } else { p / q });
+        return Array::from_vec(out.collect::<Vec<u64>>(), shape);
     }
     let wide = dtype.wide();
     cast(&binary(op, &cast(a, wide)?, &cast(b, wide)?)?, dtype)
@@ -677,7 +675,10 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
     }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), DType::Bool, &s)?;
-    if a.dtype().is_narrow() && a.dtype() != DType::U64 {
+    if a.dtype() == DType::U64 {
+        return compare(op, &super::ordered_u64(a)?, &super::ordered_u64(b)?);
+    }
+    if a.dtype().is_narrow() {
         let wide = a.dtype().wide();
         return compare(op, &cast(a, wide)?, &cast(b, wide)?);
     }
@@ -689,10 +690,6 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         (Buffer::I32(x), Buffer::I32(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::I64(x), Buffer::I64(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::Bool(x), Buffer::Bool(y)) => compare_typed(op, a, x, b, y, &s),
-        (Buffer::U64(_), Buffer::U64(_)) => {
-            let (x, y) = (u64::slice(a.buffer()), u64::slice(b.buffer()));
-            compare_typed(op, a, x.expect("uint64"), b, y.expect("uint64"), &s)
-        }
         _ => return Err(Error::mismatch(op.name(), a.dtype(), b.dtype())),
     };
     Array::from_vec(out?, &s)

@@ -236,19 +236,15 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
 
 /// `reduce` on a narrow integer: in its wide dtype, narrowed back with wrapping (a sum or
 /// product modulo 2**32 or 2**64 is the right one modulo the narrow width); uint64's max and
-/// min on `u64`, since its wide dtype holds its bits, not its order.
+/// min through [`super::ordered_u64`], since its wide dtype holds its bits, not its order.
 fn reduce_narrow(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
     if matches!(op, ReduceOp::Any | ReduceOp::All) {
         return Err(Error::unsupported(op.name(), a.dtype(), "bool"));
     }
     if a.dtype() == DType::U64 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
-        let d = u64::slice(a.buffer()).expect("uint64");
-        let (v, s) = if op == ReduceOp::Max {
-            fold(a, d, mask, keepdims, 0, |x, y| x.max(y))
-        } else {
-            fold(a, d, mask, keepdims, u64::MAX, |x, y| x.min(y))
-        };
-        return Array::from_vec(v, &s);
+        // int64's extremes of the empty set are the ordered images of 0 and u64::MAX.
+        let r = reduce(op, &super::ordered_u64(a)?, mask, keepdims)?;
+        return super::from_ordered_u64(&r);
     }
     // Max of the empty set is the dtype's lowest value (min its highest), which the wide
     // dtype's does not narrow to.
@@ -335,7 +331,7 @@ pub fn arg_reduce(which: ArgReduce, a: &Array, axis: usize) -> Result<Array> {
         Buffer::F64(d) => arg_typed(which, a, d, axis),
         Buffer::I32(d) => arg_typed(which, a, d, axis),
         Buffer::I64(d) => arg_typed(which, a, d, axis),
-        Buffer::U64(_) => arg_typed(which, a, u64::slice(a.buffer()).expect("uint64"), axis),
+        Buffer::U64(_) => return arg_reduce(which, &super::ordered_u64(a)?, axis),
         Buffer::Bool(_) => return Err(Error::unsupported(op, DType::Bool, "a numeric dtype")),
         // Widening keeps the order of every other narrow dtype.
         _ => return arg_reduce(which, &cast(a, a.dtype().wide())?, axis),
