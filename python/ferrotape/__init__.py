@@ -31,7 +31,7 @@ from ._core import constant as constant
 from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
-from ._math_impl import saturate_cast, truncatediv, truncatemod
+from ._math_impl import bitcast, saturate_cast, truncatediv, truncatemod
 from ._nn_array import approx_top_k, required_space_to_batch_paddings
 from .array_ops import (
     boolean_mask,
@@ -72,8 +72,14 @@ from .dtypes import (
     float32,
     float64,
     half,
+    int8,
+    int16,
     int32,
     int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .einsum import einsum, tensordot
 from .framework_ops import (
@@ -303,6 +309,7 @@ __all__ = [
     "assert_rank",
     "batch_to_space",
     "bfloat16",
+    "bitcast",
     "bool",
     "clip_by_global_norm",
     "clip_by_norm",
@@ -323,8 +330,14 @@ __all__ = [
     "function",
     "half",
     "image",
+    "int8",
+    "int16",
     "int32",
     "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "linalg",
     "math",
     "nest",

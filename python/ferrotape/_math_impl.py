@@ -1,5 +1,6 @@
 """``ft.math`` names composed in Python from native ops: the ``*_no_nan`` and ``x*y`` family,
-scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``), segment reductions and counting.
+scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``), segment reductions, counting, and the
+dtype conversions ``saturate_cast`` and ``bitcast``.
 
 Each is built from differentiable native ops (``select``, ``scatter_nd``, reductions), so the
 gradients come from those ops; index arguments (segment ids, labels) are read as NumPy constants
@@ -1304,6 +1305,52 @@ def _limits(dtype):
     return float(limits.min) if dtype.is_floating else int(limits.min), (
         float(limits.max) if dtype.is_floating else int(limits.max)
     )
+
+
+def bitcast(input, type, name=None):  # noqa: A002 - TensorFlow's argument names
+    """``input``'s bits read as ``type``, without changing them (no values are converted).
+
+    The same size keeps the shape; a wider ``input`` gains a last axis of the size ratio (a
+    float32 as four uint8); a narrower one needs a last axis of that ratio, which it loses.
+
+    Args:
+        input: A numeric tensor (not bool).
+        type: The numeric dtype to read the bits as.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor of ``type``. It has no gradient, as in TensorFlow.
+
+    Raises:
+        InvalidArgumentError: a bool dtype, or a last axis that does not fit the ratio.
+
+    >>> import ferrotape as ft
+    >>> ft.bitcast(ft.constant(1.0), ft.uint16).numpy()
+    array([    0, 16256], dtype=uint16)
+    """
+    del name
+    from .dtypes import as_dtype
+
+    x = _core.convert_to_tensor(input)
+    target = as_dtype(type)
+    for d in (x.dtype, target):
+        if d.is_bool:
+            raise InvalidArgumentError(f"Bitcast: bool is not a bitcast dtype, received {d.name}")
+    src = np.array(x.numpy(), order="C")  # (ascontiguousarray would make a scalar 1-D)
+    dst = np.dtype(target.as_numpy_dtype) if target.name != "bfloat16" else None
+    if dst is None:
+        import ml_dtypes
+
+        dst = np.dtype(ml_dtypes.bfloat16)
+    (a, b), shape = (src.dtype.itemsize, dst.itemsize), src.shape
+    if a < b and (not shape or shape[-1] != b // a):
+        raise InvalidArgumentError(
+            f"Bitcast: cannot bitcast from {x.dtype.name} to {target.name}: the last axis must "
+            f"be {b // a}, received shape {list(shape)}"
+        )
+    out = (src.reshape(-1) if src.ndim == 0 else src).view(dst)
+    out = out.reshape(shape + (a // b,)) if a > b else out.reshape(shape[:-1] if a < b else shape)
+    return _core.constant(out)
 
 
 def saturate_cast(value, dtype, name=None):

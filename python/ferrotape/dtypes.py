@@ -6,8 +6,14 @@ float16 = half = DType("float16")
 bfloat16 = DType("bfloat16")
 float32 = DType("float32")
 float64 = double = DType("float64")
+int8 = DType("int8")
+int16 = DType("int16")
 int32 = DType("int32")
 int64 = DType("int64")
+uint8 = DType("uint8")
+uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 bool = DType("bool")  # noqa: A001 - TensorFlow's name
 
 
@@ -42,6 +48,12 @@ __all__ = [
     "float32",
     "float64",
     "half",
+    "int16",
     "int32",
     "int64",
+    "int8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
 ]

@@ -57,7 +57,7 @@ def from_dlpack(dlcapsule):
     Returns:
         A ``Tensor`` with the same shape, dtype and values, sharing the producer's memory when
         it is C-contiguous, aligned and of a dtype ferrotape holds as it is (float16/32/64,
-        bfloat16, int32, int64); otherwise a copy (bool, uint8, int16, ... and strided layouts).
+        bfloat16, int8 ... int64, uint8 ... uint64); otherwise a copy (bool, strided layouts).
 
     Raises:
         TypeError: the producer's dtype has no DLPack import in numpy (bfloat16, complex).

@@ -25,9 +25,9 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     int to int rescales by the ratio of the ranges, float to float only casts.
 
     Args:
-        image: An image tensor, or a numpy array (a ``uint8`` array's range is 255; ferrotape has
-            no uint8 tensors, so uint8 data is held as int32 values in ``[0, 255]``).
-        dtype: The target dtype (float16, bfloat16, float32, float64, int32 or int64).
+        image: An image tensor or a numpy array (a ``uint8`` image's range is 255).
+        dtype: The target dtype: a floating dtype, or an integer one (``uint8``, ``uint16``,
+            ``int8`` ... ``int64``).
         saturate: If true, clip to the target's range before casting to an integer dtype.
         name: Ignored (TensorFlow's op name).
 

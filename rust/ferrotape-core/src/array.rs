@@ -420,7 +420,7 @@ impl Array {
         if self.len() != 1 {
             return None;
         }
-        Some(crate::with_buffer!(&**self.host(), v => Element::to_f64(v[self.offset])))
+        Some(self.host().get_f64(self.offset))
     }
 
     /// Whether two arrays are views of the same buffer.

@@ -7,6 +7,12 @@
 //! monomorphised loops, so dispatch cost is per op, never per element. This is host
 //! storage; device memory is the other kind of element an `Array` can view (see
 //! [`crate::device`]), and ops reach either only through `Array`, so they need no rewrite.
+//!
+//! The narrow integers are stored in their width's twin storage (see [`DType::twin`]):
+//! `Buffer::I8` holds a `Storage<u8>`, `Buffer::U32` a `Storage<i32>`, and so on, so that
+//! [`with_buffer!`] moves twins with one compiled loop per width (its or-patterns bind the same
+//! type) and tags the result back. The element impls of `i8`, `i16`, `u32` and `u64` view that
+//! storage as their own type (a free reinterpretation: same size, every bit pattern valid).
 
 //!
 //! Sizes (hard to undo): every allocation of tensor storage is sized by [`check_alloc`] and made
@@ -302,6 +308,16 @@ pub enum Buffer {
     I32(Storage<i32>),
     I64(Storage<i64>),
     Bool(Storage<bool>),
+    /// int8's bits (its twin's storage, see the module docs).
+    I8(Storage<u8>),
+    /// int16's bits.
+    I16(Storage<u16>),
+    U8(Storage<u8>),
+    U16(Storage<u16>),
+    /// uint32's bits.
+    U32(Storage<i32>),
+    /// uint64's bits.
+    U64(Storage<i64>),
 }
 
 impl Buffer {
@@ -314,18 +330,55 @@ impl Buffer {
             Buffer::I32(_) => DType::I32,
             Buffer::I64(_) => DType::I64,
             Buffer::Bool(_) => DType::Bool,
+            Buffer::I8(_) => DType::I8,
+            Buffer::I16(_) => DType::I16,
+            Buffer::U8(_) => DType::U8,
+            Buffer::U16(_) => DType::U16,
+            Buffer::U32(_) => DType::U32,
+            Buffer::U64(_) => DType::U64,
         }
     }
 
     pub fn len(&self) -> usize {
-        match self {
-            Buffer::F16(v) => v.len(),
-            Buffer::BF16(v) => v.len(),
-            Buffer::F32(v) => v.len(),
-            Buffer::F64(v) => v.len(),
-            Buffer::I32(v) => v.len(),
-            Buffer::I64(v) => v.len(),
-            Buffer::Bool(v) => v.len(),
+        crate::with_buffer!(self, v => v.len(); untagged)
+    }
+
+    /// The same storage tagged as `dtype`, its twin or itself (see [`DType::twin`]): how
+    /// [`with_buffer!`] gives a twin's result its dtype back. Any other pair is returned
+    /// unchanged, which the callers never ask for.
+    pub fn retag(self, dtype: DType) -> Buffer {
+        match (self, dtype) {
+            (Buffer::U8(v), DType::I8) => Buffer::I8(v),
+            (Buffer::I8(v), DType::U8) => Buffer::U8(v),
+            (Buffer::U16(v), DType::I16) => Buffer::I16(v),
+            (Buffer::I16(v), DType::U16) => Buffer::U16(v),
+            (Buffer::I32(v), DType::U32) => Buffer::U32(v),
+            (Buffer::U32(v), DType::I32) => Buffer::I32(v),
+            (Buffer::I64(v), DType::U64) => Buffer::U64(v),
+            (Buffer::U64(v), DType::I64) => Buffer::I64(v),
+            (b, _) => b,
+        }
+    }
+
+    /// Element `i` as f64 (see [`Element::to_f64`]), read as its own dtype, not its twin's.
+    pub fn get_f64(&self, i: usize) -> f64 {
+        fn at<T: Element>(b: &Buffer, i: usize) -> f64 {
+            T::slice(b).map_or(f64::NAN, |s| s[i].to_f64())
+        }
+        match self.dtype() {
+            DType::F16 => at::<f16>(self, i),
+            DType::BF16 => at::<bf16>(self, i),
+            DType::F32 => at::<f32>(self, i),
+            DType::F64 => at::<f64>(self, i),
+            DType::I32 => at::<i32>(self, i),
+            DType::I64 => at::<i64>(self, i),
+            DType::Bool => at::<bool>(self, i),
+            DType::I8 => at::<i8>(self, i),
+            DType::I16 => at::<i16>(self, i),
+            DType::U8 => at::<u8>(self, i),
+            DType::U16 => at::<u16>(self, i),
+            DType::U32 => at::<u32>(self, i),
+            DType::U64 => at::<u64>(self, i),
         }
     }
 
@@ -353,12 +406,18 @@ impl Buffer {
             DType::I32 => typed::<i32>(op, shape, value),
             DType::I64 => typed::<i64>(op, shape, value),
             DType::Bool => typed::<bool>(op, shape, value),
+            DType::I8 => typed::<i8>(op, shape, value),
+            DType::I16 => typed::<i16>(op, shape, value),
+            DType::U8 => typed::<u8>(op, shape, value),
+            DType::U16 => typed::<u16>(op, shape, value),
+            DType::U32 => typed::<u32>(op, shape, value),
+            DType::U64 => typed::<u64>(op, shape, value),
         }
     }
 
     /// A buffer with no elements.
     pub fn empty(dtype: DType) -> Buffer {
-        match dtype {
+        let twin = match dtype.twin() {
             DType::F16 => Buffer::F16(Vec::new().into()),
             DType::BF16 => Buffer::BF16(Vec::new().into()),
             DType::F32 => Buffer::F32(Vec::new().into()),
@@ -366,7 +425,10 @@ impl Buffer {
             DType::I32 => Buffer::I32(Vec::new().into()),
             DType::I64 => Buffer::I64(Vec::new().into()),
             DType::Bool => Buffer::Bool(Vec::new().into()),
-        }
+            DType::U8 => Buffer::U8(Vec::new().into()),
+            _ => Buffer::U16(Vec::new().into()),
+        };
+        twin.retag(dtype)
     }
 }
 
@@ -377,10 +439,54 @@ pub trait Element: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
     fn slice_mut(buf: &mut Buffer) -> Option<&mut [Self]>;
     fn into_buffer(v: Vec<Self>) -> Buffer;
     fn to_f64(self) -> f64;
+    /// `v` converted as TensorFlow's `Cast` does on x86 (float to integer truncates toward
+    /// zero; what is out of range or NaN becomes what the x86 conversion makes of it).
     fn from_f64(v: f64) -> Self;
+    /// The value as i64: integers sign- or zero-extended (uint64 keeps its bits), floats
+    /// truncated, bool 0 or 1.
+    #[inline]
+    fn to_i64(self) -> i64 {
+        Self::to_f64(self) as i64
+    }
+    /// `v` converted as TensorFlow casts int64: integers keep the low bits (wrapping).
+    #[inline]
+    fn from_i64(v: i64) -> Self {
+        Self::from_f64(v as f64)
+    }
+    /// The elements of `buf` as `Self` when `buf` holds `Self` or a twin stored as `Self`
+    /// (see [`DType::twin`]): bits, for the kernels that only move elements.
+    fn bits(buf: &Buffer) -> Option<&[Self]> {
+        Self::slice(buf)
+    }
+    /// [`Element::bits`], writable.
+    fn bits_mut(buf: &mut Buffer) -> Option<&mut [Self]> {
+        Self::slice_mut(buf)
+    }
 }
 
 macro_rules! element {
+    // The integer impls' wrapping conversions and twin-aware `bits` (see `IntElement`).
+    (@int $t:ty, F16) => {};
+    (@int $t:ty, BF16) => {};
+    (@int $t:ty, F32) => {};
+    (@int $t:ty, F64) => {};
+    (@int $t:ty, Bool) => {};
+    (@int $t:ty, $variant:ident) => {
+        #[inline]
+        fn to_i64(self) -> i64 {
+            IntElement::to_i64_(self)
+        }
+        #[inline]
+        fn from_i64(v: i64) -> Self {
+            IntElement::from_i64_(v)
+        }
+        fn bits(buf: &Buffer) -> Option<&[Self]> {
+            IntElement::bits_(buf)
+        }
+        fn bits_mut(buf: &mut Buffer) -> Option<&mut [Self]> {
+            IntElement::bits_mut_(buf)
+        }
+    };
     ($t:ty, $variant:ident, $to:expr, $from:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$variant;
@@ -409,6 +515,7 @@ macro_rules! element {
                 let f: fn(f64) -> $t = $from;
                 f(v)
             }
+            element!(@int $t, $variant);
         }
     };
 }
@@ -433,21 +540,166 @@ element!(i64, I64, |x| x as f64, |v| {
     }
 });
 element!(bool, Bool, |x| if x { 1.0 } else { 0.0 }, |v| v != 0.0);
+element!(u8, U8, |x| x as f64, |v| i32::from_f64(v) as u8);
+element!(u16, U16, |x| x as f64, |v| i32::from_f64(v) as u16);
 
-/// Runs `$body` with `$v` bound to the typed [`Storage`] inside a buffer, whatever its dtype.
+/// The integer conversions `to_i64`/`from_i64` (wrapping) and, for the types that store a
+/// twin, `bits` accepting that twin's buffer too.
+macro_rules! integer {
+    ($t:ty $(, $variant:ident, $twin:ident)?) => {
+        impl IntElement for $t {
+            #[inline]
+            fn to_i64_(self) -> i64 {
+                self as i64
+            }
+            #[inline]
+            fn from_i64_(v: i64) -> Self {
+                v as $t
+            }
+            $(
+            fn bits_(buf: &Buffer) -> Option<&[Self]> {
+                match buf {
+                    Buffer::$variant(v) | Buffer::$twin(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn bits_mut_(buf: &mut Buffer) -> Option<&mut [Self]> {
+                match buf {
+                    Buffer::$variant(v) | Buffer::$twin(v) => Some(v),
+                    _ => None,
+                }
+            }
+            )?
+        }
+    };
+}
+
+/// The integer side of [`Element`], kept apart so the float impls keep the defaults.
+trait IntElement: Sized {
+    fn to_i64_(self) -> i64;
+    fn from_i64_(v: i64) -> Self;
+    fn bits_(_buf: &Buffer) -> Option<&[Self]> {
+        None
+    }
+    fn bits_mut_(_buf: &mut Buffer) -> Option<&mut [Self]> {
+        None
+    }
+}
+
+integer!(u8, U8, I8);
+integer!(u16, U16, I16);
+integer!(i32, I32, U32);
+integer!(i64, I64, U64);
+integer!(i8);
+integer!(i16);
+integer!(u32);
+integer!(u64);
+
+/// An [`Element`] stored in its twin's storage (`$store`), viewed as its own type.
+macro_rules! twin_element {
+    ($t:ty, $variant:ident, $store:ty, $from:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$variant;
+            fn slice(buf: &Buffer) -> Option<&[Self]> {
+                match buf {
+                    Buffer::$variant(v) => Some(bytemuck::cast_slice::<$store, $t>(v)),
+                    _ => None,
+                }
+            }
+            fn slice_mut(buf: &mut Buffer) -> Option<&mut [Self]> {
+                match buf {
+                    Buffer::$variant(v) => Some(bytemuck::cast_slice_mut::<$store, $t>(v)),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                // A same-size `as` in a map collects in place: the allocation is reused.
+                let bits: Vec<$store> = v.into_iter().map(|x| x as $store).collect();
+                Buffer::$variant(bits.into())
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                let f: fn(f64) -> $t = $from;
+                f(v)
+            }
+            #[inline]
+            fn to_i64(self) -> i64 {
+                IntElement::to_i64_(self)
+            }
+            #[inline]
+            fn from_i64(v: i64) -> Self {
+                IntElement::from_i64_(v)
+            }
+        }
+    };
+}
+
+twin_element!(i8, I8, u8, |v| i32::from_f64(v) as i8);
+twin_element!(i16, I16, u16, |v| i32::from_f64(v) as i16);
+// TensorFlow's vectorised x86 conversion (what a tensor of any size gets): exact in
+// (-2**31, 2**32), negatives wrapping; 2**31 for everything else, NaN included.
+twin_element!(u32, U32, i32, |v| {
+    if v > -2_147_483_649.0 && v < 4_294_967_296.0 {
+        v as i64 as u32
+    } else {
+        1 << 31
+    }
+});
+// Exact in [2**63, 2**64); below, int64's conversion (negatives wrap), and 2**63 for the rest.
+twin_element!(u64, U64, i64, |v| {
+    if (9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&v) {
+        v as u64
+    } else {
+        i64::from_f64(v) as u64
+    }
+});
+
+/// Runs `$body` with `$v` bound to the typed [`Storage`] inside a buffer, whatever its dtype,
+/// for kernels that *move* elements: twins share one arm (see [`DType::twin`]), so `$v` holds
+/// their bits, and a [`Buffer`] (or `Result<Buffer>`) that `$body` builds is tagged back with
+/// the input's dtype. A body that reads values must match on the dtype instead
+/// (see [`Buffer::get_f64`]). With `; untagged` the body's result is returned as it is.
 #[macro_export]
 macro_rules! with_buffer {
-    ($buf:expr, $v:ident => $body:expr) => {
+    ($buf:expr, $v:ident => $body:expr; untagged) => {
         match $buf {
             $crate::Buffer::F16($v) => $body,
             $crate::Buffer::BF16($v) => $body,
             $crate::Buffer::F32($v) => $body,
             $crate::Buffer::F64($v) => $body,
-            $crate::Buffer::I32($v) => $body,
-            $crate::Buffer::I64($v) => $body,
+            $crate::Buffer::I32($v) | $crate::Buffer::U32($v) => $body,
+            $crate::Buffer::I64($v) | $crate::Buffer::U64($v) => $body,
             $crate::Buffer::Bool($v) => $body,
+            $crate::Buffer::U8($v) | $crate::Buffer::I8($v) => $body,
+            $crate::Buffer::U16($v) | $crate::Buffer::I16($v) => $body,
         }
     };
+    ($buf:expr, $v:ident => $body:expr) => {{
+        let buf: &$crate::Buffer = $buf;
+        let dtype = buf.dtype();
+        $crate::Retag::retag($crate::with_buffer!(buf, $v => $body; untagged), dtype)
+    }};
+}
+
+/// What [`with_buffer!`] tags back with the input's dtype.
+pub trait Retag {
+    fn retag(self, dtype: DType) -> Self;
+}
+
+impl Retag for Buffer {
+    fn retag(self, dtype: DType) -> Buffer {
+        Buffer::retag(self, dtype)
+    }
+}
+
+impl Retag for Result<Buffer> {
+    fn retag(self, dtype: DType) -> Result<Buffer> {
+        self.map(|b| b.retag(dtype))
+    }
 }
 
 #[cfg(test)]
@@ -500,6 +752,27 @@ mod tests {
             panic!("float32 buffer expected");
         };
         assert!(v.iter().all(|x| *x == 0.0 && x.is_sign_negative()));
+    }
+
+    #[test]
+    fn twins_share_storage_and_keep_their_dtype_through_data_movement() {
+        let a = crate::Array::from_vec(vec![-1i8, 5, -128], &[3]).unwrap();
+        assert!(matches!(a.buffer(), Buffer::I8(_)));
+        // Moved as uint8 bits, tagged back as int8.
+        let moved = a.slice_view(&[2], &[3], &[-1]).contiguous();
+        assert_eq!(moved.dtype(), DType::I8);
+        assert_eq!(moved.to_vec::<i8>(), vec![-128, 5, -1]);
+        assert_eq!(u8::bits(a.buffer()).unwrap(), &[255, 5, 128]);
+        assert!(u8::slice(a.buffer()).is_none() && i32::bits(a.buffer()).is_none());
+        assert_eq!(a.scalar_f64(), None);
+        assert_eq!(moved.buffer().get_f64(0), -128.0);
+        let top = Buffer::full("T", DType::U64, &[1], 1.8e19).unwrap();
+        assert_eq!(u64::slice(&top).unwrap(), &[18_000_000_000_000_000_000]);
+        assert_eq!(Buffer::empty(DType::U32).dtype(), DType::U32);
+        for d in DType::ALL {
+            assert_eq!(Buffer::full("T", d, &[2], 1.0).unwrap().dtype(), d);
+            assert_eq!(Buffer::empty(d).retag(d.twin()).retag(d).dtype(), d);
+        }
     }
 
     #[test]

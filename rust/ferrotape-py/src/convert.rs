@@ -1,6 +1,6 @@
 //! Python values ↔ tensors, with TensorFlow's rules: Python floats become float32 and ints
 //! int32 (int64 if they do not fit), bools bool; numpy arrays and scalars keep their dtype
-//! (narrow integer types widen to int32, unsigned 32/64-bit to int64); nested lists go through
+//! (int8 ... uint64 included); nested lists go through
 //! numpy, and lists holding tensors are stacked (so gradients flow through them).
 
 use ferrotape_autodiff::core::{kernels, Array, Buffer};
@@ -48,13 +48,15 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     try_as!(i32, |a| Buffer::I32(typed_vec(a).into()));
     try_as!(bool, |a| Buffer::Bool(typed_vec(a).into()));
     try_as!(f16, |a| Buffer::F16(typed_vec(a).into()));
-    try_as!(u8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(i8, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(i16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(u16, |a| Buffer::I32(widen(a, |x| x as i32).into()));
-    try_as!(u32, |a| Buffer::I64(widen(a, |x| x as i64).into()));
-    try_as!(u64, |a| Buffer::I64(widen(a, |x| x as i64).into()));
+    try_as!(u8, |a| Buffer::U8(typed_vec(a).into()));
+    try_as!(u16, |a| Buffer::U16(typed_vec(a).into()));
     let kind: String = arr.dtype().getattr("name")?.extract()?;
+    if let Some(d) = DType::from_name(&kind).filter(|d| d.twin() != *d) {
+        // int8, int16, uint32, uint64: read as their twin's numpy type (the same bits, see
+        // `DType::twin`), so no conversion code is compiled for them.
+        let bits = arr.call_method1("view", (d.twin().name(),))?;
+        return Ok(numpy_buffer(bits.cast::<PyUntypedArray>()?)?.retag(d));
+    }
     if kind == "bfloat16" {
         // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
         let bits = arr.call_method1("view", ("uint16",))?;
@@ -203,9 +205,13 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
                 None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
                 None => Ok(Array::scalar(v)),
             },
-            Err(_) => Err(value_error(
-                "Can't convert Python int to a Tensor: out of int64 range",
-            )),
+            // Past int64, only uint64 holds it (as TensorFlow's constant does).
+            Err(_) => match (dtype, obj.extract::<u64>()) {
+                (Some(DType::U64), Ok(v)) => Ok(Array::scalar(v)),
+                _ => Err(value_error(
+                    "Can't convert Python int to a Tensor: out of int64 range",
+                )),
+            },
         };
     }
     if obj.is_exact_instance_of::<PyFloat>() {
@@ -284,6 +290,14 @@ pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> 
         DType::I32 => make::<i32>(py, a),
         DType::I64 => make::<i64>(py, a),
         DType::Bool => make::<bool>(py, a),
+        DType::U8 => make::<u8>(py, a),
+        DType::U16 => make::<u16>(py, a),
+        // int8, int16, uint32, uint64: their twin's array (the same bits) viewed as their own.
+        d => {
+            let buf = a.contiguous().into_buffer().retag(d.twin());
+            let bits = Array::from_buffer(buf, a.shape()).raise()?;
+            to_numpy(py, &bits)?.call_method1("view", (d.name(),))
+        }
     }
 }
 

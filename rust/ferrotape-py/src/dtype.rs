@@ -4,7 +4,7 @@
 use ferrotape_autodiff::DType;
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyType};
+use pyo3::types::{PyBool, PyString, PyTuple, PyType};
 
 use crate::errors::type_error;
 
@@ -68,6 +68,53 @@ impl PyDType {
         *self
     }
 
+    /// Whether it is an unsigned integer type (`uint8` ... `uint64`).
+    #[getter]
+    fn is_unsigned(&self) -> bool {
+        self.0.is_unsigned()
+    }
+
+    /// The lowest value of the type (the most negative finite one for floats).
+    #[getter]
+    fn min<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        extreme(py, self.0, false)
+    }
+
+    /// The highest (finite) value of the type.
+    #[getter]
+    fn max<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        extreme(py, self.0, true)
+    }
+
+    /// TensorFlow's `limits`: the range of an image of this type, `(lowest, highest)` for
+    /// integers and bool and `(-1, 1)` for floats, with the lower end 0 when `clip_negative`.
+    ///
+    /// Args:
+    ///     clip_negative: Whether to report 0 instead of a negative lower end.
+    ///
+    /// Returns:
+    ///     A `(min, max)` tuple.
+    #[pyo3(signature = (clip_negative=true))]
+    fn limits<'py>(&self, py: Python<'py>, clip_negative: bool) -> PyResult<Bound<'py, PyTuple>> {
+        let (lo, hi) = if self.0.is_float() {
+            (
+                (-1i64).into_pyobject(py)?.into_any(),
+                1i64.into_pyobject(py)?.into_any(),
+            )
+        } else if self.0 == DType::Bool {
+            let (f, t) = (PyBool::new(py, false), PyBool::new(py, true));
+            (f.to_owned().into_any(), t.to_owned().into_any())
+        } else {
+            (extreme(py, self.0, false)?, extreme(py, self.0, true)?)
+        };
+        let lo = if clip_negative {
+            0i64.into_pyobject(py)?.into_any()
+        } else {
+            lo
+        };
+        PyTuple::new(py, [lo, hi])
+    }
+
     /// The numpy scalar type (`np.float32`, ...); bfloat16 has none in numpy and maps to float32.
     #[getter]
     fn as_numpy_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -97,6 +144,33 @@ impl PyDType {
             CompareOp::Eq => Ok(same),
             CompareOp::Ne => Ok(!same),
             _ => Err(type_error("dtypes are only compared for equality")),
+        }
+    }
+}
+
+/// The lowest or highest value of `d`, as a Python int or float (TypeError for bool, as
+/// TensorFlow).
+fn extreme(py: Python<'_>, d: DType, highest: bool) -> PyResult<Bound<'_, PyAny>> {
+    let float = |max: f64| {
+        let v = if highest { max } else { -max };
+        Ok(v.into_pyobject(py)?.into_any())
+    };
+    match d {
+        DType::F16 => float(half::f16::MAX.to_f64()),
+        DType::BF16 => float(half::bf16::MAX.to_f64()),
+        DType::F32 => float(f32::MAX as f64),
+        DType::F64 => float(f64::MAX),
+        DType::Bool => Err(type_error("Cannot find minimum or maximum value of bool")),
+        DType::U64 if highest => Ok(u64::MAX.into_pyobject(py)?.into_any()),
+        _ => {
+            let bits = 8 * d.size_in_bytes() as u32;
+            let (lo, hi) = if d.is_unsigned() {
+                (0, (1i128 << bits) - 1)
+            } else {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            };
+            let v = if highest { hi } else { lo };
+            Ok(v.into_pyobject(py)?.into_any())
         }
     }
 }

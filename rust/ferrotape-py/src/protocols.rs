@@ -61,7 +61,10 @@ fn numpy_view<'py>(
         DType::I32 => view::<i32>(a, owner, writable),
         DType::I64 => view::<i64>(a, owner, writable),
         DType::Bool => view::<bool>(a, owner, writable),
-        DType::BF16 => Ok(None),
+        DType::U8 => view::<u8>(a, owner, writable),
+        DType::U16 => view::<u16>(a, owner, writable),
+        // bfloat16, and the dtypes stored in their twin's type: copied (see `to_numpy`).
+        _ => Ok(None),
     }
 }
 
@@ -150,7 +153,7 @@ fn dlpack<'py>(
 /// the capsule, and the tensor keeps the numpy array, and so the capsule's owner, alive).
 /// `None`, for the caller to copy, where the memory cannot be lent as it is: a layout that is
 /// not C-contiguous, misaligned memory, bool (numpy does not promise bytes of 0 or 1, which
-/// Rust's bool requires) and the dtypes ferrotape widens (uint8, int16, ...).
+/// Rust's bool requires) and the dtypes ferrotape lacks.
 ///
 /// Args:
 ///     array: A numpy array (typically from `np.from_dlpack`).
@@ -205,6 +208,14 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
         "float16" => lend::<f16, f16>(array, Buffer::F16)?,
         "int32" => lend::<i32, i32>(array, Buffer::I32)?,
         "int64" => lend::<i64, i64>(array, Buffer::I64)?,
+        "uint8" => lend::<u8, u8>(array, Buffer::U8)?,
+        "uint16" => lend::<u16, u16>(array, Buffer::U16)?,
+        // The others are stored in their twin's type (see `DType::twin`): lent through numpy's
+        // view of the same bits as that type, which keeps the original alive.
+        "int8" => lend::<u8, u8>(&array.call_method1("view", ("uint8",))?, Buffer::I8)?,
+        "int16" => lend::<u16, u16>(&array.call_method1("view", ("uint16",))?, Buffer::I16)?,
+        "uint32" => lend::<i32, i32>(&array.call_method1("view", ("int32",))?, Buffer::U32)?,
+        "uint64" => lend::<i64, i64>(&array.call_method1("view", ("int64",))?, Buffer::U64)?,
         // ml_dtypes' bfloat16 has our bits; numpy's uint16 view keeps the original alive.
         "bfloat16" => lend::<u16, bf16>(&array.call_method1("view", ("uint16",))?, Buffer::BF16)?,
         _ => None,

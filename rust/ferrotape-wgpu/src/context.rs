@@ -369,6 +369,12 @@ fn from_bytes(dtype: DType, bytes: &[u8]) -> Buffer {
         DType::I32 => typed::<i32>(bytes),
         DType::I64 => typed::<i64>(bytes),
         DType::Bool => Buffer::Bool(bytes.iter().map(|&b| b != 0).collect::<Vec<_>>().into()),
+        DType::I8 => typed::<i8>(bytes),
+        DType::I16 => typed::<i16>(bytes),
+        DType::U8 => typed::<u8>(bytes),
+        DType::U16 => typed::<u16>(bytes),
+        DType::U32 => typed::<u32>(bytes),
+        DType::U64 => typed::<u64>(bytes),
     }
 }
 
@@ -385,5 +391,11 @@ pub(crate) fn to_bytes(a: &Array) -> Vec<u8> {
         DType::I32 => typed::<i32>(a),
         DType::I64 => typed::<i64>(a),
         DType::Bool => a.to_vec::<bool>().into_iter().map(u8::from).collect(),
+        DType::I8 => typed::<i8>(a),
+        DType::I16 => typed::<i16>(a),
+        DType::U8 => typed::<u8>(a),
+        DType::U16 => typed::<u16>(a),
+        DType::U32 => typed::<u32>(a),
+        DType::U64 => typed::<u64>(a),
     }
 }

@@ -232,7 +232,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if ignore_class is not None:
         valid = ft.not_equal(y_true, ft.cast(ignore_class, y_true.dtype))
         y_true = ft.where(valid, y_true, ft.zeros_like(y_true))
-    labels = y_true if y_true.dtype.is_integer else ft.cast(y_true, ft.int64)
+    labels = y_true if y_true.dtype in (ft.int32, ft.int64) else ft.cast(y_true, ft.int64)
     logits = y_pred
     if not from_logits:
         logits = ft.math.log(ft.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))

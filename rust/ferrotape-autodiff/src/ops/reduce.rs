@@ -93,6 +93,12 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
         .filter(|(_, &r)| r)
         .map(|(&d, _)| d)
         .product();
+    if x.dtype().is_narrow() && x.dtype() != DType::U64 {
+        // TensorFlow sums the 8- to 32-bit integers without wrapping before it divides:
+        // the mean of uint8 [255, 255] is 255 (uint64's sum wraps, as int64's does).
+        let wide = reduce_mean(&cast(x, x.dtype().wide())?, axes, keepdims)?;
+        return cast(&wide, x.dtype());
+    }
     let sum = reduce_sum(x, axes, keepdims)?;
     div(&sum, &sum.scalar_like(count as f64))
 }

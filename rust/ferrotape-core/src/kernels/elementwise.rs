@@ -369,19 +369,30 @@ pub fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
     if let Some(r) = crate::device::dispatch([a], |d, [a]| d.unary(op, a)) {
         return r;
     }
+    if a.dtype().is_narrow() {
+        // TensorFlow registers no Abs, Neg or Sign for unsigned integers.
+        let signed_only = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign);
+        if a.dtype().is_unsigned() && signed_only {
+            return Err(Error::unsupported(op.name(), a.dtype(), "a signed dtype"));
+        }
+        // relu of an unsigned value is itself (uint64's wide dtype would see its top half
+        // as negative).
+        if a.dtype().is_unsigned() && op == UnaryOp::Relu {
+            return Ok(a.contiguous());
+        }
+        // Refused here, not by the wide kernel, so that the error names the user's dtype.
+        if !matches!(op, UnaryOp::Square | UnaryOp::Relu) && !signed_only {
+            return Err(Error::unsupported(op.name(), a.dtype(), "a floating dtype"));
+        }
+        return super::via_wide(a, |w| unary(op, w));
+    }
     let buf = match a.buffer() {
         Buffer::F32(d) => Buffer::F32(unary_float(op, a, d)?.into()),
         Buffer::F64(d) => Buffer::F64(unary_float(op, a, d)?.into()),
         Buffer::I32(d) => Buffer::I32(unary_int(op, a, d)?.into()),
         Buffer::I64(d) => Buffer::I64(unary_int(op, a, d)?.into()),
         Buffer::F16(_) | Buffer::BF16(_) => return half_via_f32(a, a.dtype(), |x| unary(op, x)),
-        Buffer::Bool(_) => {
-            return Err(Error::unsupported(
-                op.name(),
-                DType::Bool,
-                "a numeric dtype",
-            ))
-        }
+        _ => return Err(Error::unsupported(op.name(), a.dtype(), "a numeric dtype")),
     };
     Array::from_buffer(buf, a.shape())
 }
@@ -550,6 +561,9 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
     }
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), a.dtype(), &shape)?;
+    if a.dtype().is_narrow() {
+        return binary_narrow(op, a, b, &shape);
+    }
     let buf = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => {
             Buffer::F32(binary_float(op, a, x, b, y, &shape)?.into())
@@ -566,6 +580,65 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
         _ => return Err(Error::unsupported(op.name(), a.dtype(), "a numeric dtype")),
     };
     Array::from_buffer(buf, &shape)
+}
+
+/// `binary` on a narrow integer dtype: in its wide dtype (exact, and wrapping agrees modulo
+/// the narrow width), narrowed back with wrapping; uint64's order through
+/// [`super::ordered_u64`], its division on `u64`.
+fn binary_narrow(op: BinaryOp, a: &Array, b: &Array, shape: &[usize]) -> Result<Array> {
+    let dtype = a.dtype();
+    // TensorFlow registers no SquaredDifference for these, nor Pow for the unsigned ones.
+    let refused = match op {
+        BinaryOp::SquaredDifference => true,
+        BinaryOp::Pow => dtype.is_unsigned(),
+        _ => false,
+    };
+    if refused {
+        return Err(Error::unsupported(
+            op.name(),
+            dtype,
+            "int32, int64 or a floating dtype",
+        ));
+    }
+    // The float-only ops, refused here so that the error names the user's dtype.
+    let integral = matches!(
+        op,
+        BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::FloorDiv
+            | BinaryOp::Mod
+            | BinaryOp::Pow
+            | BinaryOp::Maximum
+            | BinaryOp::Minimum
+    );
+    if !integral {
+        return Err(Error::unsupported(op.name(), dtype, "a floating dtype"));
+    }
+    if dtype == DType::U64 && matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) {
+        let (x, y) = (super::ordered_u64(a)?, super::ordered_u64(b)?);
+        return super::from_ordered_u64(&binary(op, &x, &y)?);
+    }
+    if dtype == DType::U64 && matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod) {
+        // Unsigned division floors and truncates alike; one plain loop (rarely hot).
+        let (x, y) = (
+            a.broadcast_to(shape)?.to_vec::<u64>(),
+            b.broadcast_to(shape)?,
+        );
+        let y = y.to_vec::<u64>();
+        if y.contains(&0) {
+            return Err(Error::invalid(op.name(), "integer division by zero"));
+        }
+        let rem = op == BinaryOp::Mod;
+        let out = x
+            .iter()
+            .zip(&y)
+            .map(|(p, q)| if rem { p % q } else { p / q });
+        return Array::from_vec(out.collect::<Vec<u64>>(), shape);
+    }
+    let wide = dtype.wide();
+    cast(&binary(op, &cast(a, wide)?, &cast(b, wide)?)?, dtype)
 }
 
 ops_enum!(
@@ -602,6 +675,13 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
     }
     let s = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     check_alloc(op.name(), DType::Bool, &s)?;
+    if a.dtype() == DType::U64 {
+        return compare(op, &super::ordered_u64(a)?, &super::ordered_u64(b)?);
+    }
+    if a.dtype().is_narrow() {
+        let wide = a.dtype().wide();
+        return compare(op, &cast(a, wide)?, &cast(b, wide)?);
+    }
     let out = match (a.buffer(), b.buffer()) {
         (Buffer::F16(x), Buffer::F16(y)) => compare_typed::<f16>(op, a, x, b, y, &s),
         (Buffer::BF16(x), Buffer::BF16(y)) => compare_typed::<bf16>(op, a, x, b, y, &s),
@@ -610,7 +690,7 @@ pub fn compare(op: CompareOp, a: &Array, b: &Array) -> Result<Array> {
         (Buffer::I32(x), Buffer::I32(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::I64(x), Buffer::I64(y)) => compare_typed(op, a, x, b, y, &s),
         (Buffer::Bool(x), Buffer::Bool(y)) => compare_typed(op, a, x, b, y, &s),
-        _ => unreachable!("dtypes checked equal above"),
+        _ => return Err(Error::mismatch(op.name(), a.dtype(), b.dtype())),
     };
     Array::from_vec(out?, &s)
 }
@@ -721,10 +801,10 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
         y.broadcast_to(&s)?,
     );
     let buf = crate::with_buffer!(x.buffer(), xd => {
-        let yd = Element::slice(y.buffer()).expect("dtypes checked equal");
+        let yd = Element::bits(y.buffer()).expect("dtypes checked equal");
         if let Some(out) = select_contiguous(cond, x, xd, y, yd, &s) {
-            return Array::from_buffer(Element::into_buffer(out), &s);
-        }
+            Element::into_buffer(out)
+        } else {
         let mut out = Vec::with_capacity(crate::num_elements(&s));
         for_each_offset(
             &s,
@@ -733,6 +813,7 @@ pub fn select(cond: &Array, x: &Array, y: &Array) -> Result<Array> {
             |[i, j, k]| out.push(if c[i] { xd[j] } else { yd[k] }),
         );
         Element::into_buffer(out)
+        }
     });
     Array::from_buffer(buf, &s)
 }
@@ -872,6 +953,38 @@ pub fn betainc(a: &Array, b: &Array, x: &Array) -> Result<Array> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn narrow_integers_wrap_and_uint64_keeps_its_order() {
+        let a = Array::from_vec(vec![250u8, 3, 0], &[3]).unwrap();
+        let b = Array::from_vec(vec![10u8, 5, 1], &[3]).unwrap();
+        let sum = binary(BinaryOp::Add, &a, &b).unwrap();
+        assert_eq!(
+            (sum.dtype(), sum.to_vec::<u8>()),
+            (DType::U8, vec![4, 8, 1])
+        );
+        let diff = binary(BinaryOp::Sub, &a, &b).unwrap();
+        assert_eq!(diff.to_vec::<u8>(), vec![240, 254, 255]);
+        let low = Array::from_vec(vec![-128i8], &[1]).unwrap();
+        let minus_one = Array::from_vec(vec![-1i8], &[1]).unwrap();
+        let q = binary(BinaryOp::FloorDiv, &low, &minus_one).unwrap();
+        assert_eq!(q.to_vec::<i8>(), vec![-128]);
+        assert_eq!(
+            unary(UnaryOp::Abs, &low).unwrap().to_vec::<i8>(),
+            vec![-128]
+        );
+        assert!(unary(UnaryOp::Neg, &a).is_err() && unary(UnaryOp::Exp, &low).is_err());
+        let big = Array::from_vec(vec![u64::MAX, 5], &[2]).unwrap();
+        let small = Array::from_vec(vec![7u64, 9], &[2]).unwrap();
+        let max = binary(BinaryOp::Maximum, &big, &small).unwrap();
+        assert_eq!(max.to_vec::<u64>(), vec![u64::MAX, 9]);
+        let q = binary(BinaryOp::FloorDiv, &big, &small).unwrap();
+        assert_eq!(q.to_vec::<u64>(), vec![u64::MAX / 7, 0]);
+        let less = compare(CompareOp::Less, &small, &big).unwrap();
+        assert_eq!(less.to_vec::<bool>(), vec![true, false]);
+        let zero = Array::from_vec(vec![0u64, 1], &[2]).unwrap();
+        assert!(binary(BinaryOp::Mod, &big, &zero).is_err());
+    }
 
     #[test]
     fn broadcasting_add_matches_by_hand() {

@@ -43,6 +43,31 @@ pub use shape::{
 };
 pub use winograd::WinogradTile;
 
+/// `f` applied to `a` in its wide dtype (see [`crate::DType::wide`]), the result narrowed back to
+/// `a`'s dtype with wrapping: how arithmetic reaches the narrow integer dtypes.
+pub(crate) fn via_wide(
+    a: &crate::Array,
+    f: impl FnOnce(&crate::Array) -> crate::Result<crate::Array>,
+) -> crate::Result<crate::Array> {
+    cast(&f(&cast(a, a.dtype().wide())?)?, a.dtype())
+}
+
+/// uint64's values as int64 in the same order: its bits with the top bit flipped (adding 2**63
+/// with wrapping flips it). int64's comparisons, extremes and argmax then order uint64 without
+/// kernels of their own; [`from_ordered_u64`] undoes it.
+pub(crate) fn ordered_u64(a: &crate::Array) -> crate::Result<crate::Array> {
+    let bits = cast(a, crate::DType::I64)?;
+    binary(BinaryOp::Add, &bits, &crate::Array::scalar(i64::MIN))
+}
+
+/// The inverse of [`ordered_u64`].
+pub(crate) fn from_ordered_u64(a: &crate::Array) -> crate::Result<crate::Array> {
+    cast(
+        &binary(BinaryOp::Add, a, &crate::Array::scalar(i64::MIN))?,
+        crate::DType::U64,
+    )
+}
+
 /// Below this many elements a kernel stays on the calling thread: splitting costs more than it
 /// saves on a 2-core machine (see DESIGN.md's pitfalls).
 pub const PARALLEL_THRESHOLD: usize = 32 * 1024;

@@ -191,6 +191,9 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
     if a.is_empty() && mask.len() == a.rank() {
         crate::check_alloc(op.name(), a.dtype(), &plan(a.shape(), mask, keepdims).0)?;
     }
+    if a.dtype().is_narrow() {
+        return reduce_narrow(op, a, mask, keepdims);
+    }
     let (buf, shape) = match a.buffer() {
         Buffer::F32(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
@@ -226,8 +229,38 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
             let r = reduce(op, &cast(a, DType::F32)?, mask, keepdims)?;
             return cast(&r, a.dtype());
         }
+        _ => return reduce_narrow(op, a, mask, keepdims),
     };
     Array::from_buffer(buf, &shape)
+}
+
+/// `reduce` on a narrow integer: in its wide dtype, narrowed back with wrapping (a sum or
+/// product modulo 2**32 or 2**64 is the right one modulo the narrow width); uint64's max and
+/// min through [`super::ordered_u64`], since its wide dtype holds its bits, not its order.
+fn reduce_narrow(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<Array> {
+    if matches!(op, ReduceOp::Any | ReduceOp::All) {
+        return Err(Error::unsupported(op.name(), a.dtype(), "bool"));
+    }
+    if a.dtype() == DType::U64 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+        // int64's extremes of the empty set are the ordered images of 0 and u64::MAX.
+        let r = reduce(op, &super::ordered_u64(a)?, mask, keepdims)?;
+        return super::from_ordered_u64(&r);
+    }
+    // Max of the empty set is the dtype's lowest value (min its highest), which the wide
+    // dtype's does not narrow to.
+    if a.is_empty() && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+        let bits = 8 * a.dtype().size_in_bytes() as u32;
+        let (lowest, highest) = if a.dtype().is_unsigned() {
+            (0, (1i64 << bits) - 1)
+        } else {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        };
+        let v = if op == ReduceOp::Max { lowest } else { highest };
+        let shape = plan(a.shape(), mask, keepdims).0;
+        let one = cast(&Array::scalar(v), a.dtype())?;
+        return one.broadcast_to(&shape)?.try_contiguous(op.name());
+    }
+    super::via_wide(a, |w| reduce(op, w, mask, keepdims))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,7 +331,10 @@ pub fn arg_reduce(which: ArgReduce, a: &Array, axis: usize) -> Result<Array> {
         Buffer::F64(d) => arg_typed(which, a, d, axis),
         Buffer::I32(d) => arg_typed(which, a, d, axis),
         Buffer::I64(d) => arg_typed(which, a, d, axis),
+        Buffer::U64(_) => return arg_reduce(which, &super::ordered_u64(a)?, axis),
         Buffer::Bool(_) => return Err(Error::unsupported(op, DType::Bool, "a numeric dtype")),
+        // Widening keeps the order of every other narrow dtype.
+        _ => return arg_reduce(which, &cast(a, a.dtype().wide())?, axis),
     };
     Array::from_vec(v, &s)
 }
@@ -315,6 +351,21 @@ mod tests {
         let cols = reduce(ReduceOp::Sum, &a, &[true, false], true).unwrap();
         assert_eq!(cols.shape(), &[1, 3]);
         assert_eq!(cols.to_vec::<f32>(), vec![3.0, 5.0, 7.0]);
+    }
+
+    #[test]
+    fn narrow_reductions_wrap_and_empty_extremes_are_the_dtypes() {
+        let a = Array::from_vec(vec![200u8, 100, 7], &[3]).unwrap();
+        let sum = reduce(ReduceOp::Sum, &a, &[true], false).unwrap();
+        assert_eq!((sum.dtype(), sum.to_vec::<u8>()), (DType::U8, vec![51]));
+        let empty = Array::from_vec(Vec::<i8>::new(), &[0]).unwrap();
+        let max = reduce(ReduceOp::Max, &empty, &[true], false).unwrap();
+        assert_eq!(max.to_vec::<i8>(), vec![-128]);
+        let top = Array::from_vec(vec![1u64, u64::MAX], &[2]).unwrap();
+        let max = reduce(ReduceOp::Max, &top, &[true], false).unwrap();
+        assert_eq!(max.to_vec::<u64>(), vec![u64::MAX]);
+        let arg = arg_reduce(ArgReduce::ArgMax, &top, 0).unwrap();
+        assert_eq!(arg.to_vec::<i64>(), vec![1]);
     }
 
     #[test]

@@ -23,10 +23,10 @@ fn copy_runs(
         data: &[T],
         starts: &[Option<usize>],
         inner: usize,
-        fill: f64,
+        fill: &Buffer,
         out_shape: &[usize],
     ) -> Result<Buffer> {
-        let fill_value = T::from_f64(fill);
+        let fill_value = T::bits(fill).expect("the fill has the array's dtype")[0];
         let mut out = alloc(op, out_shape)?;
         for s in starts {
             match s {
@@ -42,7 +42,9 @@ fn copy_runs(
         return r;
     }
     let a = a.contiguous();
-    let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, fill, out_shape))?;
+    // The fill in the array's own dtype, so that twins (which share `typed`) get its bits.
+    let fill = Buffer::full(op, a.dtype(), &[1], fill)?;
+    let buf = crate::with_buffer!(a.buffer(), v => typed(op, &v[a.offset()..], starts, inner, &fill, out_shape))?;
     Array::from_buffer(buf, out_shape)
 }
 
@@ -78,12 +80,14 @@ fn check_index(op: &'static str, i: i64, d: usize) -> Result<usize> {
     Ok(i as usize)
 }
 
-/// Integer array contents as i64, for index arguments.
+/// Integer array contents as i64, for index arguments. Every integer dtype is taken (numpy's
+/// uint8 indices were read as int32 before the narrow dtypes existed, and still work), a
+/// uint64 past int64 reads as negative, which the index checks refuse.
 pub fn index_values(op: &'static str, a: &Array) -> Result<Vec<i64>> {
-    match a.dtype() {
-        DType::I32 | DType::I64 => Ok(cast(a, DType::I64)?.to_vec::<i64>()),
-        other => Err(Error::unsupported(op, other, "int32 or int64 indices")),
+    if !a.dtype().is_int() {
+        return Err(Error::unsupported(op, a.dtype(), "integer indices"));
     }
+    Ok(cast(a, DType::I64)?.to_vec::<i64>())
 }
 
 /// `tf.gather_nd(params, indices)`: shape `indices[:-1] + params[q:]` with `q = indices[-1]`.
@@ -175,6 +179,9 @@ pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<A
     }) {
         return r;
     }
+    if updates.dtype().is_narrow() {
+        return super::via_wide(updates, |u| scatter_nd(indices, u, shape));
+    }
     let mut out = Array::zeros(OP, updates.dtype(), shape)?;
     let upd = updates.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -246,7 +253,7 @@ pub fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
         for o in 0..outer {
             for p in parts {
                 let run = num_elements(&p.shape()[axis..]);
-                let s = T::slice(p.buffer()).expect("dtypes checked");
+                let s = T::bits(p.buffer()).expect("dtypes checked");
                 out.extend_from_slice(&s[p.offset() + o * run..p.offset() + (o + 1) * run]);
             }
         }
@@ -581,6 +588,9 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
     }) {
         return r;
     }
+    if g.dtype().is_narrow() {
+        return super::via_wide(g, |w| take_add(w, axis, index, d));
+    }
     let mut out = Array::zeros(OP, g.dtype(), &out_shape)?;
     let src = g.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -596,7 +606,7 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
 }
 
 fn write_view<T: Element>(out: &mut [T], strides: &[isize], offset: usize, src: &Array) {
-    let data = T::slice(src.buffer()).expect("dtypes agree");
+    let data = T::bits(src.buffer()).expect("dtypes agree");
     for_each_offset(
         src.shape(),
         [strides, src.strides()],
@@ -631,7 +641,7 @@ pub fn slice_scatter(
     };
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
     let buf = out.buffer_mut().expect("a fresh buffer is unique");
-    crate::with_buffer!(buf, v => write_view(v, &strides, offset, src));
+    crate::with_buffer!(buf, v => write_view(v, &strides, offset, src); untagged);
     Ok(out)
 }
 
