@@ -26,25 +26,35 @@ fn filled<U: Element>(
 ) -> Result<Vec<U>> {
     let mut out = crate::alloc::<U>("ElementWise", &[len])?;
     let spare = &mut out.spare_capacity_mut()[..len];
-    if len >= PARALLEL_THRESHOLD {
-        spare
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(i, chunk)| {
-                simd::dispatch(
-                    #[inline(always)]
-                    || fill(i * CHUNK, chunk),
-                )
-            });
-    } else {
+    fill_chunks(spare, &|start, chunk| {
         simd::dispatch(
             #[inline(always)]
-            || fill(0, spare),
-        );
-    }
+            || fill(start, chunk),
+        )
+    });
     // SAFETY: every chunk of the first `len` slots was written by `fill` (its contract).
     unsafe { out.set_len(len) };
     Ok(out)
+}
+
+/// Hands `spare` to `fill` in [`CHUNK`]-element pieces across rayon's pool when it is large,
+/// whole otherwise. `fill` arrives as a trait object so that this driver, and rayon's job
+/// machinery under it, is compiled once per element type rather than once per op and element
+/// type: there are hundreds of element-wise loops, and a copy of the driver for each (about
+/// 3 kB of machine code apiece, plus a second, serial copy of the loop) cost the wheel over a
+/// megabyte. A call through a vtable per 16K-element chunk costs nothing measurable.
+fn fill_chunks<U: Send>(
+    spare: &mut [MaybeUninit<U>],
+    fill: &(dyn Fn(usize, &mut [MaybeUninit<U>]) + Sync),
+) {
+    if spare.len() >= PARALLEL_THRESHOLD {
+        spare
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, chunk)| fill(i * CHUNK, chunk));
+    } else {
+        fill(0, spare);
+    }
 }
 
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
