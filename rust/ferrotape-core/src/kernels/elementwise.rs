@@ -57,43 +57,43 @@ fn fill_chunks<U: Send>(
     }
 }
 
+/// `f` over a contiguous slice, in parallel chunks when it is long.
+fn map_slice<T: Element, U: Element>(s: &[T], f: impl Fn(T) -> U + Sync) -> Result<Vec<U>> {
+    filled(
+        s.len(),
+        #[inline(always)]
+        |start, out| {
+            for (o, &x) in out.iter_mut().zip(&s[start..]) {
+                o.write(f(x));
+            }
+        },
+    )
+}
+
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
 fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync) -> Result<Vec<U>> {
-    if let Some(s) = a.contiguous_slice::<T>() {
-        return filled(
-            s.len(),
-            #[inline(always)]
-            |start, out| {
-                for (o, &x) in out.iter_mut().zip(&s[start..]) {
-                    o.write(f(x));
+    match Operand::of(a, data, a.shape()) {
+        Some(Operand::Full(s)) => return map_slice(s, f),
+        Some(Operand::Scalar(x)) => {
+            let y = f(x);
+            return filled(a.len(), |_, out| out.fill(MaybeUninit::new(y)));
+        }
+        Some(Operand::Block(block)) => {
+            let mapped: Vec<U> = block.iter().map(|&x| f(x)).collect();
+            let k = mapped.len();
+            return filled(a.len(), |start, out| {
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.write(mapped[(start + i) % k]);
                 }
-            },
-        );
+            });
+        }
+        None => {}
     }
     let mut out = crate::alloc::<U>("ElementWise", a.shape())?;
     for_each_offset(a.shape(), [a.strides()], [a.offset()], |[i]| {
         out.push(f(data[i]))
     });
     Ok(out)
-}
-
-/// `x`'s elements when its shape, less leading 1s, is a suffix of `shape` and it is
-/// contiguous: a block that broadcasting repeats over `shape`'s leading axes.
-fn trailing_block<'a, T: Element>(
-    x: &Array,
-    data: &'a [T],
-    shape: &[usize],
-) -> Option<(&'a [T], usize)> {
-    let dims = &x.shape()[x.shape().iter().take_while(|&&d| d == 1).count()..];
-    if dims.is_empty() || dims.len() > shape.len() || shape[shape.len() - dims.len()..] != *dims {
-        return None;
-    }
-    let _ = x.contiguous_slice::<T>()?;
-    let len: usize = dims.iter().product();
-    if len == 0 {
-        return None; // empty: nothing to repeat (and no row length to chunk by)
-    }
-    Some((&data[x.offset()..x.offset() + len], len))
 }
 
 /// `g(element, block element)` over consecutive rows of `full` the length of `block`.
@@ -138,37 +138,27 @@ fn zip<T: Element, U: Element>(
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync,
 ) -> Result<Vec<U>> {
-    if a.shape() == b.shape() {
-        if let (Some(x), Some(y)) = (a.contiguous_slice::<T>(), b.contiguous_slice::<T>()) {
-            return filled(
-                x.len(),
-                #[inline(always)]
-                |start, out| {
-                    for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..])) {
-                        o.write(f(p, q));
-                    }
-                },
-            );
-        }
-    }
-    if b.len() == 1 && a.shape() == shape {
-        let q = db[b.offset()];
-        return map(a, da, |p| f(p, q));
-    }
-    if a.len() == 1 && b.shape() == shape {
-        let p = da[a.offset()];
-        return map(b, db, |q| f(p, q));
-    }
-    // A full operand and a contiguous block repeated over the leading axes (a bias added to
-    // every row): row by row, without index arithmetic per element.
-    if a.shape() == shape {
-        if let (Some(x), Some((y, k))) = (a.contiguous_slice::<T>(), trailing_block(b, db, shape)) {
-            return rows(x, &y[..k], &f);
-        }
-    }
-    if b.shape() == shape {
-        if let (Some(y), Some((x, k))) = (b.contiguous_slice::<T>(), trailing_block(a, da, shape)) {
-            return rows(y, &x[..k], |q, p| f(p, q));
+    if let (Some(oa), Some(ob)) = (Operand::of(a, da, shape), Operand::of(b, db, shape)) {
+        match (oa, ob) {
+            (Operand::Full(x), Operand::Full(y)) => {
+                return filled(
+                    x.len(),
+                    #[inline(always)]
+                    |start, out| {
+                        for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..]))
+                        {
+                            o.write(f(p, q));
+                        }
+                    },
+                );
+            }
+            (Operand::Full(x), Operand::Scalar(q)) => return map_slice(x, |p| f(p, q)),
+            (Operand::Scalar(p), Operand::Full(y)) => return map_slice(y, |q| f(p, q)),
+            // A full operand and a contiguous block repeated over the leading axes (a bias
+            // added to every row): row by row, without index arithmetic per element.
+            (Operand::Full(x), Operand::Block(y)) => return rows(x, y, &f),
+            (Operand::Block(x), Operand::Full(y)) => return rows(y, x, |q, p| f(p, q)),
+            _ => {}
         }
     }
     // Callers computed `shape` by broadcasting both and checked its size, so this view
@@ -740,23 +730,78 @@ pub fn logical_not(a: &Array) -> Result<Array> {
 
 /// `where(cond, x, y)`: elements of `x` where `cond` is true, else of `y`, all broadcast.
 /// A `select` operand in the common layouts: the output's shape and contiguous, or a scalar.
+/// How an operand's elements lie in memory, seen in the output's shape, for the loops that
+/// need no index arithmetic. Broadcast views count: a reduction's gradient arrives as its
+/// upstream gradient broadcast back to the input's shape with zero strides, and the multiply
+/// that follows it would otherwise take the strided path over every element.
+#[derive(Clone, Copy)]
 enum Operand<'a, T> {
+    /// Contiguous, one element per output element.
     Full(&'a [T]),
+    /// One element for every output element.
     Scalar(T),
+    /// A contiguous block of the trailing axes, repeated over the leading ones.
+    Block(&'a [T]),
 }
 
 impl<'a, T: Element> Operand<'a, T> {
+    /// `a` (with its buffer `data`) as broadcast to `shape`, when it is one of the layouts
+    /// above; `None` for anything else (transposed or strided views, column broadcasts).
     fn of(a: &'a Array, data: &'a [T], shape: &[usize]) -> Option<Operand<'a, T>> {
         if a.shape() == shape {
-            return a.contiguous_slice::<T>().map(Operand::Full);
+            if let Some(s) = a.contiguous_slice::<T>() {
+                return Some(Operand::Full(s));
+            }
         }
-        (a.len() == 1).then(|| Operand::Scalar(data[a.offset()]))
+        if a.len() == 1 {
+            return Some(Operand::Scalar(data[a.offset()]));
+        }
+        if a.is_empty() || a.rank() > shape.len() {
+            return None;
+        }
+        // Axis by axis from the innermost, in the output's shape: first the contiguous
+        // block, then only axes the operand repeats (size 1 in it, or a zero stride).
+        let lead = shape.len() - a.rank();
+        let axis = |i: usize| {
+            if i < lead {
+                (1, 0)
+            } else {
+                (a.shape()[i - lead], a.strides()[i - lead])
+            }
+        };
+        let mut block = 1usize;
+        let mut i = shape.len();
+        while i > 0 {
+            let (d, s) = axis(i - 1);
+            let repeated = (d == 1 && shape[i - 1] != 1) || (d != 1 && s == 0);
+            if repeated || (d != 1 && s != block as isize) {
+                break;
+            }
+            block *= d;
+            i -= 1;
+        }
+        for j in 0..i {
+            let (d, s) = axis(j);
+            let repeated = (d == 1 && shape[j] != 1) || (d != 1 && s == 0) || shape[j] == 1;
+            if !repeated {
+                return None;
+            }
+        }
+        let start = a.offset();
+        Some(if block == 1 {
+            Operand::Scalar(data[start])
+        } else if i == 0 {
+            Operand::Full(&data[start..start + block])
+        } else {
+            Operand::Block(&data[start..start + block])
+        })
     }
 
     fn at(&self, i: usize) -> T {
         match self {
             Operand::Full(v) => v[i],
             Operand::Scalar(v) => *v,
+            Operand::Block(v) => v[i % v.len()],
         }
     }
 }
@@ -963,6 +1008,84 @@ pub fn betainc(a: &Array, b: &Array, x: &Array) -> Result<Array> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every layout `Operand::of` sorts (contiguous, scalar, repeated block, broadcast views
+    /// with zero strides) and those it refuses (transposes, column broadcasts, stepped and
+    /// offset slices) give what an element-by-element loop over copied operands gives.
+    #[test]
+    fn binary_and_unary_agree_across_operand_layouts() {
+        let data = |n: usize, seed: f32| -> Array {
+            let v: Vec<f32> = (0..n).map(|i| seed + i as f32 * 0.25).collect();
+            Array::from_vec(v, &[n]).unwrap()
+        };
+        let base = data(4 * 6 * 5, 1.0).reshape(&[4, 6, 5]).unwrap();
+        let row = data(5, -2.0);
+        let views: Vec<(&str, Array)> = vec![
+            ("full", base.clone()),
+            ("scalar", Array::scalar_of(DType::F32, 3.0)),
+            ("row", row.clone()),
+            ("row_view", row.broadcast_to(&[4, 6, 5]).unwrap()),
+            (
+                "plane_view",
+                data(30, 0.5)
+                    .reshape(&[1, 6, 5])
+                    .unwrap()
+                    .broadcast_to(&[4, 6, 5])
+                    .unwrap(),
+            ),
+            (
+                "scalar_view",
+                Array::scalar_of(DType::F32, -1.5)
+                    .broadcast_to(&[4, 6, 5])
+                    .unwrap(),
+            ),
+            ("column", data(24, 2.0).reshape(&[4, 6, 1]).unwrap()),
+            (
+                "transposed",
+                data(120, 0.0)
+                    .reshape(&[5, 6, 4])
+                    .unwrap()
+                    .transpose(&[2, 1, 0])
+                    .unwrap(),
+            ),
+            (
+                "offset_slice",
+                data(5 * 6 * 5, 7.0)
+                    .reshape(&[5, 6, 5])
+                    .unwrap()
+                    .slice_view(&[1, 0, 0], &[4, 6, 5], &[1, 1, 1]),
+            ),
+            (
+                "stepped",
+                data(4 * 6 * 10, 3.0)
+                    .reshape(&[4, 6, 10])
+                    .unwrap()
+                    .slice_view(&[0, 0, 1], &[4, 6, 5], &[1, 1, 2]),
+            ),
+        ];
+        let spread = |x: &Array, shape: &[usize]| x.broadcast_to(shape).unwrap().contiguous();
+        for (na, a) in &views {
+            let got = unary(UnaryOp::Square, a).unwrap().to_vec::<f32>();
+            let want: Vec<f32> = a
+                .contiguous()
+                .to_vec::<f32>()
+                .iter()
+                .map(|x| x * x)
+                .collect();
+            assert_eq!(got, want, "square of {na}");
+            for (nb, b) in &views {
+                let shape = broadcast_shapes("Sub", a.shape(), b.shape()).unwrap();
+                let got = binary(BinaryOp::Sub, a, b).unwrap();
+                let (ea, eb) = (
+                    spread(a, &shape).to_vec::<f32>(),
+                    spread(b, &shape).to_vec::<f32>(),
+                );
+                let want: Vec<f32> = ea.iter().zip(&eb).map(|(p, q)| p - q).collect();
+                assert_eq!(got.shape(), &shape[..], "{na} - {nb}");
+                assert_eq!(got.to_vec::<f32>(), want, "{na} - {nb}");
+            }
+        }
+    }
 
     #[test]
     fn narrow_integers_wrap_and_uint64_keeps_its_order() {

@@ -19,7 +19,7 @@ use num_traits::Float;
 use rayon::prelude::*;
 
 use super::PARALLEL_THRESHOLD;
-use crate::{Array, Buffer, DType, Device, Element, Error, Result};
+use crate::{simd, Array, Buffer, DType, Device, Element, Error, Result};
 
 /// One step of one rule, with its scalars. The slots each rule updates, in order (the order
 /// the Keras optimizers create them in):
@@ -554,15 +554,22 @@ impl<C: Float> RmsProp<C> {
 const CHUNK: usize = 16 * 1024;
 
 /// Runs `f` on the variable, its `N` slots and the gradient (all of one length): on the whole
-/// slices below [`PARALLEL_THRESHOLD`], else on matching chunks in parallel.
+/// slices below [`PARALLEL_THRESHOLD`], else on matching chunks in parallel; each call compiled
+/// for the widest SIMD level in force (the update's square root and division are its cost).
 fn zip_chunks<S: Send + Sync, const N: usize>(
     p: &mut [S],
     slots: [&mut [S]; N],
     g: &[S],
     f: impl Fn(&mut [S], [&mut [S]; N], &[S]) + Sync,
 ) {
+    let run = |p: &mut [S], slots: [&mut [S]; N], g: &[S]| {
+        simd::dispatch(
+            #[inline(always)]
+            || f(p, slots, g),
+        )
+    };
     if p.len() < PARALLEL_THRESHOLD {
-        return f(p, slots, g);
+        return run(p, slots, g);
     }
     let mut slot_chunks = slots.map(|s| s.chunks_mut(CHUNK));
     let tasks: Vec<_> = p
@@ -577,7 +584,7 @@ fn zip_chunks<S: Send + Sync, const N: usize>(
         .collect();
     tasks
         .into_par_iter()
-        .for_each(|(p, slots, g)| f(p, slots, g));
+        .for_each(|(p, slots, g)| run(p, slots, g));
 }
 
 #[cfg(test)]
