@@ -780,12 +780,12 @@ impl<'a, T: Element> Operand<'a, T> {
             block *= d;
             i -= 1;
         }
-        for j in 0..i {
+        let repeated = |j: usize| {
             let (d, s) = axis(j);
-            let repeated = (d == 1 && shape[j] != 1) || (d != 1 && s == 0) || shape[j] == 1;
-            if !repeated {
-                return None;
-            }
+            d == 1 || s == 0 || shape[j] == 1
+        };
+        if !(0..i).all(repeated) {
+            return None;
         }
         let start = a.offset();
         Some(if block == 1 {
