@@ -7,10 +7,22 @@ from ... import initializers, regularizers
 from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int, _known_dim, _weight_settings
 
+_HALF = ("float16", "bfloat16")
+
 
 class _Normalization(Layer):
-    """What BatchNormalization and LayerNormalization share: the optional scale ``gamma`` and
-    offset ``beta``, created in that order (Keras's)."""
+    """What the normalization layers share: the optional scale ``gamma`` and offset ``beta``,
+    created in that order (Keras's), and Keras's mixed precision: statistics in at least
+    float32 (half-precision ones overflow), with float32 weights read as stored (created with
+    ``autocast=False``), and outputs in the compute dtype."""
+
+    @staticmethod
+    def _in_float32(inputs):
+        """Half-precision inputs as float32 (wider ones as they are)."""
+        return _core.cast(inputs, "float32") if inputs.dtype.name in _HALF else inputs
+
+    def _in_compute_dtype(self, outputs):
+        return _core.cast(outputs, self._compute_dtype_object)
 
     def _add_scale_and_offset(self, shape):
         self.gamma = None
@@ -21,6 +33,7 @@ class _Normalization(Layer):
                 initializer=self.gamma_initializer,
                 regularizer=self.gamma_regularizer,
                 constraint=self.gamma_constraint,
+                autocast=False,
                 name="gamma",
             )
         if self.center:
@@ -29,6 +42,7 @@ class _Normalization(Layer):
                 initializer=self.beta_initializer,
                 regularizer=self.beta_regularizer,
                 constraint=self.beta_constraint,
+                autocast=False,
                 name="beta",
             )
 
@@ -105,12 +119,14 @@ class BatchNormalization(_Normalization):
             shape=shape,
             initializer=self.moving_mean_initializer,
             trainable=False,
+            autocast=False,
             name="moving_mean",
         )
         self.moving_variance = self.add_weight(
             shape=shape,
             initializer=self.moving_variance_initializer,
             trainable=False,
+            autocast=False,
             name="moving_variance",
         )
         self._make_native()
@@ -128,13 +144,14 @@ class BatchNormalization(_Normalization):
 
     def call(self, inputs, training=False):
         # A frozen layer (trainable=False) always runs in inference mode, as in Keras.
-        return self._native(
-            inputs,
+        outputs = self._native(
+            self._in_float32(inputs),
             training=bool(training) and self.trainable,
             axis=self.axis,
             momentum=self.momentum,
             epsilon=self.epsilon,
         )
+        return self._in_compute_dtype(outputs)
 
     def get_config(self):
         return {
