@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ferrotape as ft
+from ferrotape.keras.layers import layer_utils
 
 keras = ft.keras
 layers = keras.layers
@@ -27,9 +28,12 @@ TOLERANCE = {"float16": 1e-2, "bfloat16": 5e-2}
 
 @pytest.fixture(params=POLICIES)
 def policy(request):
+    # Restored to "none set" (not to "float32", which would stop the policy following
+    # `set_floatx` in the tests that run after these).
+    saved = layer_utils._GLOBAL_POLICY[0]
     keras.mixed_precision.set_global_policy(request.param)
     yield request.param
-    keras.mixed_precision.set_global_policy("float32")
+    layer_utils._GLOBAL_POLICY[0] = saved
 
 
 def _rand(*shape, seed=0):
@@ -278,28 +282,35 @@ def _regression_data():
     return x, (x @ np.array([[1.0], [-2.0], [0.5], [0.0]])).astype("float32")
 
 
+# name -> (model, data, loss, metric)
 FITS = {
-    "classifier": (_classifier, _classifier_data, "sparse_categorical_crossentropy"),
-    "sequence": (_sequence_model, _sequence_data, "mse"),
-    "regression": (_regression, _regression_data, "mse"),
+    "classifier": (_classifier, _classifier_data, "sparse_categorical_crossentropy", "accuracy"),
+    "sequence": (_sequence_model, _sequence_data, "mse", "mae"),
+    "regression": (_regression, _regression_data, "mse", "mae"),
 }
 
 
 def _fit(k, which, weights, optimizer=None):
-    """Two epochs of SGD from ``weights``: the model and its losses."""
-    make, data, loss = FITS[which]
+    """Two epochs of SGD from ``weights``: the model, and its losses then metric values."""
+    make, data, loss, metric = FITS[which]
     model = make(k)
     model.set_weights(weights)
-    model.compile(optimizer=optimizer or k.optimizers.SGD(0.05), loss=loss)
+    optimizer = optimizer or k.optimizers.SGD(0.05)
+    model.compile(optimizer=optimizer, loss=loss, metrics=[metric])
     x, y = data()
-    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
-    return model, history.history["loss"]
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False).history
+    return model, history["loss"] + history[metric]
+
+
+def _initial_weights(which):
+    keras.mixed_precision.set_global_policy("float32")
+    keras.utils.set_random_seed(7)  # the same start whatever ran before
+    return FITS[which][0](keras).get_weights()
 
 
 @pytest.mark.parametrize("which", sorted(FITS))
 def test_fit_trains_the_float32_variables_as_float32_training_does(policy, which):
-    keras.mixed_precision.set_global_policy("float32")
-    weights = FITS[which][0](keras).get_weights()
+    weights = _initial_weights(which)
     _, want = _fit(keras, which, weights)
     keras.mixed_precision.set_global_policy(policy)
     optimizer = keras.optimizers.SGD(0.05)
@@ -317,10 +328,14 @@ def test_fit_trains_the_float32_variables_as_float32_training_does(policy, which
 
 
 def test_compile_wraps_the_optimizer_for_float16_only(policy):
-    keras.mixed_precision.set_global_policy("float32")
-    weights = _regression(keras).get_weights()
+    weights = _initial_weights("regression")
     keras.mixed_precision.set_global_policy(policy)
-    model, losses = _fit(keras, "regression", weights)
+    model = _regression(keras)
+    model.set_weights(weights)
+    model.compile(optimizer=keras.optimizers.SGD(1e-4), loss="mse")
+    x, y = _regression_data()
+    # Targets large enough that the first steps' gradients, scaled by 2**15, overflow float16.
+    losses = model.fit(x, 100 * y, batch_size=8, epochs=2, verbose=0).history["loss"]
     assert np.isfinite(losses).all()
     if policy == "mixed_bfloat16":
         # bfloat16 has float32's range: Keras leaves the optimizer as it is.
