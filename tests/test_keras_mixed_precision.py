@@ -155,6 +155,26 @@ def test_batch_normalization_keeps_float32_statistics(policy):
     assert (variance > 1.0).all()
 
 
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [("BatchNormalization", {}), ("LayerNormalization", {}), ("GroupNormalization", {"groups": 2})],
+)
+@pytest.mark.parametrize(
+    ("layer_dtype", "input_dtype"), [("float64", "float32"), ("float32", "float64")]
+)
+def test_normalization_returns_its_compute_dtype_for_other_float_inputs(
+    name, kwargs, layer_dtype, input_dtype
+):
+    # LayerNormalization and GroupNormalization do not autocast their inputs (Keras's
+    # autocast=False): they compute in the wider dtype and return the compute dtype.
+    x = LAYERS[name][1]
+    layer = getattr(layers, name)(dtype=layer_dtype, **kwargs)
+    y = layer(x.astype(input_dtype), training=True)
+    assert y.dtype.name == layer_dtype
+    same = layer(x.astype(layer_dtype), training=True)
+    np.testing.assert_allclose(y.numpy(), same.numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_embedding_gives_compute_dtype_rows_and_keeps_float_ids_exact(policy):
     layer = layers.Embedding(4000, 3)
     # Float ids are not autocast (Embedding's autocast is off, as Keras's): 3001 has no

@@ -7,8 +7,6 @@ from ... import initializers, regularizers
 from ..layer import Layer
 from ..layer_helpers import _float_arg, _is_int, _known_dim, _weight_settings
 
-_HALF = ("float16", "bfloat16")
-
 
 class _Normalization(Layer):
     """What the normalization layers share: the optional scale ``gamma`` and offset ``beta``,
@@ -18,8 +16,11 @@ class _Normalization(Layer):
 
     @staticmethod
     def _in_float32(inputs):
-        """Half-precision inputs as float32 (wider ones as they are)."""
-        return _core.cast(inputs, "float32") if inputs.dtype.name in _HALF else inputs
+        """The inputs in at least float32 (Keras's ``result_type(inputs.dtype, "float32")``):
+        float64 ones as they are, any other as float32."""
+        return (
+            inputs if inputs.dtype.name in ("float32", "float64") else _core.cast(inputs, "float32")
+        )
 
     def _in_compute_dtype(self, outputs):
         return _core.cast(outputs, self._compute_dtype_object)

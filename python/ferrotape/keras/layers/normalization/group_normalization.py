@@ -95,10 +95,13 @@ class GroupNormalization(_Normalization):
         mean, variance = nn.moments(grouped, axes, keepdims=True)
         normalized = _core.reshape((grouped - mean) * _core.rsqrt(variance + self.epsilon), shape)
         per_channel = [channels if d == axis else 1 for d in range(rank)]
+        # The weights in the inputs' dtype, as Keras's (the inputs are not autocast).
         if self.gamma is not None:
-            normalized = normalized * _core.reshape(self.gamma, per_channel)
+            gamma = _core.cast(self.gamma, normalized.dtype)
+            normalized = normalized * _core.reshape(gamma, per_channel)
         if self.beta is not None:
-            normalized = normalized + _core.reshape(self.beta, per_channel)
+            beta = _core.cast(self.beta, normalized.dtype)
+            normalized = normalized + _core.reshape(beta, per_channel)
         return self._in_compute_dtype(normalized)
 
     def get_config(self):
