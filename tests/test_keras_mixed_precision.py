@@ -85,6 +85,14 @@ LAYERS = {
     "LSTM": (lambda L: L.LSTM(3, return_sequences=True), _rand(2, 5, 4), None),
     "GRU": (lambda L: L.GRU(3), _rand(2, 5, 4), None),
     "Attention": (lambda L: L.Attention(use_scale=True), _rand(2, 5, 4), _attend),
+    "AdditiveAttention": (lambda L: L.AdditiveAttention(), _rand(2, 5, 4), _attend),
+    "Bidirectional": (lambda L: L.Bidirectional(L.GRU(2)), _rand(2, 4, 3), None),
+    "ConvLSTM2D": (lambda L: L.ConvLSTM2D(2, 3), _rand(1, 3, 5, 5, 2), None),
+    "TimeDistributed": (lambda L: L.TimeDistributed(L.Dense(2)), _rand(2, 4, 3), None),
+    "Conv1DTranspose": (lambda L: L.Conv1DTranspose(2, 3), _rand(2, 5, 3), None),
+    "PReLU": (lambda L: L.PReLU(), _rand(2, 4), None),
+    "RMSNormalization": (lambda L: L.RMSNormalization(), _rand(2, 4) + 1, None),
+    "UnitNormalization": (lambda L: L.UnitNormalization(), _rand(2, 4), None),
     "MultiHeadAttention": (lambda L: L.MultiHeadAttention(2, 3), _rand(2, 5, 4), _self_attend),
 }
 
