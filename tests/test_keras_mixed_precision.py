@@ -247,6 +247,28 @@ def test_copies_keep_the_autocast_marks(policy):
     assert {v._autocast for v in layer.weights} == {False}
 
 
+def test_a_traced_step_replays_the_reads_and_their_casts(policy):
+    model = keras.Sequential([keras.Input((3, 4)), layers.Dense(3), layers.GRU(2)])
+    x = _rand(2, 3, 4)
+
+    def step(x):
+        with ft.GradientTape() as tape:
+            y = ft.cast(model(x), "float32")
+            loss = ft.reduce_sum(y * y)
+        return loss, tape.gradient(loss, model.trainable_variables)
+
+    traced = ft.function(step)
+    kernel = model.layers[0].kernel
+    for _ in range(3):
+        (loss, grads), (want, want_grads) = traced(x), step(x)
+        # The replay reads the variables' current values and casts them again.
+        assert float(loss) == float(want)
+        for g, w in zip(grads, want_grads, strict=True):
+            assert g.dtype.name == "float32"
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+        kernel.assign_add(ft.fill(kernel.shape, 0.1))
+
+
 class _Recording(layers.Layer):
     def call(self, inputs):
         self.seen = inputs.dtype.name
