@@ -128,6 +128,7 @@ RETURNS = {
     "set_placement": "str | None",
     "current_placement": "str | None",
     "device_transfers": "dict[str, int]",
+    "keras.set_autocast_dtype": "str | None",
 }
 
 # The tensor classes, typed by hand: what user code does with a tensor.
@@ -177,6 +178,8 @@ for _op in "lt le gt ge".split():
 ASSIGN = "(\n        self,\n        {}: _TensorLike,\n        use_locking: Any = None,\n"
 ASSIGN += "        name: str | None = None,\n        read_value: bool = ...,\n    ) -> Any: ..."
 VARIABLE = {
+    "_autocast": "@property\n    def _autocast(self) -> bool: ...\n    @_autocast.setter\n"
+    "    def _autocast(self, autocast: bool) -> None: ...",
     "__copy__": "def __copy__(self) -> Variable: ...",
     "__deepcopy__": "def __deepcopy__(self, _memo: Any, /) -> Variable: ...",
     "__reduce__": "def __reduce__(self) -> Any: ...",

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ferrotape as ft
+from ferrotape.keras.layers import layer_utils
 
 keras = ft.keras
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
@@ -16,9 +17,12 @@ HAS_TF = importlib.util.find_spec("tensorflow") is not None
 
 @pytest.fixture
 def mixed_policy():
+    # Restored to "none set" (not to "float32", which would stop the policy following
+    # `set_floatx` in the tests that run after these).
+    saved = layer_utils._GLOBAL_POLICY[0]
     keras.mixed_precision.set_global_policy("mixed_float16")
     yield
-    keras.mixed_precision.set_global_policy("float32")
+    layer_utils._GLOBAL_POLICY[0] = saved
 
 
 def test_the_scale_halves_on_a_non_finite_step_and_doubles_after_the_growth_steps():

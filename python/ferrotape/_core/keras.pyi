@@ -8,6 +8,7 @@ __all__ = [
     "FUSED_ACTIVATIONS",
     "NATIVE_LAYERS",
     "NativeLayer",
+    "set_autocast_dtype",
 ]
 
 FUSED_ACTIVATIONS: tuple[str, ...]
@@ -19,3 +20,8 @@ class NativeLayer:
     def __new__(cls, class_name: str, weights: dict[str, Any], seed: int = 0) -> NativeLayer: ...
     @property
     def class_name(self) -> str: ...
+
+def set_autocast_dtype(dtype: Any, /) -> str | None:
+    """Sets this thread's autocast dtype (a floating dtype, or None to end autocasting) and returns
+    the previous one's name, for the layer's call to restore: while it is set, reads of the
+    variables marked `_autocast` come out cast to it."""

@@ -14,4 +14,4 @@ mod variable;
 pub use ferrotape_core::{self as core, Array, DType, Error, Result};
 pub use tape::{Source, Tape};
 pub use tensor::{Tensor, TensorId, WeakTensor};
-pub use variable::Variable;
+pub use variable::{autocast_dtype, set_autocast_dtype, Variable};

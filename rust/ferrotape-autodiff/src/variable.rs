@@ -2,24 +2,52 @@
 //! fresh tensor recorded as an identity of the variable's id, so a gradient with respect to the
 //! variable is the gradient at that id, whatever was assigned in between (TensorFlow's
 //! `ReadVariableOp`). Assignment is copy-on-write: in place when no tensor shares the buffer.
+//!
+//! Mixed precision (Keras's autocast scope): while a mixed-precision layer runs, the front end
+//! sets this thread's autocast dtype, and a read of a floating variable marked `autocast` comes
+//! out cast to it. The cast is an ordinary op on the read, so the gradient flows back through it
+//! to the variable in the variable's own (float32) dtype, and every layer reads its weights in
+//! its compute dtype without knowing about precision: those written in ops and the native ones
+//! alike.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use ferrotape_core::{kernels, Array, DType, Error, Result};
 use parking_lot::RwLock;
 
+use crate::ops;
 use crate::tape;
 use crate::tensor::{next_id, Tensor, TensorId};
 
 static CREATION_ORDER: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The dtype reads of autocast variables are cast to on this thread (None: no cast).
+    static AUTOCAST: Cell<Option<DType>> = const { Cell::new(None) };
+}
+
+/// Sets this thread's autocast dtype (`None` ends autocasting) and returns the previous one,
+/// for the caller to restore when its layer's call ends.
+pub fn set_autocast_dtype(dtype: Option<DType>) -> Option<DType> {
+    AUTOCAST.with(|scope| scope.replace(dtype))
+}
+
+/// This thread's autocast dtype.
+pub fn autocast_dtype() -> Option<DType> {
+    AUTOCAST.with(Cell::get)
+}
 
 struct Inner {
     id: TensorId,
     order: u64,
     name: String,
     trainable: bool,
+    /// Whether reads follow the autocast scope (Keras's `add_weight(autocast=True)`); plain
+    /// variables do not.
+    autocast: AtomicBool,
     value: RwLock<Array>,
     /// The front end's handle on this variable (the bindings keep a weak reference to the
     /// Python object here, so `watched_variables()` can return the user's own objects).
@@ -48,6 +76,7 @@ impl Variable {
             order: CREATION_ORDER.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
             trainable,
+            autocast: AtomicBool::new(false),
             value: RwLock::new(value),
             owner: OnceLock::new(),
         }))
@@ -84,6 +113,15 @@ impl Variable {
         self.0.value.read().dtype()
     }
 
+    /// Whether reads of this variable follow the autocast scope.
+    pub fn autocast(&self) -> bool {
+        self.0.autocast.load(Ordering::Relaxed)
+    }
+
+    pub fn set_autocast(&self, autocast: bool) {
+        self.0.autocast.store(autocast, Ordering::Relaxed);
+    }
+
     pub fn shape(&self) -> Vec<usize> {
         self.0.value.read().shape().to_vec()
     }
@@ -94,13 +132,28 @@ impl Variable {
     }
 
     /// The current value as a tensor, recorded on the active tapes (and watched by those that
-    /// watch accessed variables, if trainable).
+    /// watch accessed variables, if trainable); cast to the autocast dtype if this variable
+    /// follows the autocast scope and one is set (see the module doc).
     pub fn read(&self) -> Tensor {
+        let out = self.read_stored();
+        match autocast_dtype() {
+            Some(dtype) if self.autocast() && out.dtype().is_float() && out.dtype() != dtype => {
+                // A cast between floating dtypes does not fail; were it to, the value in its
+                // stored dtype is still a correct read.
+                ops::cast(&out, dtype).unwrap_or(out)
+            }
+            _ => out,
+        }
+    }
+
+    /// The read in the stored dtype. A traced step replays this, and the autocast's cast as an
+    /// op of its own.
+    fn read_stored(&self) -> Tensor {
         let out = Tensor::new(self.snapshot());
         tape::note_variable_read(self, &out);
         crate::trace::node1("ReadVariableOp", &[], &out, || {
             let var = self.clone();
-            move |_: &[Tensor]| Ok(var.read())
+            move |_: &[Tensor]| Ok(var.read_stored())
         });
         out
     }
@@ -183,5 +236,39 @@ impl Variable {
 impl std::fmt::Debug for Variable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Variable({:?}, id={})", self.0.name, self.0.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tape::{Source, Tape};
+
+    #[test]
+    fn autocast_reads_cast_and_the_gradient_reaches_the_float32_variable() {
+        let values = Array::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+        let v = Variable::new(values.clone(), true, "v");
+        let plain = Variable::new(values, true, "plain");
+        v.set_autocast(true);
+        let tape = Tape::new(false, true);
+        tape.push();
+        let previous = set_autocast_dtype(Some(DType::F16));
+        let (read, plain_read) = (v.read(), plain.read());
+        set_autocast_dtype(previous);
+        let y = ops::mul(&read, &read).unwrap();
+        tape.pop();
+        assert_eq!((read.dtype(), plain_read.dtype()), (DType::F16, DType::F32));
+        assert_eq!(
+            v.read().dtype(),
+            DType::F32,
+            "outside the scope reads are not cast"
+        );
+        let g = tape
+            .gradient(&[y], &[Source::of_variable(&v)], None)
+            .unwrap();
+        let g = g[0].as_ref().unwrap();
+        // d(v²)/dv = 2v, computed in float16 and cast back to the variable's float32.
+        assert_eq!(g.dtype(), DType::F32);
+        assert_eq!(g.value().to_vec::<f32>(), [2.0, 4.0]);
     }
 }

@@ -29,7 +29,9 @@ pub use normalization::{BatchNormalization, LayerNormalization};
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Result, Tensor};
 
-/// Keras casts a layer's floating inputs to the layer's dtype (its variables' dtype).
+/// Keras casts a layer's floating inputs to the layer's dtype: the dtype its variables are read
+/// in (their own, or the compute dtype in a mixed-precision call, whose autocast scope casts the
+/// reads).
 fn autocast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         Ok(x.clone())

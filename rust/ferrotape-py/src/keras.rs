@@ -2,14 +2,17 @@
 //! (`ferrotape-keras`). A Python layer makes its native form once built,
 //! `NativeLayer("Dense", {"kernel": ..., "bias": ...})`, and calls it with its current
 //! settings, `native(inputs, training, activation="relu")`, so that settings changed after
-//! the build take effect (see `ferrotape_keras::layer`).
+//! the build take effect (see `ferrotape_keras::layer`). `set_autocast_dtype` is Keras's
+//! autocast scope, which a mixed-precision layer's call opens (see `ferrotape_autodiff`'s
+//! `variable` module).
 
 use ferrotape_keras::{Activation, NativeLayer, Setting, Settings, Weights};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::{to_tensor, Flag};
-use crate::errors::{type_error, Raise};
+use crate::dtype::optional_dtype;
+use crate::errors::{type_error, value_error, Raise};
 use crate::tensor::{compute, wrap, PyTensor};
 use crate::variable::{remember_owner, PyVariable};
 
@@ -110,8 +113,26 @@ impl PyNativeLayer {
     }
 }
 
+/// Sets this thread's autocast dtype (a floating dtype, or None to end autocasting) and
+/// returns the previous one's name, for the layer's call to restore: while it is set, reads of
+/// the variables marked `_autocast` come out cast to it.
+#[pyfunction]
+#[pyo3(signature = (dtype, /))]
+fn set_autocast_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Option<&'static str>> {
+    let dtype = optional_dtype(dtype)?;
+    if let Some(d) = dtype.filter(|d| !d.is_float()) {
+        return Err(value_error(format!(
+            "set_autocast_dtype: the autocast dtype must be a floating dtype such as \
+             'float16', received {}",
+            d.name()
+        )));
+    }
+    Ok(ferrotape_autodiff::set_autocast_dtype(dtype).map(|d| d.name()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNativeLayer>()?;
+    m.add_function(wrap_pyfunction!(set_autocast_dtype, m)?)?;
     // The one list of activations a native call applies itself; Python applies any other.
     let names: Vec<&str> = Activation::TABLE.iter().map(|(name, _)| *name).collect();
     m.add("FUSED_ACTIVATIONS", PyTuple::new(m.py(), names)?)?;

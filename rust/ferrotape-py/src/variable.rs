@@ -263,4 +263,16 @@ impl PyVariable {
     fn _id(&self) -> u64 {
         self.var.id()
     }
+
+    /// Whether reads follow Keras's autocast scope (`add_weight(autocast=True)` sets it): in a
+    /// mixed-precision layer's call they come out in the layer's compute dtype.
+    #[getter]
+    fn _autocast(&self) -> bool {
+        self.var.autocast()
+    }
+
+    #[setter(_autocast)]
+    fn set_autocast(&self, autocast: bool) {
+        self.var.set_autocast(autocast);
+    }
 }

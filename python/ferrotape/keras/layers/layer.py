@@ -41,6 +41,8 @@ from .layer_utils import (
     NativeFormCopying,
     _batch_as_none,
     _call_spec,
+    _enter_autocast_scope,
+    _exit_autocast_scope,
     _is_single_shape,
     _plain_shape,
     _shape_of,
@@ -195,7 +197,13 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
 
     @property
     def autocast(self):
+        """Whether floating inputs are cast to the compute dtype, and the enclosing call's
+        autocast scope applies to this layer's variables (Keras 3's ``Layer.autocast``)."""
         return self._autocast
+
+    @autocast.setter
+    def autocast(self, value):
+        object.__setattr__(self, "_autocast", bool(value))
 
     @property
     def input_dtype(self):
@@ -242,7 +250,7 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
         overwrite_with_gradient=False,
         name=None,
     ):
-        del autocast, aggregation, overwrite_with_gradient
+        del aggregation, overwrite_with_gradient
         if "_own_trainable" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}.add_weight: call `super().__init__()` in `__init__` first"
@@ -257,6 +265,7 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
             value = _core.cast(_core.convert_to_tensor(value), dtype)
         short_name = name or "variable"
         variable = _core.Variable(value, trainable=trainable, name=f"{self.name}/{short_name}")
+        variable._autocast = bool(autocast)  # read in the compute dtype in a mixed call
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         self._weight_names[id(variable)] = short_name
         regularizer = regularizers.get(regularizer)
@@ -475,11 +484,13 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
         previous_mask = self._fill_mask_arguments(inputs, rest, kwargs)
         context.depth += 1
         context.training = training
+        outer_autocast = _enter_autocast_scope(self)
         try:
             outputs = self.call(inputs, *rest, **kwargs)
         finally:
             context.depth -= 1
             context.training = outer_training
+            _exit_autocast_scope(outer_autocast)
         if previous_mask is not None or self.supports_masking:
             self._set_mask_metadata(inputs, outputs, previous_mask)
         if self.activity_regularizer is not None:

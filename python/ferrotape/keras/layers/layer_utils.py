@@ -52,9 +52,39 @@ class _CallContext(threading.local):
         self.depth = 0  # how many Layer.__call__ are running
         self.training = None  # the training mode of the enclosing call
         self.symbolic_batch = False  # dummy runs: report the batch dim as None
+        self.autocast = None  # the autocast scope's dtype (mirrors the native module's)
 
 
 _CONTEXT = _CallContext()
+
+
+def _enter_autocast_scope(layer):
+    """Opens ``layer``'s autocast scope for its call (Keras 3's rule) and returns the enclosing
+    one, for ``_exit_autocast_scope``. Inside an enclosing scope, a layer with ``autocast=False``
+    or a non-floating compute dtype reads its variables as stored, another one in its compute
+    dtype; outside any, a mixed-precision layer (compute dtype other than its variables') opens
+    one. In the scope, reads of variables made with ``add_weight(autocast=True)`` are cast to
+    its dtype by the native module, so native layers and layers written in ops alike compute
+    in the compute dtype, and the gradients flow back through the casts to the variables."""
+    outer = _CONTEXT.autocast
+    compute = layer.compute_dtype
+    if not layer._compute_dtype_object.is_floating:
+        scope = None
+    elif outer is not None:
+        scope = compute if layer.autocast else None
+    else:
+        scope = compute if compute != layer.variable_dtype else None
+    if scope != outer:
+        _core.keras.set_autocast_dtype(scope)
+        _CONTEXT.autocast = scope
+    return outer
+
+
+def _exit_autocast_scope(outer):
+    if _CONTEXT.autocast != outer:
+        _core.keras.set_autocast_dtype(outer)
+        _CONTEXT.autocast = outer
+
 
 # Any change to which layers or variables a layer holds bumps this, invalidating cached walks.
 _STRUCTURE = [0]
@@ -332,16 +362,24 @@ class NativeFormCopying:
     """How a layer copies and pickles (Keras 3 gives layers ``__reduce__`` in
     ``keras.src.saving.keras_saveable``): as its Python state. A built-in layer's native form
     (``_native``, a Rust object over the same variables) cannot be pickled: it is left out and
-    made again, by the layer's ``_make_native``, over the copied variables."""
+    made again, by the layer's ``_make_native``, over the copied variables. A variable copies
+    as a ``tf.Variable`` would, without its ``add_weight(autocast=...)`` mark: the layer keeps
+    the marks of its own weights and sets them on the copies."""
 
     def __getstate__(self):
         state = dict(self.__dict__)
         if "_native" in state:
             state["_native"] = None
         state.pop("_activation_split", None)  # a cache, rebuilt on the next call
+        own = state.get("_own_trainable", []) + state.get("_own_non_trainable", [])
+        state["_autocast_marks"] = [v._autocast for v in own]
         return state
 
     def __setstate__(self, state):
+        marks = state.pop("_autocast_marks", [])
         self.__dict__.update(state)
+        own = state.get("_own_trainable", []) + state.get("_own_non_trainable", [])
+        for variable, mark in zip(own, marks, strict=False):
+            variable._autocast = mark
         if "_native" in state and state["_native"] is None:
             self._make_native()

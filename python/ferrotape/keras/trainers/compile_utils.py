@@ -93,6 +93,10 @@ def _reduced_loss(fn, y_true, y_pred, sample_weight, is_loss_object):
         return fn(y_true, y_pred, sample_weight=sample_weight)
     mask = get_keras_mask(y_pred)  # the output's padding does not count (Keras 3)
     y_true, y_pred = losses._tensor(y_true), losses._tensor(y_pred)
+    if y_pred.dtype.name in ("float16", "bfloat16"):
+        # Keras's wrapper computes in floatx: a mixed-precision model's loss is not reduced
+        # (nor its squares overflowed) in half precision.
+        y_pred = losses._tensor(y_pred, "float32")
     y_true, y_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
     values = losses._tensor(fn(y_true, y_pred))
     who = getattr(fn, "__name__", "loss")

@@ -40,8 +40,10 @@ def _dense_depthwise_kernel(kernel):
     ordinary convolution computes the depthwise one; it costs ``c`` times the arithmetic, which
     is small for the 1-D layers that use it."""
     *spatial, channels, multiplier = kernel.shape
-    eye = _core.reshape(_core.eye(channels, dtype=kernel.dtype), [channels, channels, 1])
-    full = _core.expand_dims(kernel, -2) * eye
+    # The dtype of the read, not of the variable: a mixed-precision call reads it as float16.
+    full = _core.expand_dims(kernel, -2)
+    eye = _core.reshape(_core.eye(channels, dtype=full.dtype), [channels, channels, 1])
+    full = full * eye
     return _core.reshape(full, [*spatial, channels, channels * multiplier])
 
 

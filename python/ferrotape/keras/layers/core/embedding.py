@@ -47,6 +47,9 @@ class Embedding(Layer):
             initializer=self.embeddings_initializer,
             regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint,
+            # Looked up in float32 and the rows cast (see `call`), never read as float16: the
+            # lookup's gradient then sums repeated ids in float32, as TensorFlow's does.
+            autocast=False,
             name="embeddings",
         )
         self._make_native()
@@ -55,7 +58,9 @@ class Embedding(Layer):
         self._native = _core.keras.NativeLayer("Embedding", {"embeddings": self.embeddings})
 
     def call(self, inputs):
-        return self._native(inputs)
+        # The rows in the compute dtype, as Keras's (under "mixed_float16", float16 rows of
+        # the float32 table).
+        return _core.cast(self._native(inputs), self._compute_dtype_object)
 
     def compute_mask(self, inputs, mask=None):
         """The padding mask: ``inputs != 0`` with ``mask_zero``, else None.

@@ -9,8 +9,21 @@ from ..layer_helpers import _float_arg, _is_int, _known_dim, _weight_settings
 
 
 class _Normalization(Layer):
-    """What BatchNormalization and LayerNormalization share: the optional scale ``gamma`` and
-    offset ``beta``, created in that order (Keras's)."""
+    """What the normalization layers share: the optional scale ``gamma`` and offset ``beta``,
+    created in that order (Keras's), and Keras's mixed precision: statistics in at least
+    float32 (half-precision ones overflow), with float32 weights read as stored (created with
+    ``autocast=False``), and outputs in the compute dtype."""
+
+    @staticmethod
+    def _in_float32(inputs):
+        """The inputs in at least float32 (Keras's ``result_type(inputs.dtype, "float32")``):
+        float64 ones as they are, any other as float32."""
+        return (
+            inputs if inputs.dtype.name in ("float32", "float64") else _core.cast(inputs, "float32")
+        )
+
+    def _in_compute_dtype(self, outputs):
+        return _core.cast(outputs, self._compute_dtype_object)
 
     def _add_scale_and_offset(self, shape):
         self.gamma = None
@@ -21,6 +34,7 @@ class _Normalization(Layer):
                 initializer=self.gamma_initializer,
                 regularizer=self.gamma_regularizer,
                 constraint=self.gamma_constraint,
+                autocast=False,
                 name="gamma",
             )
         if self.center:
@@ -29,6 +43,7 @@ class _Normalization(Layer):
                 initializer=self.beta_initializer,
                 regularizer=self.beta_regularizer,
                 constraint=self.beta_constraint,
+                autocast=False,
                 name="beta",
             )
 
@@ -105,12 +120,14 @@ class BatchNormalization(_Normalization):
             shape=shape,
             initializer=self.moving_mean_initializer,
             trainable=False,
+            autocast=False,
             name="moving_mean",
         )
         self.moving_variance = self.add_weight(
             shape=shape,
             initializer=self.moving_variance_initializer,
             trainable=False,
+            autocast=False,
             name="moving_variance",
         )
         self._make_native()
@@ -128,13 +145,14 @@ class BatchNormalization(_Normalization):
 
     def call(self, inputs, training=False):
         # A frozen layer (trainable=False) always runs in inference mode, as in Keras.
-        return self._native(
-            inputs,
+        outputs = self._native(
+            self._in_float32(inputs),
             training=bool(training) and self.trainable,
             axis=self.axis,
             momentum=self.momentum,
             epsilon=self.epsilon,
         )
+        return self._in_compute_dtype(outputs)
 
     def get_config(self):
         return {

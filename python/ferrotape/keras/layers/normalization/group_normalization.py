@@ -58,6 +58,7 @@ class GroupNormalization(_Normalization):
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
+        self.autocast = False  # Keras 3's: inputs keep their dtype, computed in float32
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -82,6 +83,7 @@ class GroupNormalization(_Normalization):
         self._add_scale_and_offset((channels,))
 
     def call(self, inputs):
+        inputs = self._in_float32(inputs)
         shape = inputs.shape.as_list()
         rank, axis = len(shape), self.axis % len(shape)
         channels = shape[axis]
@@ -93,11 +95,14 @@ class GroupNormalization(_Normalization):
         mean, variance = nn.moments(grouped, axes, keepdims=True)
         normalized = _core.reshape((grouped - mean) * _core.rsqrt(variance + self.epsilon), shape)
         per_channel = [channels if d == axis else 1 for d in range(rank)]
+        # The weights in the inputs' dtype, as Keras's (the inputs are not autocast).
         if self.gamma is not None:
-            normalized = normalized * _core.reshape(self.gamma, per_channel)
+            gamma = _core.cast(self.gamma, normalized.dtype)
+            normalized = normalized * _core.reshape(gamma, per_channel)
         if self.beta is not None:
-            normalized = normalized + _core.reshape(self.beta, per_channel)
-        return normalized
+            beta = _core.cast(self.beta, normalized.dtype)
+            normalized = normalized + _core.reshape(beta, per_channel)
+        return self._in_compute_dtype(normalized)
 
     def get_config(self):
         return {

@@ -42,6 +42,7 @@ class LayerNormalization(_Normalization):
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
+        self.autocast = False  # Keras 3's: inputs keep their dtype, computed in float32
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -64,7 +65,8 @@ class LayerNormalization(_Normalization):
         )
 
     def call(self, inputs):
-        return self._native(inputs, axis=self.axis, epsilon=self.epsilon)
+        outputs = self._native(self._in_float32(inputs), axis=self.axis, epsilon=self.epsilon)
+        return self._in_compute_dtype(outputs)
 
     def get_config(self):
         return {

@@ -79,8 +79,10 @@ class SpectralNormalization(Wrapper):
     def call(self, inputs, training=False):
         if training and bool(_core.reduce_any(_core.not_equal(self.kernel, 0.0))):
             u, kernel = self.normalized_weights()
-            self.vector_u.assign(u)
-            self.kernel.assign(kernel)
+            # In the variables' own dtypes: a mixed-precision call reads (and so computes) them
+            # in float16, and a variable's `dtype` there is the read's (as Keras's is).
+            self.vector_u.assign(_core.cast(u, self.variable_dtype))
+            self.kernel.assign(_core.cast(kernel, self.layer.variable_dtype))
         return self.layer(inputs)
 
     def get_config(self):
