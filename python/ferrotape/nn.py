@@ -398,6 +398,13 @@ from ._nn_conv import (  # noqa: E402
     depthwise_conv2d_backprop_input,
     separable_conv2d,
 )
+from ._nn_ctc import (  # noqa: E402
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from ._nn_impl import (  # noqa: E402
     batch_norm_with_global_normalization,
     compute_average_loss,
@@ -436,6 +443,11 @@ __all__ = [
     "avg_pool3d",
     "batch_norm_with_global_normalization",
     "batch_to_space",
+    "collapse_repeated",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
+    "ctc_unique_labels",
     "max_pool_with_argmax",
     "space_to_batch",
     "compute_average_loss",
