@@ -373,6 +373,14 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return x * inv + shift
 
 
+from ._candidate_sampling import (  # noqa: E402
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from ._nn_array import (  # noqa: E402 (they build on the ops above)
     approx_max_k,
     approx_min_k,
@@ -430,6 +438,7 @@ from ._nn_pool import (  # noqa: E402
     max_pool_with_argmax,
     pool,
 )
+from ._nn_sampled import nce_loss, sampled_softmax_loss  # noqa: E402
 
 lrn = local_response_normalization
 
@@ -443,11 +452,19 @@ __all__ = [
     "avg_pool3d",
     "batch_norm_with_global_normalization",
     "batch_to_space",
+    "all_candidate_sampler",
     "collapse_repeated",
+    "compute_accidental_hits",
     "ctc_beam_search_decoder",
     "ctc_greedy_decoder",
     "ctc_loss",
     "ctc_unique_labels",
+    "fixed_unigram_candidate_sampler",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "nce_loss",
+    "sampled_softmax_loss",
+    "uniform_candidate_sampler",
     "max_pool_with_argmax",
     "space_to_batch",
     "compute_average_loss",
