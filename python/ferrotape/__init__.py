@@ -28,7 +28,6 @@ from . import (
 
 # Used below; `as` keeps them exported (the star import would otherwise be shadowed for mypy).
 from ._core import constant as constant
-from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
 from ._math_impl import bitcast, saturate_cast, truncatediv, truncatemod
@@ -62,6 +61,7 @@ from .control_flow import (
     while_loop,
 )
 from .debugging import assert_equal, assert_greater, assert_less, assert_rank
+from .device_spec import DeviceSpec
 from .dtypes import (
     DType,
     as_dtype,
@@ -83,12 +83,14 @@ from .dtypes import (
 )
 from .einsum import einsum, tensordot
 from .framework_ops import (
+    convert_to_tensor,
     ensure_shape,
     get_current_name_scope,
     get_logger,
     name_scope,
     numpy_function,
     py_function,
+    register_tensor_conversion_function,
     timestamp,
     tuple,
 )
@@ -298,6 +300,7 @@ __all__ = [
     "realdiv",
     "scalar_mul",
     "DType",
+    "DeviceSpec",
     "GradientTape",
     "Module",
     "TensorShape",
@@ -412,6 +415,7 @@ __all__ = [
     "tensor_scatter_nd_min",
     "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
+    "register_tensor_conversion_function",
     "timestamp",
     "truncatediv",
     "truncatemod",
