@@ -25,6 +25,12 @@ from . import (
     random,
     train,
 )
+from ._conv_ops import (
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+)
 
 # Used below; `as` keeps them exported (the star import would otherwise be shadowed for mypy).
 from ._core import constant as constant
@@ -301,6 +307,10 @@ __all__ = [
     "scalar_mul",
     "DType",
     "DeviceSpec",
+    "conv",
+    "conv2d_backprop_filter_v2",
+    "conv2d_backprop_input_v2",
+    "extract_volume_patches",
     "GradientTape",
     "Module",
     "TensorShape",

@@ -381,6 +381,7 @@ from ._candidate_sampling import (  # noqa: E402
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from ._conv_ops import with_space_to_batch  # noqa: E402
 from ._nn_array import (  # noqa: E402 (they build on the ops above)
     approx_max_k,
     approx_min_k,
@@ -499,6 +500,7 @@ __all__ = [
     "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
+    "with_space_to_batch",
     "zero_fraction",
     "avg_pool",
     "avg_pool2d",
