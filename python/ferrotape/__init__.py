@@ -36,6 +36,7 @@ from ._conv_ops import (
 from ._core import constant as constant
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
+from ._index_shuffle import random_index_shuffle
 from ._math_impl import bitcast, saturate_cast, truncatediv, truncatemod
 from ._nn_array import approx_top_k, required_space_to_batch_paddings
 from .array_ops import (
@@ -311,6 +312,7 @@ __all__ = [
     "conv2d_backprop_filter_v2",
     "conv2d_backprop_input_v2",
     "extract_volume_patches",
+    "random_index_shuffle",
     "GradientTape",
     "Module",
     "TensorShape",
