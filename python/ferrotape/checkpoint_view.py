@@ -40,6 +40,11 @@ class TrackableView:
     """
 
     def __init__(self, root):
+        """Views the graph below ``root``.
+
+        Args:
+            root: The root object.
+        """
         self._root = root
 
     @property
@@ -98,6 +103,14 @@ class CheckpointView:
     """
 
     def __init__(self, save_path):
+        """Reads the graph saved at ``save_path``.
+
+        Args:
+            save_path: A checkpoint path prefix or a directory (its newest checkpoint).
+
+        Raises:
+            ValueError: if a directory holds no checkpoint.
+        """
         from .keras.saving import load_weights_file
 
         saved = load_weights_file(_checkpoint_file(os.fspath(save_path)))
