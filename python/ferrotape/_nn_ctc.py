@@ -347,21 +347,30 @@ def _beam_step(leaves, log_probs, beam_width, blank):
     for b in branches:
         if not candidate(b.old[2]):
             continue
-        for label in range(len(log_probs)):
-            if label == blank:
-                continue
+        # Every extension's score at once. Only those above the bottom of a full beam can
+        # enter it (the bottom only rises while this branch extends); the others matter only
+        # for the nodes they would reset, so the loop visits those two sets, in label order.
+        scores = log_probs + b.old[2]
+        if b.label >= 0:
+            scores[b.label] = log_probs[b.label] + b.old[0]
+        scores[blank] = -math.inf
+        floor = heap[0][0] if len(heap) == beam_width else -math.inf
+        above = set(np.flatnonzero(scores > floor).tolist())
+        for label in sorted(above.union(b.children)):
             c = b.children.get(label)
-            if c is None:
-                c = b.children[label] = _Beam(b, label)
-            if c.active():
+            if c is not None and c.active():
                 continue
-            previous = b.old[0] if label == b.label else b.old[2]
-            c.new = [-math.inf, log_probs[label] + previous, log_probs[label] + previous]
-            if candidate(c.new[2]):
+            total = float(scores[label])
+            if label in above and candidate(total):
+                if c is None:
+                    c = b.children[label] = _Beam(b, label)
+                c.new = [-math.inf, total, total]
                 if len(heap) == beam_width:
                     heapq.heappop(heap)[2].new = [-math.inf, -math.inf, -math.inf]
-                heapq.heappush(heap, (c.new[2], next(order), c))
-            else:
+                heapq.heappush(heap, (total, next(order), c))
+            elif c is not None:
+                # TensorFlow resets a prefix it declines, old probabilities included: one
+                # evicted earlier in this frame then no longer extends as a branch.
                 c.old = [-math.inf, -math.inf, -math.inf]
                 c.new = [-math.inf, -math.inf, -math.inf]
     leaves = [entry for _, _, entry in heap]
