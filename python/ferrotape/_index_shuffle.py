@@ -17,50 +17,56 @@ _Z = 0x7369F885192C0EF5
 
 
 def _rotl(x, r, w):
-    mask = (1 << w) - 1
-    return ((x << r) | (x >> (w - r))) & mask
+    return ((x << np.uint64(r)) | (x >> np.uint64(w - r))) & np.uint64((1 << w) - 1)
 
 
 def _rotr(x, r, w):
-    mask = (1 << w) - 1
-    return ((x >> r) | (x << (w - r))) & mask
+    return ((x >> np.uint64(r)) | (x << np.uint64(w - r))) & np.uint64((1 << w) - 1)
 
 
 def _round_keys(key, rounds, w):
-    """Simon's key schedule on ``w``-bit words (constants truncated to ``w`` bits)."""
+    """Simon's key schedule on ``w``-bit words (constants truncated to ``w`` bits), for a
+    ``[3, n]`` array of keys: ``rounds`` arrays of ``n`` round keys."""
     mask = (1 << w) - 1
-    c, z = _C & mask, _Z & mask
-    keys = [k & mask for k in key]
+    c, z = np.uint64(_C & mask), _Z & mask
+    keys = [k & np.uint64(mask) for k in key]
     for i in range(3, rounds):
-        keys.append(c ^ (z & 1) ^ keys[i - 3] ^ _rotr(keys[i - 1], 3, w) ^ _rotr(keys[i - 1], 4, w))
+        keys.append(
+            c ^ np.uint64(z & 1) ^ keys[i - 3] ^ _rotr(keys[i - 1], 3, w) ^ _rotr(keys[i - 1], 4, w)
+        )
         z >>= 1
     return keys
 
 
-def _encrypt(value, keys, w):
-    mask = (1 << w) - 1
+def _encrypt(values, keys, w):
+    """Simon's rounds on ``2 w``-bit blocks (left word high), two per pair of keys."""
+    mask = np.uint64((1 << w) - 1)
 
     def f(x):
         return (_rotl(x, 1, w) & _rotl(x, 8, w)) ^ _rotl(x, 2, w)
 
-    left, right = (value >> w) & mask, value & mask
+    left, right = (values >> np.uint64(w)) & mask, values & mask
     for k1, k2 in zip(keys[0::2], keys[1::2], strict=True):
-        left ^= f(right) ^ k1
-        right ^= f(left) ^ k2
-    return (left << w) | right
+        left = left ^ f(right) ^ k1
+        right = right ^ f(left) ^ k2
+    return (left << np.uint64(w)) | right
 
 
-def _shuffle_one(index, key, max_index, rounds):
-    if max_index == 0:
-        return 0
-    bits = math.ceil(math.log2(max_index))
-    bits = min(max(bits + bits % 2, 16), 64)
-    keys = _round_keys(key, rounds, bits // 2)
-    value = index
-    while True:
-        value = _encrypt(value, keys, bits // 2)
-        if value <= max_index:
-            return value
+def _shuffle(indices, keys, tops, rounds):
+    """The shuffled ``indices`` (uint64 arrays, ``keys`` ``[3, n]``), grouped by block size."""
+    out = np.zeros_like(indices)
+    bits = np.array([0 if m == 0 else math.ceil(math.log2(int(m))) for m in tops.tolist()])
+    bits = np.minimum(np.maximum(bits + bits % 2, 16), 64)
+    for size in np.unique(bits[tops > 0]).tolist():
+        where = np.flatnonzero((bits == size) & (tops > 0))
+        round_keys = _round_keys(keys[:, where], rounds, size // 2)
+        values, pending = indices[where], np.arange(len(where))
+        # Cycle walking: encrypt again whatever landed above max_index.
+        while len(pending):
+            values[pending] = _encrypt(values[pending], [k[pending] for k in round_keys], size // 2)
+            pending = pending[values[pending] > tops[where][pending]]
+        out[where] = values
+    return out
 
 
 def random_index_shuffle(index, seed, max_index, rounds=4, name=None):
@@ -111,16 +117,12 @@ def random_index_shuffle(index, seed, max_index, rounds=4, name=None):
             f"{list(seeds.shape)}"
         )
     rows = np.broadcast_to(seeds.reshape(-1, 3), (count, 3)).astype(np.uint64) & 0xFFFFFFFF
-    mask = (1 << 64) - 1
-    out = [
-        _shuffle_one(int(i) & mask, [int(s) for s in key], int(m) & mask, rounds)
-        for i, m, key in zip(
-            np.broadcast_to(indices, (count,)).tolist(),
-            np.broadcast_to(tops, (count,)).tolist(),
-            rows,
-            strict=True,
-        )
-    ]
-    result = np.array(out, dtype=np.uint64).astype(index.dtype.name)
+    out = _shuffle(
+        np.broadcast_to(indices, (count,)).astype(np.uint64),
+        np.ascontiguousarray(rows.T),
+        np.broadcast_to(tops, (count,)).astype(np.uint64),
+        rounds,
+    )
+    result = out.astype(index.dtype.name)
     scalar = indices.ndim == 0 and tops.ndim == 0 and seeds.ndim == 1
     return _core.constant(result.reshape(()) if scalar else result)
