@@ -25,12 +25,18 @@ from . import (
     random,
     train,
 )
+from ._conv_ops import (
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+)
 
 # Used below; `as` keeps them exported (the star import would otherwise be shadowed for mypy).
 from ._core import constant as constant
-from ._core import convert_to_tensor as convert_to_tensor
 from ._exports.toplevel import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.toplevel import __all__ as _native
+from ._index_shuffle import random_index_shuffle
 from ._math_impl import bitcast, saturate_cast, truncatediv, truncatemod
 from ._nn_array import approx_top_k, required_space_to_batch_paddings
 from .array_ops import (
@@ -62,6 +68,7 @@ from .control_flow import (
     while_loop,
 )
 from .debugging import assert_equal, assert_greater, assert_less, assert_rank
+from .device_spec import DeviceSpec
 from .dtypes import (
     DType,
     as_dtype,
@@ -83,12 +90,14 @@ from .dtypes import (
 )
 from .einsum import einsum, tensordot
 from .framework_ops import (
+    convert_to_tensor,
     ensure_shape,
     get_current_name_scope,
     get_logger,
     name_scope,
     numpy_function,
     py_function,
+    register_tensor_conversion_function,
     timestamp,
     tuple,
 )
@@ -298,6 +307,12 @@ __all__ = [
     "realdiv",
     "scalar_mul",
     "DType",
+    "DeviceSpec",
+    "conv",
+    "conv2d_backprop_filter_v2",
+    "conv2d_backprop_input_v2",
+    "extract_volume_patches",
+    "random_index_shuffle",
     "GradientTape",
     "Module",
     "TensorShape",
@@ -412,6 +427,7 @@ __all__ = [
     "tensor_scatter_nd_min",
     "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
+    "register_tensor_conversion_function",
     "timestamp",
     "truncatediv",
     "truncatemod",

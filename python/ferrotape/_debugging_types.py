@@ -1,7 +1,8 @@
 """``ft.debugging``'s dtype and iterable checks (``assert_integer``, ``assert_same_float_dtype``,
-``is_numeric_tensor``, ``assert_proper_iterable``) and its two global switches
-(``enable_check_numerics``, ``set_log_device_placement``), which ferrotape records but does not
-act on: it has no per-op hook to check or log from (see each function).
+``is_numeric_tensor``, ``assert_proper_iterable``) and its global switches
+(``enable_check_numerics``, ``set_log_device_placement``, ``enable_traceback_filtering``), which
+ferrotape records but does not act on: it has no per-op hook to check or log from, and no
+frames of its own to filter (see each function).
 """
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from . import _core
 from .dtypes import as_dtype, float32
 
-_switches = {"check_numerics": False, "log_device_placement": False}
+_switches = {"check_numerics": False, "log_device_placement": False, "traceback_filtering": True}
 
 
 def _tensor(value):
@@ -182,3 +183,39 @@ def get_log_device_placement():
     False
     """
     return _switches["log_device_placement"]
+
+
+def enable_traceback_filtering():
+    """Records that tracebacks should be filtered (the default). TensorFlow then drops its own
+    frames from the tracebacks of errors its APIs raise; ferrotape's errors mostly come from
+    native code, which adds no Python frames, and it leaves the rest as they are.
+
+    Returns:
+        ``None``.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.enable_traceback_filtering()
+    """
+    _switches["traceback_filtering"] = True
+
+
+def disable_traceback_filtering():
+    """Records that tracebacks should show every frame (see ``enable_traceback_filtering``).
+
+    Returns:
+        ``None``.
+    """
+    _switches["traceback_filtering"] = False
+
+
+def is_traceback_filtering_enabled():
+    """The flag the two calls above last set (``True`` at start, as in TensorFlow).
+
+    Returns:
+        A bool.
+
+    >>> import ferrotape as ft
+    >>> ft.debugging.is_traceback_filtering_enabled()
+    True
+    """
+    return _switches["traceback_filtering"]

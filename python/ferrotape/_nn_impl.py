@@ -4,6 +4,8 @@ most of them in ``nn_impl.py``), each differentiable through its formula."""
 import math
 import operator
 
+import numpy as np
+
 from . import _core
 from ._core.nn import relu
 
@@ -400,3 +402,58 @@ def batch_norm_with_global_normalization(
     v = variance if v is None else v
     scale = gamma if scale_after_normalization else None
     return batch_normalization(t, m, v, beta, scale, variance_epsilon)
+
+
+def _pool_adjacent_violators(row):
+    """The non-increasing least-squares fit of ``row``: block means and each entry's block."""
+    means, sizes = [], []
+    for value in row.tolist():
+        means.append(value)
+        sizes.append(1)
+        # A block above its predecessor breaks the order: merge them (equal ones stay apart).
+        while len(means) > 1 and means[-2] < means[-1]:
+            size = sizes[-2] + sizes[-1]
+            means[-2:] = [(means[-2] * sizes[-2] + means[-1] * sizes[-1]) / size]
+            sizes[-2:] = [size]
+    segments = [i for i, size in enumerate(sizes) for _ in range(size)]
+    return [m for m, size in zip(means, sizes, strict=True) for _ in range(size)], segments
+
+
+def isotonic_regression(inputs, decreasing=True, axis=-1):
+    """The monotone least-squares fit along ``axis``: for each vector ``x``, the ``y``
+    minimising ``sum((x - y) ** 2)`` with ``y_1 >= y_2 >= ...`` (``<=`` when not
+    ``decreasing``), found by pooling adjacent violators.
+
+    Args:
+        inputs: A tensor (floating or integer).
+        decreasing: Whether the fit is non-increasing (default) or non-decreasing.
+        axis: The axis the vectors lie along.
+
+    Returns:
+        ``(output, segments)``: the fit, of ``inputs``' floating dtype (float32 for 8- and
+        16-bit integers, float64 for wider ones), and int32 block ids, counting from 0 along
+        each vector; entries of one block share their mean.
+
+    Not differentiable (as in TensorFlow, which registers no gradient).
+
+    >>> import ferrotape as ft
+    >>> output, segments = ft.nn.isotonic_regression([[1.0, 3.0, 2.0, 4.0]])
+    >>> output.numpy(), segments.numpy()
+    (array([[2.5, 2.5, 2.5, 2.5]], dtype=float32), array([[0, 0, 0, 0]], dtype=int32))
+    """
+    x = _core.convert_to_tensor(inputs)
+    name = x.dtype.name
+    if name in ("float16", "bfloat16", "float32", "float64"):
+        out_dtype = name
+    else:
+        out_dtype = "float32" if name in ("int8", "int16", "uint8", "uint16") else "float64"
+    values = np.moveaxis(x.numpy().astype(np.float64), axis, -1)
+    rows = values.reshape(-1, values.shape[-1]) if values.ndim else values.reshape(1, 1)
+    sign = 1.0 if decreasing else -1.0
+    fits, segments = zip(*(_pool_adjacent_violators(sign * r) for r in rows), strict=True)
+    output = (sign * np.asarray(fits, dtype=np.float64)).reshape(values.shape)
+    segments = np.asarray(segments, dtype=np.int32).reshape(values.shape)
+    return (
+        _core.cast(_core.constant(np.moveaxis(output, -1, axis)), out_dtype),
+        _core.constant(np.moveaxis(segments, -1, axis)),
+    )

@@ -1,5 +1,6 @@
-"""``ft.nn``'s pools beyond the native 2-D ones, composed from them, and the morphological
-``dilation2d``/``erosion2d``.
+"""``ft.nn``'s pools beyond the native 2-D ones, composed from them, the morphological
+``dilation2d``/``erosion2d``, and the fractional max and average pools (random windows,
+reduced with slices).
 
 1-D pools add a height axis of 1 and call the 2-D pool; 3-D pools pool height and width, then
 depth (both max and mean over a box are separable); dilation takes the maximum over one strided
@@ -342,3 +343,151 @@ def max_pool_with_argmax(
     if include_batch_in_index:
         position = position + np.arange(b)[:, None, None, None] * h * w * c
     return output, _core.cast(_core.constant(position.astype(np.int64)), output_dtype)
+
+
+def _pooling_sequence(rng, length, out, pseudo_random):
+    """The ``out + 1`` boundaries of fractional pooling's windows over ``length`` entries
+    (Graham, 2014), as TensorFlow draws them: window sizes ``k = length // out`` or ``k + 1``,
+    shuffled (random), or ``ceil(alpha * (i + u))`` for one uniform ``u`` (pseudo-random)."""
+    if pseudo_random:
+        alpha, k = length / out, length // out
+        u = rng.uniform(0.0, min((k + 2) / alpha - 1, (length + 1 - k) / alpha - (out - 1)))
+        cuts = [1] + [int(np.ceil(alpha * (i + u))) for i in range(1, out)] + [length + 1]
+        sizes = np.diff(cuts)
+    else:
+        sizes = np.full(out, length // out)
+        sizes[: length % out] += 1
+        rng.shuffle(sizes)
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def _fractional_pool(op, reduce, value, pooling_ratio, pseudo_random, overlapping, seed):
+    x = _rank(op, "value", value, 4)
+    ratio = [float(r) for r in np.broadcast_to(np.asarray(pooling_ratio, dtype=float), (4,))]
+    if np.ndim(pooling_ratio) == 0:
+        ratio[0] = ratio[3] = 1.0
+    if ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise ValueError(
+            "`pooling_ratio` should have first and last elements with value 1.0. Received: "
+            f"pooling_ratio={pooling_ratio}"
+        )
+    if min(ratio) < 1.0:
+        raise ValueError(
+            f"`pooling_ratio` elements should be >= 1.0. Received: pooling_ratio={pooling_ratio}"
+        )
+    outs = [int(np.floor(x.shape[i] / ratio[i])) for i in (1, 2)]
+    if min(outs) < 1:
+        raise ValueError(f"{op}: pooling_ratio {ratio} leaves no output for {list(x.shape)}")
+    if seed:
+        rng = np.random.default_rng(seed)  # a nonzero seed makes the windows repeatable
+    else:
+        from .random import _op_rng  # ft.random imports ft.nn: resolved at call time
+
+        rng = _op_rng(None)
+    rows = _pooling_sequence(rng, x.shape[1], outs[0], pseudo_random)
+    cols = _pooling_sequence(rng, x.shape[2], outs[1], pseudo_random)
+    return (
+        _pool_windows(reduce, x, rows, cols, overlapping),
+        _core.constant(rows),
+        _core.constant(cols),
+    )
+
+
+def _pool_windows(reduce, x, rows, cols, overlapping):
+    """``reduce`` over each window ``[rows[i], rows[i + 1])`` x ``[cols[j], cols[j + 1])``
+    (closed at the end when ``overlapping``); max and mean over a box are separable."""
+    for axis, cuts in ((1, rows), (2, cols)):
+        length, extra = x.shape[axis], 1 if overlapping else 0
+        pieces = []
+        for start, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            window = (
+                x[:, start : min(stop + extra, length)]
+                if axis == 1
+                else x[:, :, start : min(stop + extra, length)]
+            )
+            pieces.append(reduce(window, axis=axis))
+        x = _core.stack(pieces, axis=axis)
+    return x
+
+
+def fractional_max_pool(
+    value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None
+):
+    """Max pooling by a fractional ratio: rows and columns are cut into windows of uneven
+    sizes (``floor(n / ratio)`` of them) drawn at random, and each window keeps its maximum.
+
+    Args:
+        value: A 4-D NHWC tensor.
+        pooling_ratio: A float >= 1 for rows and columns, or 4 floats ``[1, rows, cols, 1]``.
+        pseudo_random: Draw the windows pseudo-randomly (one uniform offset) instead of by
+            shuffling their sizes.
+        overlapping: Each window also takes the first entry of the next one.
+        seed: 0 for fresh windows each call; another int makes them a function of it.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``(output, row_pooling_sequence, col_pooling_sequence)``: the pooled tensor and the
+        int64 window boundaries (``out + 1`` each, from 0 to the input's size).
+
+    Raises:
+        ValueError: for ratios below 1, or not 1 on the batch and channel dimensions.
+
+    Gradient: to each window's maximum (split equally among ties).
+
+    >>> import numpy as np, ferrotape as ft
+    >>> x = ft.constant(np.arange(16.0).reshape(1, 4, 4, 1))
+    >>> out, rows, cols = ft.nn.fractional_max_pool(x, [1.0, 2.0, 2.0, 1.0], seed=7)
+    >>> out[0, :, :, 0].numpy(), rows.numpy()
+    (array([[ 5.,  7.],
+           [13., 15.]]), array([0, 2, 4]))
+    """
+    del name
+    return _fractional_pool(
+        "fractional_max_pool",
+        _core.reduce_max,
+        value,
+        pooling_ratio,
+        pseudo_random,
+        overlapping,
+        seed,
+    )
+
+
+def fractional_avg_pool(
+    value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None
+):
+    """Average pooling by a fractional ratio: as ``fractional_max_pool``, each window keeping
+    its mean.
+
+    Args:
+        value: A 4-D NHWC tensor.
+        pooling_ratio: A float >= 1 for rows and columns, or 4 floats ``[1, rows, cols, 1]``.
+        pseudo_random: Draw the windows pseudo-randomly instead of by shuffling their sizes.
+        overlapping: Each window also takes the first entry of the next one.
+        seed: 0 for fresh windows each call; another int makes them a function of it.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``(output, row_pooling_sequence, col_pooling_sequence)``.
+
+    Raises:
+        ValueError: for ratios below 1, or not 1 on the batch and channel dimensions.
+
+    Gradient: spread evenly over each window.
+
+    >>> import numpy as np, ferrotape as ft
+    >>> x = ft.constant(np.arange(16.0).reshape(1, 4, 4, 1))
+    >>> ft.nn.fractional_avg_pool(x, [1.0, 2.0, 2.0, 1.0], seed=7)[0][0, :, :, 0].numpy()
+    array([[ 2.5,  4.5],
+           [10.5, 12.5]])
+    """
+    del name
+    return _fractional_pool(
+        "fractional_avg_pool",
+        _core.reduce_mean,
+        value,
+        pooling_ratio,
+        pseudo_random,
+        overlapping,
+        seed,
+    )

@@ -29,7 +29,44 @@ LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 _LOGICAL_CPU = LogicalDevice("/device:CPU:0", "CPU")
 _DEVICE_TYPES = ("CPU", "GPU", "TPU")
-_state = {"visible": None, "run_functions_eagerly": False, "soft_placement": True}
+_state = {
+    "visible": None,
+    "run_functions_eagerly": False,
+    "soft_placement": True,
+    # PhysicalDevice -> its list of LogicalDeviceConfiguration, as set.
+    "logical": {},
+    # TensorFlow fixes its logical devices when its runtime starts; ferrotape's "start" is the
+    # first call that hands out logical devices (list_logical_devices, a device scope).
+    "initialized": False,
+}
+
+
+class LogicalDeviceConfiguration(
+    collections.namedtuple(
+        "LogicalDeviceConfiguration",
+        ["memory_limit", "experimental_priority", "experimental_device_ordinal"],
+    )
+):
+    """How one logical device carved from a physical device is set up.
+
+    Args:
+        memory_limit: The device's memory in MB (GPUs only; ferrotape's GPU pool grows on
+            demand, so the limit is recorded, not enforced).
+        experimental_priority: The device's stream priority (recorded).
+        experimental_device_ordinal: The order among logical devices (recorded).
+
+    >>> import ferrotape as ft
+    >>> ft.config.LogicalDeviceConfiguration()
+    LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, \
+experimental_device_ordinal=None)
+    """
+
+    def __new__(
+        cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None
+    ):
+        return super().__new__(
+            cls, memory_limit, experimental_priority, experimental_device_ordinal
+        )
 
 
 @functools.cache
@@ -98,10 +135,14 @@ def list_logical_devices(device_type=None):
     [LogicalDevice(name='/device:CPU:0', device_type='CPU')]
     """
     kind = _checked_type(device_type, "list_logical_devices")
-    visible = [
-        LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-        for d in _visible()
-    ]
+    _state["initialized"] = True
+    visible = []
+    for d in _visible():
+        name = d.name.replace("/physical_device:", "/device:")
+        # The logical CPUs set by set_logical_device_configuration all name the one CPU.
+        count = len(_state["logical"].get(d, ())) if d.device_type == "CPU" else 0
+        names = [name] if count < 2 else [f"/device:CPU:{i}" for i in range(count)]
+        visible += [LogicalDevice(n, d.device_type) for n in names]
     return [d for d in visible if kind is None or d.device_type == kind]
 
 
@@ -205,12 +246,101 @@ def get_soft_device_placement():
     return _state["soft_placement"]
 
 
+def experimental_run_functions_eagerly(run_eagerly):
+    """The deprecated name of ``run_functions_eagerly``.
+
+    Args:
+        run_eagerly: A bool.
+    """
+    run_functions_eagerly(run_eagerly)
+
+
+def experimental_functions_run_eagerly():
+    """The deprecated name of ``functions_run_eagerly``.
+
+    Returns:
+        A bool.
+    """
+    return functions_run_eagerly()
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Splits a physical device into logical devices, before the devices are first used.
+
+    On the CPU, ``n`` configurations make ``list_logical_devices("CPU")`` report ``/device:CPU:0``
+    to ``/device:CPU:{n-1}`` (for code that wants several devices, such as a distribution
+    strategy's tests); all of them compute on the one CPU, and ``ft.device`` accepts each. A
+    GPU keeps one logical device (ferrotape does not split one), whose ``memory_limit`` is
+    recorded. ``None`` clears the setting.
+
+    Args:
+        device: A ``PhysicalDevice`` from ``list_physical_devices``.
+        logical_devices: A list of ``LogicalDeviceConfiguration``, or None.
+
+    Raises:
+        ValueError: for an unknown device, a CPU memory limit, or several logical GPUs.
+        RuntimeError: for a change after the logical devices were listed or a device scope
+            entered (setting the same configuration again is allowed, as in TensorFlow).
+
+    >>> import ferrotape as ft
+    >>> cpu = ft.config.list_physical_devices("CPU")[0]
+    >>> ft.config.get_logical_device_configuration(cpu) is None
+    True
+    """
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    configs = None if logical_devices is None else list(logical_devices)
+    if configs is not None:
+        if any(not isinstance(c, LogicalDeviceConfiguration) for c in configs):
+            raise ValueError(
+                "set_logical_device_configuration: logical_devices must be a list of "
+                f"LogicalDeviceConfiguration, received {logical_devices!r}"
+            )
+        if device.device_type == "CPU" and any(c.memory_limit is not None for c in configs):
+            raise ValueError(
+                "Setting memory limit on CPU virtual devices is currently not supported"
+            )
+        if device.device_type == "GPU" and len(configs) > 1:
+            raise ValueError(
+                "set_logical_device_configuration: ferrotape does not split a GPU into several "
+                f"logical devices; received {len(configs)} configurations for {device.name}"
+            )
+    if configs == _state["logical"].get(device):
+        return
+    if _state["initialized"]:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    if configs is None:
+        _state["logical"].pop(device, None)
+    else:
+        _state["logical"][device] = configs
+
+
+def get_logical_device_configuration(device):
+    """The logical device configuration set for ``device``, or None if none was.
+
+    Args:
+        device: A ``PhysicalDevice`` from ``list_physical_devices``.
+
+    Returns:
+        A list of ``LogicalDeviceConfiguration``, or None.
+
+    Raises:
+        ValueError: for an unknown device.
+    """
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    configs = _state["logical"].get(device)
+    return None if configs is None else list(configs)
+
+
 _SPEC_FIELDS = ("job", "replica", "task")
 
 
 def _parse_device(spec):
     """``(device_type, index)`` of a TensorFlow device name; ``(None, None)`` when it names no
     device (``""``, ``"/job:localhost"``). Raises ValueError as TensorFlow's parser does."""
+    if hasattr(spec, "to_string"):  # a DeviceSpec
+        spec = spec.to_string()
     text = spec if isinstance(spec, str) else getattr(spec, "name", None)
     if not isinstance(text, str):
         raise TypeError(f"device: expected a device name string, received {spec!r}")
@@ -247,7 +377,7 @@ def _placement(spec):
     if kind is None:
         return None
     gpus = [int(d.name.rsplit(":", 1)[1]) for d in _visible() if d.device_type == "GPU"]
-    if kind == "CPU" and index == 0:
+    if kind == "CPU" and index < max(1, len(_state["logical"].get(_CPU, ()))):
         return "CPU:0"
     if kind == "GPU" and index in gpus:
         return f"GPU:{index}"
@@ -273,6 +403,7 @@ class _DeviceScope:
         self._previous = []
 
     def __enter__(self):
+        _state["initialized"] = True
         placement = _placement(self._spec)
         current = _core.current_placement()
         self._previous.append(current)
@@ -319,18 +450,26 @@ experimental = types.SimpleNamespace(
     set_memory_growth=_set_memory_growth,
     get_memory_growth=_get_memory_growth,
     enable_op_determinism=_enable_op_determinism,
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+    set_virtual_device_configuration=set_logical_device_configuration,
+    get_virtual_device_configuration=get_logical_device_configuration,
 )
 
 __all__ = [
     "LogicalDevice",
+    "LogicalDeviceConfiguration",
     "PhysicalDevice",
     "experimental",
+    "experimental_functions_run_eagerly",
+    "experimental_run_functions_eagerly",
     "functions_run_eagerly",
+    "get_logical_device_configuration",
     "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
     "get_soft_device_placement",
     "run_functions_eagerly",
+    "set_logical_device_configuration",
     "set_soft_device_placement",
     "set_visible_devices",
 ]

@@ -19,9 +19,12 @@ from ._debugging_types import (
     assert_proper_iterable,
     assert_same_float_dtype,
     disable_check_numerics,
+    disable_traceback_filtering,
     enable_check_numerics,
+    enable_traceback_filtering,
     get_log_device_placement,
     is_numeric_tensor,
+    is_traceback_filtering_enabled,
     set_log_device_placement,
 )
 from .control_flow import Assert
@@ -630,8 +633,11 @@ __all__ = [
     "assert_proper_iterable",
     "assert_same_float_dtype",
     "disable_check_numerics",
+    "disable_traceback_filtering",
     "enable_check_numerics",
+    "enable_traceback_filtering",
     "get_log_device_placement",
     "is_numeric_tensor",
+    "is_traceback_filtering_enabled",
     "set_log_device_placement",
 ]

@@ -1,6 +1,7 @@
 """TensorFlow's top-level framework utilities: ``name_scope`` and ``get_current_name_scope``,
 ``ensure_shape``, ``tuple``, ``get_logger``, ``timestamp``, ``py_function`` and
-``numpy_function``.
+``numpy_function``, and ``convert_to_tensor`` with ``register_tensor_conversion_function``'s
+registry.
 
 ferrotape runs every op eagerly and names nothing, so a name scope only keeps the scope path
 that ``get_current_name_scope`` (and Keras) read, per thread, as TensorFlow's eager context does.
@@ -257,3 +258,122 @@ def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
 
     args = [_core.convert_to_tensor(x).numpy() for x in inp]
     return _outputs("numpy_function", func(*args), Tout, convert)
+
+
+# priority -> [(base_type, conversion_func)], as registered; lower priorities are tried first.
+_CONVERSIONS = {}
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """Registers ``conversion_func`` to turn objects of ``base_type`` into tensors in
+    ``ft.convert_to_tensor``.
+
+    ``conversion_func(value, dtype=None, name=None, as_ref=False)`` returns a tensor (of
+    ``dtype`` when one is asked for), or ``NotImplemented`` to pass the value to the next
+    function. Functions of lower ``priority`` are tried first, then in registration order.
+    Tensors and variables convert as themselves; ferrotape's ops convert their arguments
+    natively, so only ``ft.convert_to_tensor`` consults the registry.
+
+    Args:
+        base_type: A type or a tuple of types (subclasses match too).
+        conversion_func: The function described above.
+        priority: An int; lower runs earlier (default 100).
+
+    Raises:
+        TypeError: if ``base_type`` is not a type or tuple of types, is a Python number or a
+            numpy type (those convert natively), or ``conversion_func`` is not callable.
+
+    >>> import ferrotape as ft
+    >>> class Meters:
+    ...     def __init__(self, value):
+    ...         self.value = value
+    >>> ft.register_tensor_conversion_function(
+    ...     Meters, lambda m, dtype=None, name=None, as_ref=False: ft.constant(m.value, dtype))
+    >>> ft.convert_to_tensor(Meters(3.0)).numpy()
+    np.float32(3.0)
+    """
+    base_types = base_type if isinstance(base_type, builtins.tuple) else (base_type,)
+    if any(not isinstance(t, type) for t in base_types):
+        raise TypeError(
+            f"Argument `base_type` must be a type or a tuple of types. Obtained: {base_type}"
+        )
+    if any(issubclass(t, (int, float, np.generic, np.ndarray)) for t in base_types):
+        raise TypeError(
+            "Cannot register conversions for Python numeric types and NumPy scalars and arrays."
+        )
+    if not callable(conversion_func):
+        raise TypeError(f"Argument `conversion_func` must be callable. Received {conversion_func}.")
+    _CONVERSIONS.setdefault(priority, []).append((base_type, conversion_func))
+
+
+def _check_result(func, base_type, result, dtype):
+    if result is NotImplemented:
+        return
+    if not isinstance(result, _core.Tensor):
+        raise RuntimeError(
+            f"Conversion function {func!r} for type {base_type} returned non-Tensor: {result!r}"
+        )
+    if dtype is not None and result.dtype != dtype:
+        raise RuntimeError(
+            f"Conversion function {func!r} for type {base_type} returned incompatible dtype: "
+            f"requested = {dtype.name}, actual = {result.dtype.name}"
+        )
+
+
+def _registered(value, dtype, dtype_hint, name):
+    """The first registered conversion of ``value`` that does not decline, or None."""
+    for priority in sorted(_CONVERSIONS):
+        for base_type, func in _CONVERSIONS[priority]:
+            if not isinstance(value, base_type):
+                continue
+            result = None
+            if dtype is None and dtype_hint is not None:
+                # The hint first; a function that cannot honour it is asked again without.
+                try:
+                    result = func(value, dtype=dtype_hint, name=name, as_ref=False)
+                except (TypeError, ValueError):
+                    result = None
+                else:
+                    _check_result(func, base_type, result, dtype_hint)
+            if result is None:
+                result = func(value, dtype=dtype, name=name, as_ref=False)
+            if result is NotImplemented:
+                continue
+            _check_result(func, base_type, result, dtype)
+            return result
+    return None
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """``value`` as a tensor: a tensor or variable passes through, an object of a type given
+    to ``register_tensor_conversion_function`` goes through its function, and Python and numpy
+    values are converted with TensorFlow's dtype rules (or to ``dtype``, trying ``dtype_hint``
+    first).
+
+    Args:
+        value: A tensor, variable, nested list, number, numpy array or registered object.
+        dtype: The dtype required (converting to it).
+        dtype_hint: A dtype tried first when ``dtype`` is None; ignored if the conversion fails.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A tensor.
+
+    Raises:
+        TypeError: for a value of a type that cannot be converted.
+        RuntimeError: if a registered function returns a non-tensor or another dtype than
+            ``dtype``.
+
+    >>> import ferrotape as ft
+    >>> ft.convert_to_tensor([1, 2]).dtype
+    tf.int32
+    >>> ft.convert_to_tensor(3, dtype_hint=ft.float32).dtype
+    tf.float32
+    """
+    if _CONVERSIONS and not isinstance(value, (_core.Tensor, _core.Variable)):
+        dtype = None if dtype is None else as_dtype(dtype)
+        dtype_hint = None if dtype_hint is None else as_dtype(dtype_hint)
+        result = _registered(value, dtype, dtype_hint, name)
+        if result is not None:
+            return result
+    return _core.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint, name=name)

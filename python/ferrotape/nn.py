@@ -373,6 +373,15 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return x * inv + shift
 
 
+from ._candidate_sampling import (  # noqa: E402
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
+from ._conv_ops import with_space_to_batch  # noqa: E402
 from ._nn_array import (  # noqa: E402 (they build on the ops above)
     approx_max_k,
     approx_min_k,
@@ -398,10 +407,18 @@ from ._nn_conv import (  # noqa: E402
     depthwise_conv2d_backprop_input,
     separable_conv2d,
 )
+from ._nn_ctc import (  # noqa: E402
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from ._nn_impl import (  # noqa: E402
     batch_norm_with_global_normalization,
     compute_average_loss,
     crelu,
+    isotonic_regression,
     l2_normalize,
     local_response_normalization,
     log_poisson_loss,
@@ -418,11 +435,14 @@ from ._nn_pool import (  # noqa: E402
     avg_pool3d,
     dilation2d,
     erosion2d,
+    fractional_avg_pool,
+    fractional_max_pool,
     max_pool1d,
     max_pool3d,
     max_pool_with_argmax,
     pool,
 )
+from ._nn_sampled import nce_loss, sampled_softmax_loss  # noqa: E402
 
 lrn = local_response_normalization
 
@@ -436,6 +456,19 @@ __all__ = [
     "avg_pool3d",
     "batch_norm_with_global_normalization",
     "batch_to_space",
+    "all_candidate_sampler",
+    "collapse_repeated",
+    "compute_accidental_hits",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
+    "ctc_unique_labels",
+    "fixed_unigram_candidate_sampler",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "nce_loss",
+    "sampled_softmax_loss",
+    "uniform_candidate_sampler",
     "max_pool_with_argmax",
     "space_to_batch",
     "compute_average_loss",
@@ -452,8 +485,11 @@ __all__ = [
     "depthwise_conv2d_backprop_input",
     "dilation2d",
     "erosion2d",
+    "fractional_avg_pool",
+    "fractional_max_pool",
     "embedding_lookup",
     "in_top_k",
+    "isotonic_regression",
     "l2_normalize",
     "local_response_normalization",
     "log_poisson_loss",
@@ -470,6 +506,7 @@ __all__ = [
     "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
+    "with_space_to_batch",
     "zero_fraction",
     "avg_pool",
     "avg_pool2d",

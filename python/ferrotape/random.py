@@ -532,17 +532,28 @@ def create_rng_state(seed, alg):
     return _core.constant(np.array([operator.index(seed), 0, 0], dtype=np.int64))
 
 
+from ._candidate_sampling import (  # noqa: E402
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from ._generator import Generator, get_global_generator, set_global_generator  # noqa: E402
 
 __all__ = [
     *_native,
     "Algorithm",
     "Generator",
+    "all_candidate_sampler",
     "categorical",
     "create_rng_state",
+    "fixed_unigram_candidate_sampler",
     "fold_in",
     "gamma",
     "get_global_generator",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
     "poisson",
     "set_global_generator",
     "split",
@@ -554,4 +565,5 @@ __all__ = [
     "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",
+    "uniform_candidate_sampler",
 ]

@@ -269,6 +269,8 @@ class Checkpoint:
 
         _check_options(options)
         path = os.fspath(file_prefix)
+        # As TensorFlow's writer does, a missing directory is created.
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         arrays = {
             key + _VALUE_SUFFIX: variable.numpy()
             for key, variable in _variables_by_path(self).items()
@@ -616,6 +618,7 @@ from .checkpoint_utils import (  # noqa: E402
     get_checkpoint_state,
     load_checkpoint,
 )
+from .checkpoint_view import CheckpointView, TrackableView  # noqa: E402 (it reads the above)
 from .moving_averages import ExponentialMovingAverage  # noqa: E402
 
 __all__ = [
@@ -623,6 +626,7 @@ __all__ = [
     "CheckpointLoadStatus",
     "CheckpointManager",
     "CheckpointOptions",
+    "CheckpointView",
     "ExponentialMovingAverage",
     "checkpoints_iterator",
     "get_checkpoint_state",
@@ -630,4 +634,5 @@ __all__ = [
     "list_variables",
     "load_checkpoint",
     "load_variable",
+    "TrackableView",
 ]

@@ -52,6 +52,7 @@ from .color import (
 from .geometry import (
     central_crop,
     crop_to_bounding_box,
+    extract_glimpse,
     extract_patches,
     flip_left_right,
     flip_up_down,
@@ -84,6 +85,7 @@ __all__ = [
     "crop_and_resize",
     "crop_to_bounding_box",
     "draw_bounding_boxes",
+    "extract_glimpse",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",

@@ -305,3 +305,88 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
         x = _core.pad(x, [[0, 0], list(pads[0]), list(pads[1]), [0, 0]])
     patches = nn.conv2d(x, identity, 1, "VALID", dilations=gaps)
     return patches[:, :: steps[0], :: steps[1], :]
+
+
+def extract_glimpse(
+    input,  # noqa: A002
+    size,
+    offsets,
+    centered=True,
+    normalized=True,
+    noise="uniform",
+    name=None,
+):
+    """Cuts a ``size`` window out of each image at its offset; the part of a window outside its
+    image is filled with noise.
+
+    ``offsets`` are ``(y, x)`` per image. Normalized offsets are fractions of the image's height
+    and width; centered ones count from the image's center (from -1 to 1 when also
+    normalized). Normalized and centered offsets place the window's center, all others its
+    top-left corner; the corner is truncated toward zero to whole pixels, as in TensorFlow.
+
+    Args:
+        input: A 4-D ``[batch, height, width, channels]`` float tensor.
+        size: ``[glimpse_height, glimpse_width]``.
+        offsets: ``[batch, 2]`` floats ``(y, x)``.
+        centered: Whether offsets count from the center.
+        normalized: Whether offsets are fractions of the image size.
+        noise: What fills the outside: ``"uniform"`` (between the image's minimum and maximum),
+            ``"gaussian"`` (each channel's mean and deviation, clipped to its range) or
+            ``"zero"``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``[batch, glimpse_height, glimpse_width, channels]``, float32.
+
+    Raises:
+        ValueError: for a bad rank, size, offsets shape or noise.
+
+    Not differentiable (a copy at data-dependent positions, as TensorFlow's kernel).
+
+    >>> import numpy as np, ferrotape as ft
+    >>> x = np.arange(9.0, dtype=np.float32).reshape(1, 3, 3, 1)
+    >>> ft.image.extract_glimpse(x, [2, 2], [[1.0, 1.0]], centered=False, normalized=False,
+    ...                          noise="zero")[0, :, :, 0].numpy()
+    array([[4., 5.],
+           [7., 8.]], dtype=float32)
+    """
+    del name
+    import numpy as np
+
+    from ..random import _op_rng  # ft.random loads after ft.image
+
+    op = "extract_glimpse"
+    images = image_tensor(op, input, ranks=(4,)).numpy().astype(np.float32)
+    height, width = (as_int(op, "size", v, minimum=1) for v in np.asarray(size).reshape(-1))
+    offsets = np.asarray(offsets.numpy() if hasattr(offsets, "numpy") else offsets, np.float32)
+    if offsets.shape != (images.shape[0], 2):
+        raise ValueError(
+            f"{op}: offsets must be [batch, 2] = [{images.shape[0]}, 2]; received "
+            f"{list(offsets.shape)}"
+        )
+    if noise not in ("uniform", "gaussian", "zero"):
+        raise ValueError(f"{op}: noise must be 'uniform', 'gaussian' or 'zero'; received {noise!r}")
+    rng = None if noise == "zero" else _op_rng(None)
+    out = np.zeros((images.shape[0], height, width, images.shape[3]), dtype=np.float32)
+    for b, (y, x) in enumerate(offsets.tolist()):
+        image = images[b]
+        rows, cols = image.shape[:2]
+        if normalized:
+            y, x = y * rows, x * cols
+            if centered:
+                y, x = y / 2 + rows / 2 - height / 2, x / 2 + cols / 2 - width / 2
+        elif centered:
+            y, x = y + rows / 2, x + cols / 2
+        top, left = int(y), int(x)  # toward zero, as the C++ cast
+        inside = top >= 0 and left >= 0 and top + height < rows and left + width < cols
+        if not inside and noise == "uniform":
+            out[b] = rng.uniform(image.min(), image.max(), out[b].shape)
+        elif not inside and noise == "gaussian":
+            mean, sigma = image.mean(axis=(0, 1)), image.std(axis=(0, 1))
+            fill = mean + rng.standard_normal(out[b].shape) * sigma
+            out[b] = np.clip(fill, image.min(axis=(0, 1)), image.max(axis=(0, 1)))
+        r0, r1 = max(top, 0), min(top + height, rows)
+        c0, c1 = max(left, 0), min(left + width, cols)
+        if r0 < r1 and c0 < c1:
+            out[b, r0 - top : r1 - top, c0 - left : c1 - left] = image[r0:r1, c0:c1]
+    return _core.constant(out)
