@@ -17,7 +17,9 @@ def _math(name):
     return inspect.unwrap(getattr(activations, name))
 
 
-def _one_hot(x, num_classes, axis=-1, dtype=None):
+def _one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
+    if sparse:
+        raise ValueError("keras.ops.one_hot: sparse=True is not supported by ferrotape")
     return _core.one_hot(as_tensor(x), num_classes, axis=axis, dtype=dtype or "float32")
 
 
@@ -59,7 +61,7 @@ make_op(
     _NN,
     _one_hot,
     ("x",),
-    (("num_classes", None), ("axis", -1), ("dtype", None)),
+    (("num_classes", None), ("axis", -1), ("dtype", None), ("sparse", False)),
 )
 
 # Activations that Keras computes with an operation of another module, or (ReLU with its

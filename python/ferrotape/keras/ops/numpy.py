@@ -19,6 +19,34 @@ def _reduce(fn):
     return lambda x, axis=None, keepdims=False: fn(as_tensor(x), axis=axis, keepdims=keepdims)
 
 
+_INITIAL = (("initial", None),)
+
+
+def _extremum(reduce, combine):
+    def compute(x, axis=None, keepdims=False, initial=None):
+        result = reduce(as_tensor(x), axis=axis, keepdims=keepdims)
+        return result if initial is None else combine(result, as_tensor(initial, like=result))
+
+    return compute
+
+
+def _prod(x, axis=None, keepdims=False, dtype=None):
+    x = as_tensor(x)
+    return ft_math.reduce_prod(x if dtype is None else _core.cast(x, dtype), axis, keepdims)
+
+
+def _arg_extremum(fn):
+    def compute(x, axis=None, keepdims=False):
+        x = as_tensor(x)
+        if axis is None:  # Keras: the index into the flattened tensor, of x's rank if kept
+            result = _core.cast(fn(_core.reshape(x, [-1]), 0), "int32")
+            return _core.reshape(result, [1] * len(x.shape)) if keepdims else result
+        result = _core.cast(fn(x, axis), "int32")
+        return _core.expand_dims(result, axis) if keepdims else result
+
+    return compute
+
+
 def _unary(fn):
     return lambda x: fn(as_tensor(x))
 
@@ -107,24 +135,24 @@ _rows = [
     ("ceil", "Ceil", _unary(_core.ceil), _X, ()),
     ("mean", "Mean", _mean, _X, _AXIS),
     ("sum", "Sum", _reduce(ft_math.reduce_sum), _X, _AXIS),
-    ("max", "Max", _reduce(ft_math.reduce_max), _X, _AXIS),
-    ("min", "Min", _reduce(ft_math.reduce_min), _X, _AXIS),
-    ("prod", "Prod", _reduce(ft_math.reduce_prod), _X, _AXIS),
+    ("max", "Max", _extremum(ft_math.reduce_max, _core.maximum), _X, _AXIS + _INITIAL),
+    ("min", "Min", _extremum(ft_math.reduce_min, _core.minimum), _X, _AXIS + _INITIAL),
+    ("prod", "Prod", _prod, _X, _AXIS + (("dtype", None),)),
     ("std", "Std", _reduce(ft_math.reduce_std), _X, _AXIS),
     ("var", "Var", _reduce(ft_math.reduce_variance), _X, _AXIS),
     (
         "argmax",
         "Argmax",
-        lambda x, axis=None: _core.argmax(as_tensor(x), axis),
+        _arg_extremum(_core.argmax),
         _X,
-        (("axis", None),),
+        (("axis", None), ("keepdims", False)),
     ),
     (
         "argmin",
         "Argmin",
-        lambda x, axis=None: _core.argmin(as_tensor(x), axis),
+        _arg_extremum(_core.argmin),
         _X,
-        (("axis", None),),
+        (("axis", None), ("keepdims", False)),
     ),
     (
         "reshape",
