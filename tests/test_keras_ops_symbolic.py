@@ -161,3 +161,27 @@ KERAS_WRITTEN = {
 def test_loads_a_keras_written_op_graph():
     model = keras.Model.from_config(json.loads(json.dumps(KERAS_WRITTEN)))
     np.testing.assert_allclose(model(X).numpy(), (-X[:, 1:] * 10.0).mean(axis=1), rtol=1e-6)
+
+
+def _halved_mse(y_true, y_pred):
+    return 0.5 * keras.ops.mean(keras.ops.square(y_true - y_pred), axis=-1)
+
+
+def test_a_custom_loss_function_is_found_by_name_when_loading(tmp_path):
+    x = keras.Input((4,))
+    model = keras.Model(x, keras.layers.Dense(1)(x) * 2.0)
+    model.compile(optimizer="sgd", loss=_halved_mse)
+    model.save(tmp_path / "custom_loss.keras")
+    loaded = keras.models.load_model(
+        tmp_path / "custom_loss.keras", custom_objects={"_halved_mse": _halved_mse}
+    )
+    target = X[:, :1]
+    assert loaded.evaluate(X, target, verbose=0) == pytest.approx(
+        0.5 * np.mean((model.predict(X, verbose=0) - target) ** 2), rel=1e-5
+    )
+    # Keras 3 writes a plain function into a compile config as this entry.
+    keras_entry = {"module": "builtins", "class_name": "function", "config": "_halved_mse"}
+    with keras.saving.custom_object_scope({"_halved_mse": _halved_mse}):
+        assert keras.losses.deserialize(keras_entry) is _halved_mse
+    with pytest.raises(ValueError, match="_halved_mse"):
+        keras.losses.get("_halved_mse")  # out of scope: unknown, as before
