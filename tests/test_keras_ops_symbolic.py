@@ -44,8 +44,15 @@ def test_model_of_ops_computes_the_hand_values():
     np.testing.assert_allclose(got[1], want_y[:, 0])
     np.testing.assert_allclose(got[2], np.clip(X, 0, 2))
     np.testing.assert_allclose(got[3], 2.0 ** X.mean(axis=1, keepdims=True), rtol=1e-6)
-    # Operations are nodes, not layers (Keras lists only the InputLayer here).
+    # Operations are nodes, not layers (Keras lists only the InputLayer here), but the
+    # summary shows them, with their output shapes and no parameters.
     assert [type(layer).__name__ for layer in model.layers] == ["InputLayer"]
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    for row in ("(Multiply)", "(Relu)", "(GetItem)", "(ReLU)", "(Mean)", "(Power)"):
+        assert row in text, row
+    assert "Total params: 0" in text
 
 
 def test_ops_compute_eagerly_on_tensors_and_arrays():

@@ -68,6 +68,8 @@ class Operation:
             lambda spec: KerasTensor(spec.shape, spec.dtype, node=node), outputs
         )
         node.outputs = nest.flatten(symbolic)
+        shapes = [t.shape for t in node.outputs]
+        self._output_shape = shapes[0] if len(shapes) == 1 else shapes  # for summary()
         return symbolic
 
     def compute_output_spec(self, *args, **kwargs):
@@ -100,6 +102,16 @@ class Operation:
         args, kwargs = nest.map_structure(stand_in, (list(args), kwargs))
         outputs = self.call(*args, **kwargs)
         return nest.map_structure(_core.convert_to_tensor, outputs)
+
+    # What Model.summary() reads of a step: an operation holds no weights.
+    built = True
+    trainable = False
+    weights = ()
+    _output_shape = None
+
+    def count_params(self):
+        """0: an operation has no weights."""
+        return 0
 
     def get_config(self):
         """The constructor arguments: the name and the configuration."""
