@@ -33,6 +33,7 @@ from ..trainers.data_adapters import pack_x_y_sample_weight, unpack_x_y_sample_w
 from ..trainers.py_dataset_adapter import PyDataset
 from .config import Config
 from .dataset_utils import split_dataset
+from .file_utils import get_file
 from .image_utils import array_to_img, img_to_array, load_img, save_img
 from .io_utils import (
     disable_interactive_logging,
@@ -73,6 +74,7 @@ __all__ = [
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
+    "get_file",
     "get_registered_name",
     "get_registered_object",
     "register_keras_serializable",
