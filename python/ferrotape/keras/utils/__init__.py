@@ -40,6 +40,7 @@ from .io_utils import (
     enable_interactive_logging,
     is_interactive_logging_enabled,
 )
+from .model_visualization import model_to_dot, plot_model
 from .numerical_utils import normalize, to_categorical
 from .progbar import Progbar, ProgressBar, format_logs
 from .rng_utils import set_random_seed
@@ -75,6 +76,8 @@ __all__ = [
     "deserialize_keras_object",
     "get_custom_objects",
     "get_file",
+    "model_to_dot",
+    "plot_model",
     "get_registered_name",
     "get_registered_object",
     "register_keras_serializable",
