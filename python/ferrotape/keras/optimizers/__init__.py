@@ -20,9 +20,11 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .muon import Muon
 from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .schedule_free_adamw import ScheduleFreeAdamW
 from .sgd import SGD
 
 _OPTIMIZERS = {
@@ -41,6 +43,8 @@ _OPTIMIZERS = {
         Ftrl,
         Adafactor,
         LossScaleOptimizer,
+        Muon,
+        ScheduleFreeAdamW,
     )
 }
 
@@ -107,9 +111,11 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
     "RMSprop",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "schedules",
