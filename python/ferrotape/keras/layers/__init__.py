@@ -135,6 +135,7 @@ from .preprocessing.integer_lookup import IntegerLookup
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
+from .preprocessing.stft_spectrogram import STFTSpectrogram
 from .regularization.activity_regularization import ActivityRegularization
 from .regularization.alpha_dropout import AlphaDropout
 from .regularization.dropout import Dropout
@@ -296,6 +297,7 @@ __all__ = [
     "ReLU",
     "RepeatVector",
     "Rescaling",
+    "STFTSpectrogram",
     "Reshape",
     "Resizing",
     "ReversibleEmbedding",
