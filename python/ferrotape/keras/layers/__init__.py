@@ -132,6 +132,7 @@ from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
 from .preprocessing.image_preprocessing.solarization import Solarization
 from .preprocessing.integer_lookup import IntegerLookup
+from .preprocessing.mel_spectrogram import MelSpectrogram
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
@@ -296,6 +297,7 @@ __all__ = [
     "RandomZoom",
     "ReLU",
     "RepeatVector",
+    "MelSpectrogram",
     "Rescaling",
     "STFTSpectrogram",
     "Reshape",
