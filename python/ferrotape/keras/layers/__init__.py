@@ -106,6 +106,7 @@ from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
 from .preprocessing.image_preprocessing.cut_mix import CutMix
 from .preprocessing.image_preprocessing.equalization import Equalization
+from .preprocessing.image_preprocessing.max_num_bounding_box import MaxNumBoundingBoxes
 from .preprocessing.image_preprocessing.mix_up import MixUp
 from .preprocessing.image_preprocessing.rand_augment import RandAugment
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
@@ -297,6 +298,7 @@ __all__ = [
     "RandomZoom",
     "ReLU",
     "RepeatVector",
+    "MaxNumBoundingBoxes",
     "MelSpectrogram",
     "Rescaling",
     "STFTSpectrogram",
