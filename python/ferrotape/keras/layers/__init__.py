@@ -104,6 +104,7 @@ from .preprocessing.hashing import Hashing
 from .preprocessing.image_preprocessing.aug_mix import AugMix
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization
 from .preprocessing.image_preprocessing.cut_mix import CutMix
 from .preprocessing.image_preprocessing.equalization import Equalization
 from .preprocessing.image_preprocessing.max_num_bounding_box import MaxNumBoundingBoxes
@@ -190,6 +191,7 @@ __all__ = [
     "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "concatenate",
     "Conv1D",
     "Conv1DTranspose",
