@@ -34,6 +34,7 @@ from ..trainers.py_dataset_adapter import PyDataset
 from .config import Config
 from .dataset_utils import split_dataset
 from .file_utils import get_file
+from .image_dataset_utils import image_dataset_from_directory
 from .image_utils import array_to_img, img_to_array, load_img, save_img
 from .io_utils import (
     disable_interactive_logging,
@@ -76,6 +77,7 @@ __all__ = [
     "deserialize_keras_object",
     "get_custom_objects",
     "get_file",
+    "image_dataset_from_directory",
     "model_to_dot",
     "plot_model",
     "get_registered_name",
