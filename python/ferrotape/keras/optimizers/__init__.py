@@ -20,6 +20,7 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .multi_optimizer import MultiOptimizer, OptimizerMap
 from .muon import Muon
 from .nadam import Nadam
 from .optimizer import Optimizer
@@ -45,6 +46,7 @@ _OPTIMIZERS = {
         LossScaleOptimizer,
         Muon,
         ScheduleFreeAdamW,
+        MultiOptimizer,
     )
 }
 
@@ -112,8 +114,10 @@ __all__ = [
     "Lion",
     "LossScaleOptimizer",
     "Muon",
+    "MultiOptimizer",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
     "ScheduleFreeAdamW",
     "deserialize",
