@@ -167,6 +167,14 @@ def _check_functional_shared_save(check):
     assert all(check["summary"].values()), check["summary"]
 
 
+def _check_functional_ops_gaussian(check):
+    # A negative log-likelihood: it falls by an absolute amount (it goes below zero).
+    assert check["loss"][-1] < check["loss"][0] - 0.5
+    assert 0.85 < check["coverage"] <= 1.0  # a calibrated 2-sigma band covers ~95%
+    assert check["min_scale"] > 0.0
+    assert check["loaded_same"] < 1e-6
+
+
 CHECKS = {
     name.removeprefix("_check_"): fn
     for name, fn in globals().items()

@@ -7,15 +7,34 @@
 'relu'
 """
 
+import functools
+
 from .. import _core, nn
 from .. import math as ft_math
 from .. import where as _where
+from .layers.keras_tensor import KerasTensor
+
+
+def _symbolic(fn):
+    """``fn``, which on a KerasTensor adds its operation to the functional graph (Keras 3's
+    activations are ``keras.ops`` calls, so ``activations.relu(keras.Input(...))`` works)."""
+
+    @functools.wraps(fn)
+    def activation(x, *args, **kwargs):
+        if isinstance(x, KerasTensor):
+            from .ops import nn as ops_nn  # ops.nn computes with these functions
+
+            return ops_nn.activation_call(fn, x, args, kwargs)
+        return fn(x, *args, **kwargs)
+
+    return activation
 
 
 def _tensor(x):
     return x if isinstance(x, (_core.Tensor, _core.Variable)) else _core.convert_to_tensor(x)
 
 
+@_symbolic
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     """max(x, 0), generalised as Keras: ``negative_slope * (x - threshold)`` below
     ``threshold``, and capped at ``max_value``."""
@@ -33,16 +52,19 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     return y
 
 
+@_symbolic
 def leaky_relu(x, negative_slope=0.2):
     """x for x >= 0, ``negative_slope * x`` below."""
     return nn.leaky_relu(x, alpha=negative_slope)
 
 
+@_symbolic
 def relu6(x):
     """min(max(x, 0), 6)."""
     return nn.relu6(x)
 
 
+@_symbolic
 def elu(x, alpha=1.0):
     """x for x > 0, ``alpha * (exp(x) - 1)`` below."""
     if alpha == 1.0:
@@ -51,46 +73,55 @@ def elu(x, alpha=1.0):
     return _where(x > 0, x, alpha * ft_math.expm1(_core.minimum(x, 0.0)))
 
 
+@_symbolic
 def selu(x):
     """scale * elu(x, alpha) with Klambauer et al.'s alpha = 1.6733 and scale = 1.0507."""
     return nn.selu(x)
 
 
+@_symbolic
 def gelu(x, approximate=False):
     """x * Phi(x); ``approximate=True`` uses the tanh form."""
     return nn.gelu(x, approximate=approximate)
 
 
+@_symbolic
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     return nn.sigmoid(x)
 
 
+@_symbolic
 def tanh(x):
     return nn.tanh(x)
 
 
+@_symbolic
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) along ``axis``."""
     return nn.softmax(x, axis=axis)
 
 
+@_symbolic
 def log_softmax(x, axis=-1):
     """x - logsumexp(x) along ``axis``."""
     return nn.log_softmax(x, axis=axis)
 
 
+@_symbolic
 def softplus(x):
     """log(1 + exp(x))."""
     return nn.softplus(x)
 
 
+@_symbolic
 def softsign(x):
     """x / (1 + |x|)."""
     x = _tensor(x)
     return x / (1.0 + _core.abs(x))
 
 
+@_symbolic
 def silu(x):
     """x * sigmoid(x) (also called swish)."""
     return nn.silu(x)
@@ -99,11 +130,13 @@ def silu(x):
 swish = silu
 
 
+@_symbolic
 def hard_sigmoid(x):
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear in between (Keras 3's definition)."""
     return nn.relu6(_tensor(x) + 3.0) / 6.0
 
 
+@_symbolic
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
     x = _tensor(x)
@@ -113,17 +146,20 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@_symbolic
 def mish(x):
     """x * tanh(softplus(x))."""
     x = _tensor(x)
     return x * nn.tanh(nn.softplus(x))
 
 
+@_symbolic
 def exponential(x):
     """exp(x)."""
     return _core.exp(x)
 
 
+@_symbolic
 def celu(x, alpha=1.0):
     """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
 
@@ -138,6 +174,7 @@ def celu(x, alpha=1.0):
     return _core.maximum(x, 0.0) + alpha * ft_math.expm1(_core.minimum(x, 0.0) / alpha)
 
 
+@_symbolic
 def glu(x, axis=-1):
     """Gated linear unit: ``a * sigmoid(b)`` where ``a`` and ``b`` are the two halves of ``x``
     along ``axis``.
@@ -159,11 +196,13 @@ def glu(x, axis=-1):
     return a * nn.sigmoid(b)
 
 
+@_symbolic
 def hard_tanh(x):
     """``x`` clipped to [-1, 1]."""
     return _core.clip_by_value(_tensor(x), -1.0, 1.0)
 
 
+@_symbolic
 def hard_shrink(x, threshold=0.5):
     """``x`` where ``|x| > threshold``, else 0.
 
@@ -178,6 +217,7 @@ def hard_shrink(x, threshold=0.5):
     return _where(_core.abs(x) > threshold, x, _core.zeros_like(x))
 
 
+@_symbolic
 def soft_shrink(x, threshold=0.5):
     """``x`` moved ``threshold`` toward 0, and 0 where ``|x| <= threshold``.
 
@@ -193,12 +233,14 @@ def soft_shrink(x, threshold=0.5):
     return _where(x > threshold, x - threshold, inner)
 
 
+@_symbolic
 def tanh_shrink(x):
     """``x - tanh(x)``."""
     x = _tensor(x)
     return x - nn.tanh(x)
 
 
+@_symbolic
 def threshold(x, threshold, default_value):
     """``x`` where ``x > threshold``, else ``default_value``.
 
@@ -214,11 +256,13 @@ def threshold(x, threshold, default_value):
     return _where(x > threshold, x, _core.fill(x.shape, _core.cast(default_value, x.dtype)))
 
 
+@_symbolic
 def log_sigmoid(x):
     """``log(sigmoid(x)) = -softplus(-x)``, computed stably."""
     return ft_math.log_sigmoid(x)
 
 
+@_symbolic
 def sparse_plus(x):
     """A smooth ReLU with compact support: 0 for ``x <= -1``, ``(x + 1)² / 4`` for
     ``-1 < x < 1``, ``x`` for ``x >= 1``."""
@@ -227,6 +271,7 @@ def sparse_plus(x):
     return _where(x <= -1.0, _core.zeros_like(x), middle)
 
 
+@_symbolic
 def sparse_sigmoid(x):
     """A piecewise-linear sigmoid: 0 for ``x <= -1``, ``(x + 1) / 2`` in between, 1 for
     ``x >= 1``."""
@@ -235,6 +280,7 @@ def sparse_sigmoid(x):
     return _where(x <= -1.0, _core.zeros_like(x), middle)
 
 
+@_symbolic
 def squareplus(x, b=4):
     """``(x + sqrt(x² + b)) / 2``, a smooth ReLU (Barron, 2021).
 
@@ -249,6 +295,7 @@ def squareplus(x, b=4):
     return (x + _core.sqrt(_core.square(x) + float(b))) / 2.0
 
 
+@_symbolic
 def sparsemax(x, axis=-1):
     """Sparsemax (Martins & Astudillo, 2016): the Euclidean projection of ``x`` onto the
     probability simplex along ``axis``, ``max(x - tau, 0)``, which sums to 1 and is exactly 0

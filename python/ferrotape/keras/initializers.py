@@ -22,6 +22,7 @@ import reprlib
 import numpy as np
 
 from .. import _core
+from . import initializers_stft
 
 # Keras's truncated normal keeps |z| <= 2, which shrinks the standard deviation by this factor;
 # VarianceScaling divides by it so the weights keep the intended variance.
@@ -381,8 +382,49 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+class STFT(Initializer):
+    """Kernels of a short-time Fourier transform for a ``(frame_length, 1, fft_length // 2 +
+    1)`` convolution: the real (``cos``) or imaginary (``sin``) part of the DFT, windowed and
+    scaled (``STFTSpectrogram``'s weights; the math is in ``initializers_stft.py``).
+
+    Args:
+        side: ``"real"`` or ``"imag"``.
+        window: a window name (``"hann"``, ``"hamming"``, ``"blackman"``, ``"bartlett"``,
+            ``"boxcar"``), an array of ``frame_length`` values, or ``None``.
+        scaling: ``"density"`` (divide by the window's L2 norm), ``"spectrum"`` (L1), or None.
+        periodic: use the periodic form of a named window (SciPy's ``fftbins``).
+    """
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ("real", "imag"):
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        initializers_stft.check_window(window)
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError(
+                "Scaling is invalid, it must be `None`, 'density' or 'spectrum'. Received "
+                f"scaling={scaling}"
+            )
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None):
+        kernel = initializers_stft.stft_kernel(
+            _shape(shape, "STFT"), self.side, self.window, self.scaling, self.periodic
+        )
+        return _core.cast(_core.constant(kernel), _dtype(dtype, None))
+
+    def get_config(self):
+        window = self.window.tolist() if isinstance(self.window, np.ndarray) else self.window
+        return {
+            "side": self.side,
+            "window": window,
+            "periodic": self.periodic,
+            "scaling": self.scaling,
+        }
+
+
 OrthogonalInitializer = Orthogonal
 IdentityInitializer = Identity
+STFTInitializer = STFT
 
 _CLASSES = (
     Zeros,
@@ -400,6 +442,7 @@ _CLASSES = (
     LecunUniform,
     Orthogonal,
     Identity,
+    STFT,
 )
 
 _BY_NAME = {cls.__name__: cls for cls in _CLASSES}
@@ -412,6 +455,7 @@ _BY_NAME.update(
         "zero": Zeros,
         "OrthogonalInitializer": Orthogonal,
         "IdentityInitializer": Identity,
+        "STFTInitializer": STFT,
     }
 )
 
@@ -431,6 +475,7 @@ lecun_normal = LecunNormal
 lecun_uniform = LecunUniform
 orthogonal = Orthogonal
 identity = Identity
+stft = STFT
 
 
 def serialize(initializer):
@@ -497,6 +542,8 @@ __all__ = [
     "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
+    "STFT",
+    "STFTInitializer",
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
@@ -516,6 +563,7 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "serialize",
+    "stft",
     "truncated_normal",
     "variance_scaling",
     "zeros",

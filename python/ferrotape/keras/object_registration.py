@@ -146,8 +146,8 @@ def serialize_keras_object(obj):
     cls = type(obj)
     module = _public_module(cls)
     registered = GLOBAL_CUSTOM_NAMES.get(cls)
-    if registered is None and not module.startswith("keras"):
-        registered = cls.__name__
+    if registered is None and (not module.startswith("keras") or module.startswith("keras.src")):
+        registered = cls.__name__  # Keras 3 names its source-module classes (ops) too
     if module == "keras" and cls.__name__ == "Functional":
         # Keras 3 writes functional models under their source module, registered by name.
         module, registered = "keras.src.models.functional", "Functional"
@@ -169,6 +169,8 @@ def serialize_keras_object(obj):
 
 
 def _public_module(cls):
+    if hasattr(cls, "keras_module"):  # operations: Keras's module of the same class
+        return cls.keras_module
     module = cls.__module__
     prefix = "ferrotape.keras."
     if module.startswith(prefix):
@@ -186,6 +188,12 @@ def _builtin(class_name, module):
     names = [module.split(".", 1)[1]] if module and module.startswith("keras.") else []
     if module == "keras" and class_name == "Functional":
         return keras.models.Functional
+    if module and module.startswith("keras.src."):
+        from .ops import operation  # x * 2.0, x[:, 0], keras.ops.mean(x) in a saved model
+
+        found = operation.operation_class(module, class_name)
+        if found is not None:
+            return found
     for public in names + list(_BUILTIN_MODULES):
         namespace = getattr(keras, public, None)
         found = getattr(namespace, class_name, None) if namespace is not None else None

@@ -16,6 +16,7 @@ from .learning_rate_scheduler import LearningRateScheduler
 from .model_checkpoint import ModelCheckpoint
 from .progbar_logger import ProgbarLogger
 from .reduce_lr_on_plateau import ReduceLROnPlateau
+from .remote_monitor import RemoteMonitor
 from .swap_ema_weights import SwapEMAWeights
 from .tensorboard import TensorBoard
 from .terminate_on_nan import TerminateOnNaN
@@ -33,6 +34,7 @@ __all__ = [
     "ModelCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "RemoteMonitor",
     "SwapEMAWeights",
     "TensorBoard",
     "TerminateOnNaN",

@@ -104,8 +104,10 @@ from .preprocessing.hashing import Hashing
 from .preprocessing.image_preprocessing.aug_mix import AugMix
 from .preprocessing.image_preprocessing.auto_contrast import AutoContrast
 from .preprocessing.image_preprocessing.center_crop import CenterCrop
+from .preprocessing.image_preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization
 from .preprocessing.image_preprocessing.cut_mix import CutMix
 from .preprocessing.image_preprocessing.equalization import Equalization
+from .preprocessing.image_preprocessing.max_num_bounding_box import MaxNumBoundingBoxes
 from .preprocessing.image_preprocessing.mix_up import MixUp
 from .preprocessing.image_preprocessing.rand_augment import RandAugment
 from .preprocessing.image_preprocessing.random_brightness import RandomBrightness
@@ -132,9 +134,11 @@ from .preprocessing.image_preprocessing.random_zoom import RandomZoom
 from .preprocessing.image_preprocessing.resizing import Resizing
 from .preprocessing.image_preprocessing.solarization import Solarization
 from .preprocessing.integer_lookup import IntegerLookup
+from .preprocessing.mel_spectrogram import MelSpectrogram
 from .preprocessing.normalization import Normalization
 from .preprocessing.pipeline import Pipeline
 from .preprocessing.rescaling import Rescaling
+from .preprocessing.stft_spectrogram import STFTSpectrogram
 from .regularization.activity_regularization import ActivityRegularization
 from .regularization.alpha_dropout import AlphaDropout
 from .regularization.dropout import Dropout
@@ -187,6 +191,7 @@ __all__ = [
     "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -295,7 +300,10 @@ __all__ = [
     "RandomZoom",
     "ReLU",
     "RepeatVector",
+    "MaxNumBoundingBoxes",
+    "MelSpectrogram",
     "Rescaling",
+    "STFTSpectrogram",
     "Reshape",
     "Resizing",
     "ReversibleEmbedding",

@@ -41,6 +41,134 @@ class KerasTensor:
         name = f", name={self.name}" if self.name else ""
         return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False{name}>"
 
+    # A KerasTensor has no value: ferrotape's ops convert their arguments through numpy, so
+    # this is where a tf.* op given one fails, with Keras 3's ValueError and its advice.
+    def __array__(self, *args, **kwargs):
+        raise ValueError(_NOT_A_VALUE)
+
+    def __bool__(self):
+        raise TypeError("A symbolic KerasTensor cannot be used as a boolean.")
+
+    def __iter__(self):
+        raise NotImplementedError("Iterating over a symbolic KerasTensor is not supported.")
+
+    def reshape(self, newshape):
+        """``keras.ops.reshape(self, newshape)``."""
+        return _ops().reshape(self, newshape)
+
+    def squeeze(self, axis=None):
+        """``keras.ops.squeeze(self, axis)``."""
+        return _ops().squeeze(self, axis=axis)
+
+    # Arithmetic builds the functional graph through keras.ops, as in Keras 3.
+    def __add__(self, other):
+        return _ops().add(self, other)
+
+    def __radd__(self, other):
+        return _ops().add(other, self)
+
+    def __sub__(self, other):
+        return _ops().subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ops().subtract(other, self)
+
+    def __mul__(self, other):
+        return _ops().multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ops().multiply(other, self)
+
+    def __matmul__(self, other):
+        return _ops().matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops().matmul(other, self)
+
+    def __truediv__(self, other):
+        return _ops().true_divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops().true_divide(other, self)
+
+    def __floordiv__(self, other):
+        return _ops().floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops().floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ops().mod(self, other)
+
+    def __rmod__(self, other):
+        return _ops().mod(other, self)
+
+    def __pow__(self, other):
+        return _ops().power(self, other)
+
+    def __rpow__(self, other):
+        return _ops().power(other, self)
+
+    def __neg__(self):
+        return _ops().negative(self)
+
+    def __abs__(self):
+        return _ops().absolute(self)
+
+    def __invert__(self):
+        return _ops().logical_not(self)
+
+    def __lt__(self, other):
+        return _ops().less(self, other)
+
+    def __le__(self, other):
+        return _ops().less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ops().greater(self, other)
+
+    def __ge__(self, other):
+        return _ops().greater_equal(self, other)
+
+    def __ne__(self, other):
+        return _ops().not_equal(self, other)
+
+    def __and__(self, other):
+        return _ops().logical_and(self, other)
+
+    def __rand__(self, other):
+        return _ops().logical_and(other, self)
+
+    def __or__(self, other):
+        return _ops().logical_or(self, other)
+
+    def __ror__(self, other):
+        return _ops().logical_or(other, self)
+
+    def __getitem__(self, key):
+        return _ops().get_item(self, key)
+
+    # Identity comparison and hashing stay (Keras keeps them: tensors key the graph's maps).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+def _ops():
+    from .. import ops  # keras.ops builds on this module
+
+    return ops
+
+
+_NOT_A_VALUE = (
+    "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a "
+    "symbolic placeholder for a shape and dtype, used when constructing Keras Functional "
+    "models or Keras Functions. You can only use it as input to a Keras layer or a Keras "
+    "operation (from the namespaces `keras.layers` and `keras.ops`). You are likely doing "
+    "something like:\n\n```\nx = Input(...)\n...\ntf_fn(x)  # Invalid.\n```\n\nWhat you "
+    "should do instead is wrap `tf_fn` in a layer:\n\n```\nclass MyLayer(Layer):\n    def "
+    "call(self, x):\n        return tf_fn(x)\n\nx = MyLayer()(x)\n```\n"
+)
+
 
 class _Node:
     """One call of a layer on KerasTensors."""

@@ -174,6 +174,12 @@ def serialize(loss):
 def deserialize(config, custom_objects=None):
     """A loss from ``serialize``'s output."""
     objects = {**ALL_OBJECTS_DICT, **(custom_objects or {})}
+    if isinstance(config, dict) and config.get("class_name") == "function":
+        config = config.get("config")  # Keras 3's entry for a plain function: its name
+    if isinstance(config, str) and config not in objects:
+        obj = _custom_object(config)
+        if obj is not None:
+            return obj
     if isinstance(config, str):
         obj = objects.get(config)
         if obj is None:
@@ -185,6 +191,14 @@ def deserialize(config, custom_objects=None):
     return cls.from_config(config.get("config") or {})
 
 
+def _custom_object(name):
+    """A loss function registered or in a ``custom_object_scope`` (``load_model``'s
+    ``custom_objects``) under ``name``, or ``None``."""
+    from ..object_registration import get_registered_object
+
+    return get_registered_object(name)
+
+
 def get(identifier):
     """A loss from a name (a function name such as ``"categorical_crossentropy"``, an alias
     such as ``"mse"``, or a class name such as ``"MeanSquaredError"``, which is instantiated),
@@ -194,7 +208,7 @@ def get(identifier):
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier)
+        obj = ALL_OBJECTS_DICT.get(identifier) or _custom_object(identifier)
         if obj is None:
             raise ValueError(
                 f"losses.get: could not interpret loss identifier: {identifier!r}. Expected a "

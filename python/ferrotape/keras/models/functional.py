@@ -1,5 +1,7 @@
 """Functional models, ``Model(inputs, outputs)`` (Keras 3's ``keras.src.models.functional``)."""
 
+import numpy as np
+
 from ... import _core, nest
 from ..layers.core.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
@@ -136,7 +138,7 @@ class Functional(Model):
                             "keras_history": history(value),
                         },
                     }
-                return object_registration.serialize_keras_object(value)
+                return _serialized_value(value)
 
             args = nest.map_structure(entry, [node.inputs, *node.rest])
             return {"args": args, "kwargs": nest.map_structure(entry, node.kwargs)}
@@ -256,7 +258,7 @@ def _saved_tensors(node_data):
         elif isinstance(value, dict):
             for item in value.values():
                 visit(item)
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):
             for item in value:
                 visit(item)
 
@@ -273,8 +275,11 @@ def _replay(layer, node_data, outputs):
             name, index, tensor_index = value["config"]["keras_history"]
             return outputs[(name, index)][tensor_index]
         if isinstance(value, dict):
+            special = _restored_value(value)
+            if special is not value:
+                return special
             return {key: restore(item) for key, item in value.items()}
-        if isinstance(value, list):
+        if isinstance(value, (list, tuple)):  # a config not yet through JSON keeps tuples
             return [restore(item) for item in value]
         return value
 
@@ -283,6 +288,41 @@ def _replay(layer, node_data, outputs):
     result = layer(*args, **kwargs)
     index = sum(1 for name, _ in outputs if name == layer.name)
     outputs[(layer.name, index)] = nest.flatten(result)
+
+
+def _serialized_value(value):
+    """A non-symbolic argument of a call as Keras 3 writes it: arrays and tensors as
+    ``__numpy__``/``__tensor__`` entries with their dtype, slices as ``__slice__`` (indexing
+    ``x[:, 0]``), ``...`` as ``__ellipsis__``."""
+    from .. import object_registration
+
+    if isinstance(value, slice):
+        config = {"start": value.start, "stop": value.stop, "step": value.step}
+        return {"class_name": "__slice__", "config": config}
+    if value is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        config = {"value": value.tolist(), "dtype": value.dtype.name}
+        return {"class_name": "__numpy__", "config": config}
+    if isinstance(value, (_core.Tensor, _core.Variable)):
+        config = {"value": value.numpy().tolist(), "dtype": value.dtype.name}
+        return {"class_name": "__tensor__", "config": config}
+    return object_registration.serialize_keras_object(value)
+
+
+def _restored_value(value):
+    """The inverse of ``_serialized_value`` for its special entries (others come back as
+    given)."""
+    kind, config = value.get("class_name"), value.get("config")
+    if kind == "__slice__":
+        return slice(config["start"], config["stop"], config["step"])
+    if kind == "__ellipsis__":
+        return Ellipsis
+    if kind == "__numpy__":
+        return np.array(config["value"], dtype=config["dtype"])
+    if kind == "__tensor__":
+        return _core.convert_to_tensor(np.array(config["value"], dtype=config["dtype"]))
+    return value
 
 
 _FUNCTIONAL_VARIANTS = {}

@@ -20,9 +20,12 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .multi_optimizer import MultiOptimizer, OptimizerMap
+from .muon import Muon
 from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .schedule_free_adamw import ScheduleFreeAdamW
 from .sgd import SGD
 
 _OPTIMIZERS = {
@@ -41,6 +44,9 @@ _OPTIMIZERS = {
         Ftrl,
         Adafactor,
         LossScaleOptimizer,
+        Muon,
+        ScheduleFreeAdamW,
+        MultiOptimizer,
     )
 }
 
@@ -107,9 +113,13 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "Muon",
+    "MultiOptimizer",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "schedules",

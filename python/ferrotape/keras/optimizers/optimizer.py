@@ -94,7 +94,7 @@ class Optimizer(BaseOptimizer):
             return
         step = int(self._iterations.numpy())
         learning_rate = self._current_learning_rate(step)
-        if self.weight_decay is not None:
+        if self._decays_weights():
             self._apply_weight_decay(variables, indices, learning_rate)
         self._step_in_progress = step
         try:
@@ -109,6 +109,10 @@ class Optimizer(BaseOptimizer):
         if self.use_ema:
             self._update_moving_averages(step)
         self._iterations.assign_add(1)
+
+    def _decays_weights(self):
+        """Whether a step decays weights (Muon decays some with its own rate)."""
+        return self.weight_decay is not None
 
     def _filter_empty_gradients(self, grads, variables, indices):
         if all(g is not None for g in grads):

@@ -33,12 +33,15 @@ from ..trainers.data_adapters import pack_x_y_sample_weight, unpack_x_y_sample_w
 from ..trainers.py_dataset_adapter import PyDataset
 from .config import Config
 from .dataset_utils import split_dataset
+from .file_utils import get_file
+from .image_dataset_utils import image_dataset_from_directory
 from .image_utils import array_to_img, img_to_array, load_img, save_img
 from .io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
     is_interactive_logging_enabled,
 )
+from .model_visualization import model_to_dot, plot_model
 from .numerical_utils import normalize, to_categorical
 from .progbar import Progbar, ProgressBar, format_logs
 from .rng_utils import set_random_seed
@@ -73,6 +76,10 @@ __all__ = [
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
+    "get_file",
+    "image_dataset_from_directory",
+    "model_to_dot",
+    "plot_model",
     "get_registered_name",
     "get_registered_object",
     "register_keras_serializable",

@@ -6,6 +6,7 @@
 [8, 9]
 """
 
+import os
 import random
 
 import numpy as np
@@ -122,3 +123,116 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         ft_data.Dataset.from_tensor_slices(rebuild(samples[:left])),
         ft_data.Dataset.from_tensor_slices(rebuild(samples[-right:])),
     )
+
+
+# ----------------------------------------------------------------------------- directories
+
+
+def index_directory(
+    directory,
+    labels,
+    formats,
+    class_names=None,
+    shuffle=True,
+    seed=None,
+    follow_links=False,
+    verbose=True,
+):
+    """The files of ``directory`` with an extension in ``formats``, and their labels (Keras
+    3's ``dataset_utils.index_directory``): with ``labels="inferred"`` each subdirectory is a
+    class (alphanumeric order, or ``class_names``'s), files are listed class by class in
+    sorted order, then shuffled with ``seed`` (paths and labels alike).
+
+    Returns:
+        ``(file_paths, labels, class_names)``; labels an int32 array, or None.
+    """
+    if labels == "inferred":
+        subdirs = sorted(
+            name
+            for name in os.listdir(directory)
+            if os.path.isdir(os.path.join(directory, name)) and not name.startswith(".")
+        )
+        if class_names is not None:
+            if not set(class_names) <= set(subdirs):
+                raise ValueError(
+                    "The `class_names` passed did not match the names of the subdirectories "
+                    f"of the target directory. Expected: {subdirs} (or a subset of it), but "
+                    f"received: class_names={class_names}"
+                )
+            subdirs = list(class_names)
+    else:
+        if class_names is not None:
+            raise ValueError(
+                "When `labels=None` (no labels), argument `class_names` cannot be specified."
+                if labels is None
+                else "When argument `labels` is specified, argument `class_names` cannot be "
+                "specified (the `class_names` will be the sorted list of labels)."
+            )
+        subdirs = [""]
+    paths, found = [], []
+    for index, subdir in enumerate(subdirs):
+        root_dir = os.path.join(directory, subdir)
+        walk = sorted(os.walk(root_dir, followlinks=follow_links), key=lambda entry: entry[0])
+        for root, _, files in walk:
+            for name in sorted(files):
+                if name.lower().endswith(tuple(formats)):
+                    paths.append(os.path.join(root, name))
+                    found.append(index)
+    if labels == "inferred":
+        labels, class_names = np.asarray(found, dtype="int32"), list(subdirs)
+    elif labels is None:
+        class_names = None
+    else:
+        if len(labels) != len(paths):
+            raise ValueError(
+                "Expected the lengths of `labels` to match the number of files in the target "
+                f"directory. len(labels) is {len(labels)} while we found {len(paths)} files in "
+                f"directory {directory}."
+            )
+        class_names = [str(label) for label in sorted(set(labels))]
+        labels = np.asarray(labels)
+    if verbose:
+        counted = "" if labels is None else f" belonging to {len(class_names)} classes"
+        print(f"Found {len(paths)} files{counted}.")
+    if shuffle:
+        seed = np.random.randint(1e6) if seed is None else seed
+        np.random.RandomState(seed).shuffle(paths)
+        if labels is not None:
+            np.random.RandomState(seed).shuffle(labels)  # the same permutation
+    return paths, labels, class_names
+
+
+def check_validation_split_arg(validation_split, subset, shuffle, seed):
+    """Keras's checks of ``validation_split``/``subset``: both or neither, and a seed when
+    shuffling (so the two subsets do not overlap)."""
+    if validation_split and not 0 < validation_split < 1:
+        raise ValueError(
+            f"`validation_split` must be between 0 and 1, received: {validation_split}"
+        )
+    if (validation_split or subset) and not (validation_split and subset):
+        raise ValueError("If `subset` is set, `validation_split` must be set, and inversely.")
+    if subset not in ("training", "validation", "both", None):
+        raise ValueError(
+            f'`subset` must be either "training", "validation" or "both", received: {subset}'
+        )
+    if validation_split and shuffle and seed is None:
+        raise ValueError(
+            "If using `validation_split` and shuffling the data, you must provide a `seed` "
+            "argument, to make sure that there is no overlap between the training and "
+            "validation subset."
+        )
+
+
+def get_training_or_validation_split(samples, labels, validation_split, subset):
+    """The ``subset`` of ``samples`` (and labels): the validation subset is the last
+    ``int(validation_split * n)`` samples, the training subset the others."""
+    if not validation_split:
+        return samples, labels
+    count = int(validation_split * len(samples))
+    if subset == "training":
+        print(f"Using {len(samples) - count} files for training.")
+        return samples[:-count], None if labels is None else labels[:-count]
+    if subset == "validation":
+        print(f"Using {count} files for validation.")
+        return samples[-count:], None if labels is None else labels[-count:]
+    raise ValueError(f'`subset` must be either "training" or "validation", received: {subset}')

@@ -115,7 +115,8 @@ def _summary_text(model, line_length, positions, expand_nested, show_trainable, 
     if any(w < 1 for w in contents):
         raise ValueError("Insufficient console width to print summary.")
 
-    layers = model.layers
+    # A functional model lists its operations (x * 2.0, keras.ops calls) too, as Keras 3.
+    layers = list(getattr(model, "_functional_layers", None) or model.layers)
     start, stop = _layer_index_range(layers, layer_range)
     rows = []
     for layer in layers[start:stop]:
