@@ -133,3 +133,32 @@ def test_restore_errors_and_statuses(tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path / "nowhere")) is None
     with pytest.raises(ValueError, match="max_to_keep"):
         tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=-1)
+
+
+def test_a_positional_root_is_the_top_of_the_checkpoint(tmp_path):
+    # TensorFlow 2.21 lists these paths for Checkpoint(m, extra=v): the root's attributes sit at
+    # the top level beside the keyword objects, with no "root/" prefix.
+    class Net(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(1.0)
+            self.inner = tf.Module()
+            self.inner.b = tf.Variable([2.0, 3.0])
+
+    net = Net()
+    path = tf.train.Checkpoint(net, extra=tf.Variable(5.0)).save(str(tmp_path / "c"))
+    assert sorted(name for name, _ in tf.train.list_variables(path)) == [
+        "extra/.ATTRIBUTES/VARIABLE_VALUE",
+        "inner/b/.ATTRIBUTES/VARIABLE_VALUE",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+        "w/.ATTRIBUTES/VARIABLE_VALUE",
+    ]
+    other = Net()
+    checkpoint = tf.train.Checkpoint(root=other)
+    assert checkpoint.root is other
+    checkpoint.restore(path).expect_partial()
+    assert float(other.w.numpy()) == 1.0
+    np.testing.assert_array_equal(other.inner.b.numpy(), [2.0, 3.0])
+    # A variable as the root keeps its own name.
+    lone = tf.train.Checkpoint(tf.Variable(4.0)).write(str(tmp_path / "v"))
+    assert [n for n, _ in tf.train.list_variables(lone)] == ["root/.ATTRIBUTES/VARIABLE_VALUE"]

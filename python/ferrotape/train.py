@@ -74,7 +74,8 @@ def _children(value):
     if isinstance(value, (list, tuple)):
         return [(str(i), v) for i, v in enumerate(value)]
     if isinstance(value, Checkpoint):
-        return list(value._children.items())
+        own = list(value._children.items())
+        return own if value._root is None else _children(value._root) + own
     if _is_optimizer(value):
         # Only the optimizer's own variables (step count, slots in creation order): it also
         # refers to the model's variables, which belong under the model's path.
@@ -209,7 +210,9 @@ class Checkpoint:
         """Groups ``root`` and the keyword objects for saving and restoring.
 
         Args:
-            root: An object saved under the name ``root``, or ``None``.
+            root: The object whose attributes form the top of the checkpoint (a module,
+                layer, model or optimizer; a variable is saved under the name ``root``), or
+                ``None``.
             **kwargs: The objects to save by name: variables, optimizers, models, modules,
                 other checkpoints.
 
@@ -217,7 +220,11 @@ class Checkpoint:
             ValueError: if one of the objects is ``None``.
         """
         children = {}
-        if root is not None:
+        # A module, layer or optimizer given as the root is the root itself, as in TensorFlow:
+        # its attributes are saved at the top level beside the keyword objects (``w``, not
+        # ``root/w``). Anything else (a variable) is saved under the name ``root``.
+        object.__setattr__(self, "_root", root if _is_container_object(root) else None)
+        if root is not None and self._root is None:
             children["root"] = root
         for name, value in kwargs.items():
             if value is None:
@@ -228,6 +235,10 @@ class Checkpoint:
         object.__setattr__(self, "_pending", {})
 
     def __getattr__(self, name):
+        if name == "root":
+            root = object.__getattribute__(self, "_root")
+            if root is not None:
+                return root
         children = object.__getattribute__(self, "_children")
         if name in children:
             return children[name]
