@@ -192,3 +192,28 @@ def test_a_custom_loss_function_is_found_by_name_when_loading(tmp_path):
         assert keras.losses.deserialize(keras_entry) is _halved_mse
     with pytest.raises(ValueError, match="_halved_mse"):
         keras.losses.get("_halved_mse")  # out of scope: unknown, as before
+
+
+def test_a_tensor_on_the_left_hands_the_operator_to_the_symbolic_tensor():
+    # TensorFlow's operators try the other operand's reflected method when it does not convert
+    # to a tensor: `tf.constant(2.0) * keras.Input(...)` is a KerasTensor.
+    x = keras.Input((3,))
+    doubled = ft.constant(2.0) * x
+    shifted = ft.Variable(1.0) - x
+    powered = ft.constant(2.0) ** x
+    assert all(isinstance(t, type(x)) for t in (doubled, shifted, powered))
+    model = keras.Model(x, [doubled, shifted, powered])
+    outs = model(np.array([[0.0, 1.0, 3.0]], np.float32))
+    np.testing.assert_allclose(outs[0].numpy(), [[0.0, 2.0, 6.0]])
+    np.testing.assert_allclose(outs[1].numpy(), [[1.0, 0.0, -2.0]])
+    np.testing.assert_allclose(outs[2].numpy(), [[1.0, 2.0, 8.0]])
+
+
+def test_an_operand_whose_reflected_method_fails_keeps_the_conversion_error():
+    class Refuses:
+        def __rmul__(self, other):
+            raise TypeError("not me")
+
+    for other in (object(), Refuses()):
+        with pytest.raises(TypeError, match="Attempt to convert a value"):
+            ft.constant(1.0) * other

@@ -120,6 +120,39 @@ pub fn binary(
     wrap(compute(py, work, || f(x, y)))
 }
 
+/// `a <op> other` for the forward operators, as TensorFlow's operator wrapper does it: when
+/// `other` does not convert to a tensor but its type has the reflected method (a Keras
+/// symbolic tensor's `__rmul__`), that method answers; if it cannot either, the conversion
+/// error stands.
+pub fn forward(
+    slf: &Bound<'_, PyAny>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    reflected: &str,
+    f: fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let err = match binary(py, a, other, false, f) {
+        Ok(t) => return Ok(Bound::new(py, t)?.into_any().unbind()),
+        Err(err) => err,
+    };
+    let answers = as_tensor(other).is_none() && other.get_type().hasattr(reflected)?;
+    if answers
+        && (err.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+            || err.is_instance_of::<pyo3::exceptions::PyValueError>(py))
+    {
+        match other.call_method1(reflected, (slf,)) {
+            Ok(r) if !r.is(py.NotImplemented().bind(py)) => return Ok(r.unbind()),
+            Ok(_) => {}
+            Err(e)
+                if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+                    || e.is_instance_of::<pyo3::exceptions::PyValueError>(py) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(err)
+}
+
 /// `/`: integers are divided as float64, as TensorFlow's `truediv` does.
 pub fn truediv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.dtype().is_int() && b.dtype() == a.dtype() {
@@ -439,27 +472,27 @@ macro_rules! tensor_methods {
                 Err($crate::errors::type_error(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
             }
 
-            fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::add) }
+            fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__radd__", ops::add) }
             fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::add) }
-            fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::sub) }
+            fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rsub__", ops::sub) }
             fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::sub) }
-            fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::mul) }
+            fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmul__", ops::mul) }
             fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::mul) }
-            fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, truediv) }
+            fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rtruediv__", truediv) }
             fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, truediv) }
-            fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::floordiv) }
+            fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rfloordiv__", ops::floordiv) }
             fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floordiv) }
-            fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, ops::floormod) }
+            fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmod__", ops::floormod) }
             fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floormod) }
-            fn __pow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+            fn __pow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
                 let _ = modulo;
-                binary(slf.py(), &$cls::operand(slf), o, false, ops::pow)
+                forward(slf.as_any(), &$cls::operand(slf), o, "__rpow__", ops::pow)
             }
             fn __rpow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
                 let _ = modulo;
                 binary(slf.py(), &$cls::operand(slf), o, true, ops::pow)
             }
-            fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, false, |a, b| ops::matmul(a, b, false, false)) }
+            fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmatmul__", |a, b| ops::matmul(a, b, false, false)) }
             fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, |a, b| ops::matmul(a, b, false, false)) }
             fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::neg(&$cls::operand(slf))) }
             fn __pos__(slf: &Bound<'_, Self>) -> PyTensor { PyTensor::new($cls::operand(slf)) }

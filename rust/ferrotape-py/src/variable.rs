@@ -10,8 +10,8 @@ use crate::convert::{numpy_value, to_tensor, Flag};
 use crate::dtype::{optional_dtype, PyDType};
 use crate::errors::{self, Raise};
 use crate::tensor::{
-    binary, comparison, equality, logical, parse_index, tensor_methods, tensor_shape, truediv,
-    value_text, wrap, PyTensor, TensorLike,
+    binary, comparison, equality, forward, logical, parse_index, tensor_methods, tensor_shape,
+    truediv, value_text, wrap, PyTensor, TensorLike,
 };
 
 /// A mutable tensor (`tf.Variable(initial_value, trainable=True, name=None, dtype=None)`):
