@@ -80,6 +80,8 @@ from .dtypes import (
     uint16,
     uint32,
     uint64,
+    complex64,
+    complex128,
 )
 from .einsum import einsum, tensordot
 from .framework_ops import (
@@ -338,6 +340,8 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "complex64",
+    "complex128",
     "linalg",
     "math",
     "nest",

@@ -36,6 +36,7 @@ __all__ = [
     "acosh",
     "add",
     "add_n",
+    "angle",
     "argmax",
     "argmin",
     "asin",
@@ -59,7 +60,9 @@ __all__ = [
     "cast",
     "ceil",
     "clip_by_value",
+    "complex",
     "concat",
+    "conj",
     "constant",
     "convert_to_tensor",
     "cos",
@@ -96,6 +99,7 @@ __all__ = [
     "identity",
     "igamma",
     "igammac",
+    "imag",
     "is_nan",
     "is_tensor",
     "is_tracing",
@@ -131,6 +135,7 @@ __all__ = [
     "random",
     "range",
     "rank",
+    "real",
     "realdiv",
     "reciprocal",
     "record_custom_gradient",
@@ -196,6 +201,8 @@ class DType:
     @property
     def is_bool(self) -> Any: ...
     @property
+    def is_complex(self) -> Any: ...
+    @property
     def is_floating(self) -> Any: ...
     @property
     def is_integer(self) -> Any: ...
@@ -208,6 +215,8 @@ class DType:
     def min(self) -> Any: ...
     @property
     def name(self) -> Any: ...
+    @property
+    def real_dtype(self) -> Any: ...
     @property
     def size(self) -> Any: ...
 
@@ -479,6 +488,10 @@ def add(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
 def add_n(inputs: Sequence[_TensorLike], name: str | None = None) -> Tensor:
     """The sum of a list of same-shaped tensors."""
 
+def angle(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The argument of each element (`tf.math.angle`): atan2(imag, real), in (-pi, pi]; for a real
+    tensor pi where it is negative and 0 elsewhere."""
+
 def argmax(
     input: _TensorLike,
     axis: _Axis | None = None,
@@ -571,8 +584,16 @@ def clip_by_value(
 ) -> Tensor:
     """min(max(t, lo), hi)."""
 
+def complex(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
+    """`real + i·imag` (`tf.complex`): float32 parts make complex64, float64 ones complex128; the
+    parts broadcast. The gradient hands the real and imaginary parts of the upstream gradient to
+    `real` and `imag`."""
+
 def concat(values: Sequence[_TensorLike], axis: _Axis, name: str | None = None) -> Tensor:
     """Joins tensors along `axis`; each input's gradient is its window of the output gradient."""
+
+def conj(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The complex conjugate (`tf.math.conj`); a real tensor is returned as it is."""
 
 def constant(
     value: _TensorLike,
@@ -728,6 +749,10 @@ def igammac(a: _TensorLike, x: _TensorLike, name: str | None = None) -> Tensor:
     """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function; the derivatives are
     those of igamma negated."""
 
+def imag(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The imaginary part (`tf.math.imag`); zeros for a real tensor. The gradient of a real `g` is
+    `complex(0, g)`."""
+
 def is_nan(x: _TensorLike, name: str | None = None) -> Tensor:
     """Whether each element is NaN (bool); no gradient."""
 
@@ -852,6 +877,10 @@ def range(
 
 def rank(input: _TensorLike, name: str | None = None) -> Tensor:
     """The number of dimensions of `input`, an int32 scalar."""
+
+def real(x: _TensorLike, name: str | None = None) -> Tensor:
+    """The real part (`tf.math.real`): float32 for complex64, float64 for complex128; a real tensor
+    is returned as it is. The gradient of a real `g` is `complex(g, 0)`."""
 
 def realdiv(x: _TensorLike, y: _TensorLike, name: str | None = None) -> Tensor:
     """a / b (true division); d/da = 1/b, d/db = -a/b²."""
