@@ -14,7 +14,9 @@ W = np.array([[0.5 - 1.0j, 2.0 + 0.5j], [-1.0 + 0.5j, 1.25 - 0.75j]])
 def same(t, want, dtype):
     assert t.dtype == dtype
     single = dtype in (ft.complex64, ft.float32)
-    np.testing.assert_allclose(t.numpy(), want, rtol=1e-6 if single else 1e-12, atol=1e-7 if single else 0)
+    np.testing.assert_allclose(
+        t.numpy(), want, rtol=1e-6 if single else 1e-12, atol=1e-7 if single else 0
+    )
 
 
 def test_dtypes_and_conversion():

@@ -160,6 +160,54 @@ def gradients(tf):
     ]
 
 
+R = np.array([[0.5, -1.0, 2.0, 0.25, 1.5, -0.75], [1.0, 0.0, -2.0, 0.5, 0.25, 1.25]])
+X = R + 1j * R[::-1]
+
+
+@program
+def fourier_transforms(tf):
+    x, r = tf.constant(X), tf.constant(R)
+    y = tf.signal.rfft(r)
+    return [
+        tf.signal.fft(x),
+        tf.signal.ifft(x),
+        tf.signal.fft2d(x),
+        tf.signal.ifft2d(x),
+        tf.signal.fft3d(x[None]),
+        tf.signal.ifft3d(x[None]),
+        tf.signal.fft(tf.cast(x, tf.complex64)),
+        y,
+        tf.signal.rfft(tf.cast(r, tf.float32), [4]),
+        tf.signal.rfft(r, [9]),
+        tf.signal.irfft(y),
+        tf.signal.irfft(y, [7]),
+        tf.signal.rfft2d(r),
+        tf.signal.irfft2d(tf.signal.rfft2d(r)),
+        tf.signal.irfft2d(tf.signal.rfft2d(r), [3, 5]),
+        tf.signal.fftshift(r),
+        tf.signal.ifftshift(r, axes=1),
+        error_name(lambda: tf.signal.fft(r)),
+    ]
+
+
+@program
+def fourier_gradients(tf):
+    weights = np.cos(np.arange(12.0)).reshape(2, 6)
+    return [
+        grad_of(tf, lambda x: tf.math.real(tf.reduce_sum(tf.signal.fft(x) * X)), X),
+        grad_of(tf, lambda x: tf.math.imag(tf.reduce_sum(tf.signal.ifft2d(x) * X)), X),
+        grad_of(tf, lambda r: tf.reduce_sum(tf.abs(tf.signal.rfft(r))), R),
+        grad_of(tf, lambda r: tf.math.real(tf.reduce_sum(tf.signal.rfft(r, [6]) * X[:, :4])), R),
+        grad_of(tf, lambda r: tf.reduce_sum(tf.abs(tf.signal.rfft2d(r))), R),
+        grad_of(
+            tf,
+            lambda x: tf.reduce_sum(tf.signal.irfft(x) * np.cos(np.arange(20.0)).reshape(2, 10)),
+            X,
+        ),
+        grad_of(tf, lambda r: tf.reduce_sum(tf.signal.fftshift(r) * weights), R),
+    ]
+
+
 def error_name(fn):
     try:
         fn()

@@ -23,6 +23,7 @@ from . import (
     nest,
     nn,
     random,
+    signal,
     train,
 )
 
@@ -332,6 +333,7 @@ __all__ = [
     "function",
     "half",
     "image",
+    "signal",
     "int8",
     "int16",
     "int32",

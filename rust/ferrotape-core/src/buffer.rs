@@ -594,7 +594,12 @@ impl Element for Complex<f32> {
         }
     }
     fn into_buffer(v: Vec<Self>) -> Buffer {
-        Buffer::C64(v.into_iter().map(bytemuck::cast::<_, i64>).collect::<Vec<_>>().into())
+        Buffer::C64(
+            v.into_iter()
+                .map(bytemuck::cast::<_, i64>)
+                .collect::<Vec<_>>()
+                .into(),
+        )
     }
     #[inline]
     fn to_f64(self) -> f64 {
@@ -602,7 +607,10 @@ impl Element for Complex<f32> {
     }
     #[inline]
     fn from_f64(v: f64) -> Self {
-        Complex { re: v as f32, im: 0.0 }
+        Complex {
+            re: v as f32,
+            im: 0.0,
+        }
     }
 }
 

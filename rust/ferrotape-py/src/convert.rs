@@ -60,8 +60,13 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
     }
     if kind == "complex128" {
         // The one 16-byte dtype has no twin: read as float64 pairs (numpy's layout and ours).
-        let flat = arr.py().import("numpy")?.call_method1("ascontiguousarray", (arr,))?;
-        let pairs = flat.call_method1("reshape", (-1,))?.call_method1("view", ("float64",))?;
+        let flat = arr
+            .py()
+            .import("numpy")?
+            .call_method1("ascontiguousarray", (arr,))?;
+        let pairs = flat
+            .call_method1("reshape", (-1,))?
+            .call_method1("view", ("float64",))?;
         let values = typed_vec(pairs.cast::<PyArrayDyn<f64>>()?);
         let v: Vec<Complex<f64>> = values
             .chunks_exact(2)

@@ -60,8 +60,16 @@ fn matmul(
     let _ = (a_is_sparse, b_is_sparse, output_type, grad_a, grad_b, name);
     let (x, y) = binary_operands(a, b)?;
     // The adjoint is the conjugate transpose; the conjugate of a real tensor is itself.
-    let x = if adjoint_a.0 { ops::conj(&x).raise()? } else { x };
-    let y = if adjoint_b.0 { ops::conj(&y).raise()? } else { y };
+    let x = if adjoint_a.0 {
+        ops::conj(&x).raise()?
+    } else {
+        x
+    };
+    let y = if adjoint_b.0 {
+        ops::conj(&y).raise()?
+    } else {
+        y
+    };
     let work = x
         .len()
         .max(y.len())
@@ -202,7 +210,11 @@ fn matrix_transpose(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let a = to_tensor(a, None)?;
-    let a = if conjugate.0 { ops::conj(&a).raise()? } else { a };
+    let a = if conjugate.0 {
+        ops::conj(&a).raise()?
+    } else {
+        a
+    };
     wrap(ops::matrix_transpose(&a))
 }
 

@@ -18,7 +18,11 @@ where
 {
     let mut out = alloc::<Complex<T>>(op, re.shape())?;
     let (re_v, im_v) = (re.to_vec::<T>(), im.to_vec::<T>());
-    out.extend(re_v.into_iter().zip(im_v).map(|(re, im)| Complex { re, im }));
+    out.extend(
+        re_v.into_iter()
+            .zip(im_v)
+            .map(|(re, im)| Complex { re, im }),
+    );
     Array::from_vec(out, re.shape())
 }
 
@@ -99,7 +103,12 @@ mod tests {
         let re64 = Array::from_vec(vec![1.5f64], &[1]).unwrap();
         let z64 = complex(&re64, &re64).unwrap();
         assert_eq!(z64.dtype(), DType::C128);
-        assert_eq!(complex_part(&z64, ComplexPart::Real).unwrap().to_vec::<f64>(), vec![1.5]);
+        assert_eq!(
+            complex_part(&z64, ComplexPart::Real)
+                .unwrap()
+                .to_vec::<f64>(),
+            vec![1.5]
+        );
         assert!(complex(&re, &re64).is_err());
         assert!(complex_part(&re, ComplexPart::Real).is_err());
     }

@@ -198,9 +198,7 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
         // Sums are linear, so they reduce each part; the order-based reductions are not
         // defined for complex numbers (products are composed above the kernels).
         return match op {
-            ReduceOp::Sum => {
-                super::complex::via_parts(a, |p| reduce(op, p, mask, keepdims))
-            }
+            ReduceOp::Sum => super::complex::via_parts(a, |p| reduce(op, p, mask, keepdims)),
             _ => Err(Error::unsupported(op.name(), a.dtype(), "a real dtype")),
         };
     }
