@@ -109,6 +109,8 @@ def reductions_and_matmul(tf):
         tf.reduce_sum(z),
         tf.reduce_sum(z, axis=0),
         tf.reduce_mean(z, axis=1, keepdims=True),
+        tf.reduce_prod(z, axis=0),
+        tf.reduce_prod(z),
         tf.linalg.matmul(z, w),
         tf.linalg.matmul(z, w, adjoint_a=True),
         tf.linalg.matmul(z, w, adjoint_b=True),
@@ -155,6 +157,7 @@ def gradients(tf):
             lambda x: tf.math.real(tf.reduce_sum(tf.cast(x, tf.complex128) * Z)),
             np.array([1.0, 2.0]),
         ),
+        grad_of(tf, lambda z: tf.math.real(tf.reduce_prod(z * W)), z),
         # a complex loss: TensorFlow seeds it with ones
         grad_of(tf, lambda z: tf.reduce_sum(z * z), z),
     ]

@@ -1355,6 +1355,13 @@ row(
     (2, 3),
 )
 row(
+    "reduce_prod[complex]",
+    lambda x, y: tf.math.imag(tf.reduce_prod(C(x, y), axis=1)),
+    lambda x, y: (x + 1j * y).prod(1).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
     "matmul[complex,adjoint_b]",
     lambda a, b, c, d: tf.math.imag(tf.linalg.matmul(C(a, b), C(c, d), adjoint_b=True)),
     lambda a, b, c, d: ((a + 1j * b) @ np.conj(c + 1j * d).T).imag,

@@ -9,13 +9,13 @@
 //! these compositions need no gradient code of their own, and their second derivatives come
 //! the same way.
 
-use ferrotape_core::kernels::{self, BinaryOp, CompareOp, ComplexPart, LogicalOp};
+use ferrotape_core::kernels::{self, axes_mask, BinaryOp, CompareOp, ComplexPart, LogicalOp};
 use ferrotape_core::{broadcast_shapes, Error, Result};
 
 use super::arith::{binary_backward, binary_kernel};
 use super::{
     add, broadcast_to, compare, cos, div, exp, log, logical, matmul, matrix_transpose, mul, neg,
-    reduce_mean, reduce_sum, sin, sqrt, sub, where_, zeros_like,
+    ones, reduce_mean, reduce_sum, reshape, sin, slice, sqrt, sub, transpose, where_, zeros_like,
 };
 use crate::tape::record;
 use crate::tensor::Tensor;
@@ -273,6 +273,37 @@ pub(crate) fn reduce(mean: bool, z: &Tensor, axes: Option<&[i64]>, keep: bool) -
     let (x, y) = parts(z)?;
     let f = if mean { reduce_mean } else { reduce_sum };
     complex(&f(&x, axes, keep)?, &f(&y, axes, keep)?)
+}
+
+/// `reduce_prod` of a complex tensor: the reduced axes moved to the front and flattened, then
+/// one complex multiplication per reduced element (its gradient, TensorFlow's, follows from
+/// the multiplications; zeros need no special case).
+pub(crate) fn reduce_prod(z: &Tensor, axes: Option<&[i64]>, keep: bool) -> Result<Tensor> {
+    let mask = axes_mask("Prod", z.rank(), axes)?;
+    let (reduced, kept): (Vec<usize>, Vec<usize>) = (0..z.rank()).partition(|&i| mask[i]);
+    let perm: Vec<usize> = reduced.iter().chain(&kept).copied().collect();
+    let n: usize = reduced.iter().map(|&i| z.shape()[i]).product();
+    let kept_dims: Vec<usize> = kept.iter().map(|&i| z.shape()[i]).collect();
+    let flat = reshape(&transpose(z, &perm)?, &[&[n][..], &kept_dims[..]].concat())?;
+    let mut acc = ones(z.dtype(), &kept_dims)?;
+    let (begin, mut size) = (vec![0; kept_dims.len() + 1], flat.shape().to_vec());
+    size[0] = 1;
+    for i in 0..n {
+        let mut at = begin.clone();
+        at[0] = i;
+        acc = binary(
+            BinaryOp::Mul,
+            &acc,
+            &reshape(&slice(&flat, &at, &size)?, &kept_dims)?,
+        )?;
+    }
+    if !keep {
+        return Ok(acc);
+    }
+    let shape: Vec<usize> = (0..z.rank())
+        .map(|i| if mask[i] { 1 } else { z.shape()[i] })
+        .collect();
+    reshape(&acc, &shape)
 }
 
 /// The matrix product of complex operands: (A + iB)(C + iD) = (AC - BD) + i(AD + BC).

@@ -165,6 +165,9 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// array([ 2., 12.], dtype=float32)
 /// ```
 pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::reduce_prod(x, axes, keepdims);
+    }
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
         let (x, kept) = (x.clone(), kept_shape(x.shape(), &mask));

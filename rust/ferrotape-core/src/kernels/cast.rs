@@ -146,6 +146,27 @@ pub fn cast(a: &Array, dtype: DType) -> Result<Array> {
     Array::from_buffer(buf, a.shape())
 }
 
+/// `cast` to or from a complex dtype, through the parts (no conversion loop of its own).
+fn cast_complex(a: &Array, dtype: DType) -> Result<Array> {
+    use super::complex::{complex, complex_part, ComplexPart};
+    let src = a.dtype();
+    if !dtype.is_complex() {
+        return cast(&complex_part(a, ComplexPart::Real)?, dtype);
+    }
+    let part = dtype.real_dtype();
+    let (re, im) = if src.is_complex() {
+        (
+            cast(&complex_part(a, ComplexPart::Real)?, part)?,
+            cast(&complex_part(a, ComplexPart::Imag)?, part)?,
+        )
+    } else {
+        let re = cast(a, part)?;
+        let im = Array::zeros("Cast", part, a.shape())?;
+        (re, im)
+    };
+    complex(&re, &im)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,25 +217,35 @@ mod tests {
         assert_eq!(cast_vec::<u8, bool>(vec![0, 2], DType::Bool), [false, true]);
         assert_eq!(cast_vec::<bool, u32>(vec![true], DType::U32), [1]);
     }
-}
 
-/// `cast` to or from a complex dtype, through the parts (no conversion loop of its own).
-fn cast_complex(a: &Array, dtype: DType) -> Result<Array> {
-    use super::complex::{complex, complex_part, ComplexPart};
-    let src = a.dtype();
-    if !dtype.is_complex() {
-        return cast(&complex_part(a, ComplexPart::Real)?, dtype);
-    }
-    let part = dtype.real_dtype();
-    let (re, im) = if src.is_complex() {
-        (
-            cast(&complex_part(a, ComplexPart::Real)?, part)?,
-            cast(&complex_part(a, ComplexPart::Imag)?, part)?,
+    #[test]
+    fn complex_casts_keep_the_real_part_and_add_a_zero_imaginary_one() {
+        use crate::Complex;
+        let z = Array::from_vec(
+            vec![
+                Complex {
+                    re: 1.5f64,
+                    im: -2.0,
+                },
+                Complex { re: -3.0, im: 4.0 },
+            ],
+            &[2],
         )
-    } else {
-        let re = cast(a, part)?;
-        let im = Array::zeros("Cast", part, a.shape())?;
-        (re, im)
-    };
-    complex(&re, &im)
+        .unwrap();
+        assert_eq!(
+            cast(&z, DType::F32).unwrap().to_vec::<f32>(),
+            vec![1.5, -3.0]
+        );
+        assert_eq!(cast(&z, DType::I32).unwrap().to_vec::<i32>(), vec![1, -3]);
+        let narrow = cast(&z, DType::C64).unwrap();
+        assert_eq!(
+            narrow.to_vec::<Complex<f32>>()[1],
+            Complex { re: -3.0, im: 4.0 }
+        );
+        let from_int = cast(&Array::from_vec(vec![7i64], &[1]).unwrap(), DType::C128).unwrap();
+        assert_eq!(
+            from_int.to_vec::<Complex<f64>>(),
+            vec![Complex { re: 7.0, im: 0.0 }]
+        );
+    }
 }
