@@ -274,3 +274,48 @@ def test_fft_second_order():
         gv = ft.reduce_sum(g * ft.constant(R[::-1].copy()))
     np.testing.assert_allclose(g.numpy(), 12 * R, atol=1e-12)
     np.testing.assert_allclose(outer.gradient(gv, x).numpy(), 12 * R[::-1], atol=1e-12)
+
+
+A = np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5], [-1.5, 0.75, 1.0]])
+
+
+def test_eig_solves_the_eigenproblem():
+    for a, dtype in [
+        (A, ft.complex128),
+        (A.astype(np.float32), ft.complex64),
+        (A + 1j * A.T, ft.complex128),
+    ]:
+        e, v = ft.linalg.eig(ft.constant(a))
+        assert e.dtype == dtype and v.dtype == dtype
+        tol = 1e-5 if dtype == ft.complex64 else 1e-12
+        np.testing.assert_allclose(a @ v.numpy(), v.numpy() * e.numpy(), atol=tol)
+        np.testing.assert_allclose(np.linalg.norm(v.numpy(), axis=0), 1.0, rtol=tol)
+        np.testing.assert_allclose(ft.eigvals(a).numpy(), e.numpy())
+    with pytest.raises(ft.errors.InvalidArgumentError, match="eigvals: input must be square"):
+        ft.linalg.eigvals(ft.ones([2, 3]))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="eig: expected a float32"):
+        ft.linalg.eig(ft.constant([[1, 2], [3, 4]]))
+
+
+@pytest.mark.parametrize(
+    "name, f, ref",
+    [
+        (
+            "eigvals",
+            lambda a: ft.reduce_sum(ft.abs(ft.linalg.eigvals(a))),
+            lambda a: np.abs(np.linalg.eigvals(a)).sum(),
+        ),
+        (
+            "eig[vectors]",
+            lambda a: ft.reduce_sum(
+                ft.abs(ft.linalg.eig(a)[1]) ** 2 * np.arange(9.0).reshape(3, 3)
+            ),
+            lambda a: (np.abs(np.linalg.eig(a)[1]) ** 2 * np.arange(9.0).reshape(3, 3)).sum(),
+        ),
+    ],
+)
+def test_eig_gradients_match_finite_differences(name, f, ref):
+    x = ft.Variable(A)
+    with ft.GradientTape() as tape:
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), finite_difference(ref, A), atol=1e-7)

@@ -211,6 +211,30 @@ def fourier_gradients(tf):
     ]
 
 
+A = np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5], [-1.5, 0.75, 1.0]])
+
+
+@program
+def eigen_decomposition(tf):
+    # TensorFlow (Eigen) and ferrotape (LAPACK) order the eigenvalues differently and give the
+    # eigenvectors other phases: compare what is free of both.
+    e = tf.linalg.eigvals(tf.constant(A))
+    sort = lambda t: tf.constant(np.sort_complex(t.numpy()))  # noqa: E731
+    weights = np.arange(9.0).reshape(3, 3)
+    return [
+        sort(e),
+        sort(tf.eigvals(tf.constant(A, tf.float32))),
+        sort(tf.linalg.eig(tf.constant(A + 1j * A.T))[0]),
+        grad_of(tf, lambda a: tf.reduce_sum(tf.abs(tf.linalg.eigvals(a))), A),
+        grad_of(tf, lambda a: tf.math.real(tf.reduce_sum(tf.square(tf.linalg.eigvals(a)))), A),
+        grad_of(
+            tf,
+            lambda a: tf.reduce_sum(tf.abs(tf.linalg.eig(a)[1]) ** 2 * weights[:, :1]),
+            A,
+        ),
+    ]
+
+
 def error_name(fn):
     try:
         fn()

@@ -110,6 +110,7 @@ from .init_ops import (
     random_uniform_initializer,
     zeros_initializer,
 )
+from .linalg import eig, eigvals
 from .linalg import sqrtm as matrix_square_root
 from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
@@ -334,6 +335,8 @@ __all__ = [
     "half",
     "image",
     "signal",
+    "eig",
+    "eigvals",
     "int8",
     "int16",
     "int32",
