@@ -68,6 +68,8 @@ from .dtypes import (
     as_dtype,
     bfloat16,
     bool,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -81,8 +83,6 @@ from .dtypes import (
     uint16,
     uint32,
     uint64,
-    complex64,
-    complex128,
 )
 from .einsum import einsum, tensordot
 from .framework_ops import (

@@ -11,9 +11,9 @@ TensorFlow's where TensorFlow defines them. Reading the input on the host means 
 import numpy as _np
 
 from . import _core
+from ._exports.linalg import adjoint as _adjoint
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import matrix_transpose as _transpose
-from ._exports.linalg import adjoint as _adjoint
 from ._exports.linalg import solve as _solve
 from .errors import InvalidArgumentError, UnimplementedError
 

@@ -124,14 +124,10 @@ def log_sigmoid(x, name=None):
 
 __all__ = [
     *_native,
-    "angle",
     "atan2",
     "bincount",
     "confusion_matrix",
-    "conj",
-    "imag",
     "invert_permutation",
-    "real",
     "rint",
     "accumulate_n",
     "count_nonzero",
