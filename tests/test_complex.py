@@ -319,3 +319,11 @@ def test_eig_gradients_match_finite_differences(name, f, ref):
     with ft.GradientTape() as tape:
         y = f(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), finite_difference(ref, A), atol=1e-7)
+
+
+def test_complex_variables_update():
+    v = ft.Variable(Z.astype(np.complex64))
+    v.assign_add(ft.constant(W.astype(np.complex64)))
+    v.assign_sub(ft.constant(Z.astype(np.complex64)) * 0.5)
+    np.testing.assert_allclose(v.numpy(), Z + W - 0.5 * Z, rtol=1e-6)
+    assert v.dtype == ft.complex64

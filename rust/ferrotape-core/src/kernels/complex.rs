@@ -110,6 +110,13 @@ mod tests {
             vec![1.5]
         );
         assert!(complex(&re, &re64).is_err());
+        // Addition is linear: the core subtracts complex arrays part by part (broadcasting too).
+        let row = z.slice_view(&[0, 0], &[1, 2], &[1, 1]);
+        let diff = crate::kernels::binary(crate::kernels::BinaryOp::Sub, &z, &row).unwrap();
+        assert_eq!(
+            diff.to_vec::<Complex<f32>>()[2],
+            Complex { re: 2.0, im: 1.0 }
+        );
         assert!(complex_part(&re, ComplexPart::Real).is_err());
     }
 }
