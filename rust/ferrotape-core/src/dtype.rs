@@ -12,9 +12,10 @@
 //! Complex numbers (`complex64`, `complex128`) are storage dtypes the same way, one step
 //! further: the core stores and moves them (complex64 in int64's storage, its 8-byte twin;
 //! complex128 in a 16-byte variant of its own, the one width nothing else has) and has exactly
-//! three value kernels for them, building one from a real and an imaginary part and taking
-//! either part back out (see `kernels::complex_parts`). Complex arithmetic is written in the
-//! autodiff crate as real arithmetic on those parts. That keeps the wheel's size flat (no
+//! three value loops for them, building one from a real and an imaginary part and taking
+//! either part back out (see `kernels::complex`). The kernels that are linear over the reals
+//! (add/subtract, sums, scatter-adds) run on the two parts; the rest of complex arithmetic is
+//! written in the autodiff crate as real arithmetic on the parts. That keeps the wheel's size flat (no
 //! kernel is instantiated for complex types), and it makes the gradients TensorFlow's by
 //! construction: TensorFlow's gradient for a complex `z = x + iy` is `dL/dx + i dL/dy`, which
 //! is exactly what differentiating through the real parts gives.
