@@ -1,7 +1,7 @@
 """``tf.linalg.LinearOperator`` and its concrete operators, one file per operator as
 TensorFlow lays them out (``tensorflow/python/ops/linalg/linear_operator_*.py``); exported
-from ``ft.linalg``. The circulant operators are left out: their spectra are complex, and
-ferrotape has no complex dtype.
+from ``ft.linalg``. The circulant operators are not written yet (their complex spectra and
+FFTs now exist: ``ft.complex64``, ``ft.signal``).
 
 ``ft.linalg`` imports this package, so its modules reach ``ft.linalg``'s own functions
 (``cholesky``, ``solve``, ``diag_part``...) by importing it inside the methods that use them."""
