@@ -327,3 +327,29 @@ def test_complex_variables_update():
     v.assign_sub(ft.constant(Z.astype(np.complex64)) * 0.5)
     np.testing.assert_allclose(v.numpy(), Z + W - 0.5 * Z, rtol=1e-6)
     assert v.dtype == ft.complex64
+
+
+def test_circulant_operator():
+    spectrum = np.array([6 + 0j, 1 + 2j, 1 - 2j])
+    h = np.fft.ifft(spectrum)
+    dense = np.array([[h[(i - j) % 3] for j in range(3)] for i in range(3)])
+    op = ft.linalg.LinearOperatorCirculant(ft.constant(spectrum), input_output_dtype=ft.complex128)
+    same(op.to_dense(), dense, ft.complex128)
+    same(op.convolution_kernel(), h, ft.complex128)
+    x = X[:, :3].T
+    same(op.matmul(ft.constant(x)), dense @ x, ft.complex128)
+    same(op.matmul(ft.constant(x), adjoint=True), np.conj(dense).T @ x, ft.complex128)
+    same(op.determinant(), np.prod(spectrum), ft.complex128)
+    same(op.diag_part(), np.diag(dense), ft.complex128)
+    # a real operator keeps the real part of the kernel
+    real = ft.linalg.LinearOperatorCirculant(
+        ft.constant([6.0, 1.0, 1.0]), input_output_dtype=ft.float32
+    )
+    hr = np.fft.ifft([6.0, 1.0, 1.0]).real
+    same(
+        real.to_dense(),
+        np.array([[hr[(i - j) % 3] for j in range(3)] for i in range(3)]),
+        ft.float32,
+    )
+    with pytest.raises(ValueError, match="at least 1 dimension"):
+        ft.linalg.LinearOperatorCirculant(ft.constant(1.0))

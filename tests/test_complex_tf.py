@@ -235,6 +235,32 @@ def eigen_decomposition(tf):
     ]
 
 
+@program
+def circulant_operator(tf):
+    la = tf.linalg
+    op = la.LinearOperatorCirculant(tf.constant([6 + 0j, 1 + 2j, 1 - 2j], tf.complex128))
+    real = la.LinearOperatorCirculant(tf.constant([6.0, 1.0, 1.0]), input_output_dtype=tf.float32)
+    x = tf.constant(X[:, :3].T.astype(np.complex64))
+    return [
+        op.to_dense(),
+        op.convolution_kernel(),
+        op.matmul(x),
+        op.matmul(x, adjoint=True),
+        op.diag_part(),
+        op.determinant(),
+        real.to_dense(),
+        real.matmul(tf.ones([3, 2])),
+        grad_of(
+            tf,
+            lambda s: tf.reduce_sum(
+                la.LinearOperatorCirculant(s, input_output_dtype=tf.float64).to_dense()
+                * np.arange(9.0).reshape(3, 3)
+            ),
+            np.array([6.0, 1.0, 1.0]),
+        ),
+    ]
+
+
 def error_name(fn):
     try:
         fn()
