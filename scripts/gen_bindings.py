@@ -76,6 +76,7 @@ def exports_source(ns, names):
 
 STUB_HEADER = f'''"""Typed stub of ferrotape._core ({GENERATED})."""
 
+import builtins
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, TypeAlias, final
@@ -87,9 +88,18 @@ from ferrotape.tensor_shape import TensorShape
 
 {{submodules}}
 
-# What the functions accept as a tensor: TensorFlow's conversion of Python and numpy values.
+# What the functions accept as a tensor: TensorFlow's conversion of Python and numpy values
+# (`builtins.complex`: this module's own `complex` is tf.complex).
 _TensorLike: TypeAlias = (
-    Tensor | Variable | float | int | bool | complex | Sequence[Any] | np.ndarray | np.generic
+    Tensor
+    | Variable
+    | float
+    | int
+    | bool
+    | builtins.complex
+    | Sequence[Any]
+    | np.ndarray
+    | np.generic
 )
 _DTypeLike: TypeAlias = DType | str | type | np.dtype | None
 _Axis: TypeAlias = int | Sequence[int] | Tensor | np.ndarray | None

@@ -1227,6 +1227,171 @@ row(
     dom=(U(0.0, 1.0), NZ),
 )
 
+# Complex ops, checked through real inputs and real outputs: z = complex(x, y) in, the parts or
+# a real function of them out, so finite differences over x and y check TensorFlow's convention
+# (the gradient w.r.t. z is dL/dx + i dL/dy) end to end.
+
+
+def C(x, y):
+    return tf.complex(x, y)
+
+
+row(
+    "complex[parts]",
+    lambda x, y: [tf.math.real(C(x, y)), tf.math.imag(C(x, y))],
+    lambda x, y: [x + 0 * y, y + 0 * x],  # the parts broadcast
+    (2, 3),
+    (3,),
+)
+row(
+    "real[z*z]",
+    lambda x, y: tf.math.real(C(x, y) * C(x, y)),
+    lambda x, y: ((x + 1j * y) ** 2).real,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "imag[z*w]",
+    lambda x, y: tf.math.imag(C(x, y) * C(y, x)),
+    lambda x, y: ((x + 1j * y) * (y + 1j * x)).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "conj",
+    lambda x, y: tf.math.imag(tf.math.conj(C(x, y)) * C(y, x)),
+    lambda x, y: (np.conj(x + 1j * y) * (y + 1j * x)).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "angle",
+    lambda x, y: tf.math.angle(C(x, y)),
+    lambda x, y: np.angle(x + 1j * y),
+    (2, 3),
+    (2, 3),
+    dom=(POS, SYM),
+)
+row(
+    "abs[complex]",
+    lambda x, y: tf.abs(C(x, y)),
+    lambda x, y: np.abs(x + 1j * y),
+    (2, 3),
+    (2, 3),
+    dom=(POS, SYM),
+)
+row(
+    "divide[complex]",
+    lambda x, y: tf.math.imag(C(x, y) / C(y, x)),
+    lambda x, y: ((x + 1j * y) / (y + 1j * x)).imag,
+    (2, 3),
+    (2, 3),
+    dom=(POS, POS),
+)
+row(
+    "subtract[complex]",
+    lambda x, y: tf.math.real(C(x, y) - C(y, y) * C(x, x)),
+    lambda x, y: (x + 1j * y - (y + 1j * y) * (x + 1j * x)).real,
+    (2, 3),
+    (3,),
+)
+row(
+    "exp[complex]",
+    lambda x, y: tf.math.imag(tf.exp(C(x, y))),
+    lambda x, y: np.exp(x + 1j * y).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "log[complex]",
+    lambda x, y: tf.math.real(tf.math.log(C(x, y)) * C(y, x)),
+    lambda x, y: (np.log(x + 1j * y) * (y + 1j * x)).real,
+    (2, 3),
+    (2, 3),
+    dom=(POS, SYM),
+)
+row(
+    "sqrt[complex]",
+    lambda x, y: tf.math.imag(tf.sqrt(C(x, y))),
+    lambda x, y: np.sqrt(x + 1j * y).imag,
+    (2, 3),
+    (2, 3),
+    dom=(POS, SYM),
+)
+row(
+    "reciprocal[complex]",
+    lambda x, y: tf.math.real(tf.math.reciprocal(C(x, y))),
+    lambda x, y: (1 / (x + 1j * y)).real,
+    (2, 3),
+    (2, 3),
+    dom=(POS, SYM),
+)
+row(
+    "square[complex]",
+    lambda x, y: tf.math.imag(tf.square(C(x, y))),
+    lambda x, y: ((x + 1j * y) ** 2).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "negative[complex]",
+    lambda x, y: tf.math.imag(-C(x, y) * C(x, x)),
+    lambda x, y: (-(x + 1j * y) * (x + 1j * x)).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "reduce_sum[complex]",
+    lambda x, y: tf.math.real(tf.reduce_sum(C(x, y) * C(y, x), axis=0)),
+    lambda x, y: ((x + 1j * y) * (y + 1j * x)).sum(0).real,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "reduce_mean[complex]",
+    lambda x, y: tf.math.imag(tf.reduce_mean(C(x, y) * C(x, x))),
+    lambda x, y: ((x + 1j * y) * (x + 1j * x)).mean().imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "reduce_prod[complex]",
+    lambda x, y: tf.math.imag(tf.reduce_prod(C(x, y), axis=1)),
+    lambda x, y: (x + 1j * y).prod(1).imag,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "matmul[complex,adjoint_b]",
+    lambda a, b, c, d: tf.math.imag(tf.linalg.matmul(C(a, b), C(c, d), adjoint_b=True)),
+    lambda a, b, c, d: ((a + 1j * b) @ np.conj(c + 1j * d).T).imag,
+    (2, 3),
+    (2, 3),
+    (4, 3),
+    (4, 3),
+)
+row(
+    "linalg.adjoint",
+    lambda x, y: tf.math.real(tf.linalg.adjoint(C(x, y)) * C(y, y)[0]),
+    lambda x, y: (np.conj(x + 1j * y).T * (y + 1j * y)[0]).real,
+    (2, 2),
+    (2, 2),
+)
+row(
+    "cast[complex]",
+    lambda x, y: tf.cast(tf.cast(x, tf.complex128) * C(x, y), tf.float64),
+    lambda x, y: (x * (x + 1j * y)).real,
+    (2, 3),
+    (2, 3),
+)
+row(
+    "gather[complex]",
+    lambda x, y: tf.math.imag(tf.gather(C(x, y) * C(y, x), [2, 0, 2], axis=1)),
+    lambda x, y: ((x + 1j * y) * (y + 1j * x))[:, [2, 0, 2]].imag,
+    (2, 3),
+    (2, 3),
+)
+
 # ----------------------------------------------------------------------------- the inventory
 # Derived, not kept by hand: the binding rows (`_core.op_table()`) declare which public ops are
 # differentiable, and `_core.recording_ops()` lists the Rust ops that record a derivative (read

@@ -23,6 +23,7 @@ from . import (
     nest,
     nn,
     random,
+    signal,
     train,
 )
 from ._conv_ops import (
@@ -74,6 +75,8 @@ from .dtypes import (
     as_dtype,
     bfloat16,
     bool,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -116,6 +119,7 @@ from .init_ops import (
     random_uniform_initializer,
     zeros_initializer,
 )
+from .linalg import eig, eigvals
 from .linalg import sqrtm as matrix_square_root
 from .math import atan2, cumsum, realdiv, scalar_mul
 from .module import Module
@@ -345,6 +349,9 @@ __all__ = [
     "function",
     "half",
     "image",
+    "signal",
+    "eig",
+    "eigvals",
     "int8",
     "int16",
     "int32",
@@ -353,6 +360,8 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "complex64",
+    "complex128",
     "linalg",
     "math",
     "nest",

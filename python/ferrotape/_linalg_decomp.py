@@ -1,5 +1,5 @@
-"""``ft.linalg``'s spectral decompositions: ``eigh``, ``eigvalsh``, ``svd``, ``pinv``,
-``matrix_rank``.
+"""``ft.linalg``'s spectral decompositions: ``eigh``, ``eigvalsh``, ``eig``, ``eigvals``, ``svd``,
+``pinv``, ``matrix_rank``.
 
 The values come from LAPACK through numpy on the host, as TensorFlow's CPU kernels compute them
 with Eigen; the derivatives are TensorFlow's (``linalg_grad.py``), written in ferrotape's ops on
@@ -11,11 +11,13 @@ TensorFlow's where TensorFlow defines them. Reading the input on the host means 
 import numpy as _np
 
 from . import _core
+from ._exports.linalg import adjoint as _adjoint
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import matrix_transpose as _transpose
+from ._exports.linalg import solve as _solve
 from .errors import InvalidArgumentError, UnimplementedError
 
-__all__ = ["eigh", "eigvalsh", "matrix_rank", "pinv", "svd"]
+__all__ = ["eig", "eigh", "eigvals", "eigvalsh", "matrix_rank", "pinv", "svd"]
 
 
 def _floating_matrix(who, x, square=False):
@@ -304,3 +306,99 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
         tol = eps * max(a.shape[-2], a.shape[-1]) * _core.reduce_max(s, -1, keepdims=True)
     tol = _core.convert_to_tensor(tol, dtype=a.dtype)
     return _core.reduce_sum(_core.cast(_core.greater(s, tol), "int32"), -1)
+
+
+def _complex_solve(a, b):
+    """``a^-1 b`` for complex ``a`` and ``b``, through the real system
+    ``[[ar, -ai], [ai, ar]] [xr; xi] = [br; bi]`` (``ft.linalg.solve`` is real), so that its
+    gradient comes from the real solve's."""
+    ar, ai, br, bi = _core.real(a), _core.imag(a), _core.real(b), _core.imag(b)
+    big = _core.concat([_core.concat([ar, _core.negative(ai)], -1), _core.concat([ai, ar], -1)], -2)
+    x = _solve(big, _core.concat([br, bi], -2))
+    n = a.shape[-1]
+    return _core.complex(x[..., :n, :], x[..., n:, :])
+
+
+def _eig_grad(source_dtype):
+    """TensorFlow's Eig gradient (``linalg_grad.py``): with ``F_ij = conj(1/(λ_j - λ_i))`` off
+    the diagonal, ``V^-H (diag(g_e) + F ∘ (V^H g_V - V^H V diag(Re diag(V^H g_V)))) V^H``, cast
+    back to the input's dtype (the real part for a real input)."""
+
+    def grad(outputs, grad_e, grad_v):
+        e, v = outputs
+        vt = _adjoint(v)
+        f = _core.conj(_off_diagonal(_safe_reciprocal(_differences(e))))
+        vgv = _matmul(vt, grad_v)
+        eye = _core.constant(_np.eye(e.shape[-1], dtype=e.dtype.name))
+        diagonal = _core.cast(_core.real(_core.reduce_sum(vgv * eye, -1)), e.dtype)
+        mid = _diag_matrix(grad_e) + f * (vgv - _matmul(_matmul(vt, v), _diag_matrix(diagonal)))
+        return _core.cast(_complex_solve(vt, _matmul(mid, vt)), source_dtype)
+
+    return grad
+
+
+def eig(tensor, name=None):
+    """The eigen decomposition of each innermost square matrix (not necessarily symmetric).
+
+    The eigenvalues come in LAPACK's order and each eigenvector has unit norm with its largest
+    component real (numpy's ``eig``); TensorFlow (Eigen) may order them differently and give
+    the vectors another phase, so compare order- and phase-free quantities.
+
+    Args:
+        tensor: A float32, float64, complex64 or complex128 tensor of shape ``[..., N, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        ``(e, v)``: the eigenvalues ``[..., N]`` and eigenvectors (columns) ``[..., N, N]``,
+        complex64 for float32/complex64 input and complex128 otherwise.
+
+    Raises:
+        InvalidArgumentError: for a non-square, lower-rank or integer input.
+
+    Gradient: TensorFlow's (``V^-H (diag(g_e) + F ∘ (V^H g_V - ...)) V^H``); repeated
+    eigenvalues give large, not infinite, gradients.
+
+    >>> import ferrotape as ft
+    >>> e, v = ft.linalg.eig(ft.constant([[2.0, 0.0], [0.0, 3.0]], ft.float64))
+    >>> e.numpy()
+    array([2.+0.j, 3.+0.j])
+    """
+    del name
+    x = _core.convert_to_tensor(tensor)
+    if x.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise InvalidArgumentError(
+            f"eig: expected a float32, float64, complex64 or complex128 input, "
+            f"received {x.dtype.name}"
+        )
+    if len(x.shape) < 2 or x.shape[-2] != x.shape[-1]:
+        raise InvalidArgumentError(f"eig: input must be square matrices, received shape {x.shape}")
+    out = "complex64" if x.dtype.name in ("float32", "complex64") else "complex128"
+    e, v = _np.linalg.eig(_host_value(x))
+    e, v = _record([x], [e.astype(out), v.astype(out)], _eig_grad(x.dtype))
+    return e, v
+
+
+def eigvals(tensor, name=None):
+    """The eigenvalues of each innermost square matrix (not necessarily symmetric).
+
+    Args:
+        tensor: A float32, float64, complex64 or complex128 tensor of shape ``[..., N, N]``.
+        name: Ignored (TensorFlow's op name).
+
+    Returns:
+        A complex tensor of shape ``[..., N]``, in ``eig``'s order (see its note on ordering).
+
+    Raises:
+        InvalidArgumentError: for a non-square, lower-rank or integer input.
+
+    Gradient: TensorFlow's, ``V^-H diag(g) V^H`` with ``V`` the eigenvectors.
+
+    >>> import ferrotape as ft
+    >>> ft.linalg.eigvals(ft.constant([[0.0, -1.0], [1.0, 0.0]], ft.float64)).numpy()
+    array([0.+1.j, 0.-1.j])
+    """
+    del name
+    try:
+        return eig(tensor)[0]
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(str(err).replace("eig:", "eigvals:", 1)) from None

@@ -14,6 +14,8 @@ uint8 = DType("uint8")
 uint16 = DType("uint16")
 uint32 = DType("uint32")
 uint64 = DType("uint64")
+complex64 = DType("complex64")
+complex128 = DType("complex128")
 bool = DType("bool")  # noqa: A001 - TensorFlow's name
 
 
@@ -43,6 +45,8 @@ __all__ = [
     "as_dtype",
     "bfloat16",
     "bool",
+    "complex128",
+    "complex64",
     "double",
     "float16",
     "float32",

@@ -15,7 +15,7 @@ from ._exports.linalg import det as _det
 from ._exports.linalg import inv, matrix_transpose
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import solve as _solve
-from ._linalg_decomp import eigh, eigvalsh, matrix_rank, pinv, svd
+from ._linalg_decomp import eig, eigh, eigvals, eigvalsh, matrix_rank, pinv, svd
 from ._linear_operator import *  # noqa: F403 (the LinearOperator family)
 from ._linear_operator import __all__ as _linear_operators
 from ._nn_impl import l2_normalize
@@ -1140,7 +1140,9 @@ __all__ = [
     "diag",
     "diag_part",
     "expm",
+    "eig",
     "eigh",
+    "eigvals",
     "eigh_tridiagonal",
     "eigvalsh",
     "einsum",

@@ -3,12 +3,16 @@
 from . import Tensor, _DTypeLike, _TensorLike
 
 __all__ = [
+    "adjoint",
     "det",
     "inv",
     "matmul",
     "matrix_transpose",
     "solve",
 ]
+
+def adjoint(matrix: _TensorLike, name: str | None = None) -> Tensor:
+    """The conjugate transpose of the last two axes (`tf.linalg.adjoint`)."""
 
 def det(input: _TensorLike, name: str | None = None) -> Tensor:
     """det(a); da = g·det(a)·a⁻ᵀ."""
@@ -30,7 +34,8 @@ def matmul(
     grad_b: bool = ...,
     name: str | None = None,
 ) -> Tensor:
-    """a @ b over the last two axes; `adjoint_*` equals `transpose_*` for real dtypes."""
+    """a @ b over the last two axes; `adjoint_*` conjugates and transposes (for real dtypes, the
+    same as `transpose_*`)."""
 
 def matrix_transpose(a: _TensorLike, name: str | None = None, conjugate: bool = ...) -> Tensor:
     """Swaps the last two axes (the matrix transpose of a batch)."""

@@ -4,13 +4,13 @@ from .._core import (
     eye,
 )
 from .._core.linalg import (
+    adjoint,
     det,
     inv,
     matmul,
     matrix_transpose,
     solve,
 )
-from .._core.linalg import matrix_transpose as adjoint
 
 __all__ = [
     "adjoint",

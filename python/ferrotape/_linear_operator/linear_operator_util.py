@@ -5,7 +5,7 @@ products."""
 import numpy as _np
 
 from .. import _core
-from .._exports.linalg import matrix_transpose as _transpose
+from .._exports.linalg import adjoint as _adjoint
 from ..dtypes import as_dtype
 
 
@@ -28,8 +28,9 @@ def read(x):
 
 
 def adjoint_if(x, flag):
-    """``x``'s (batched) adjoint if ``flag``: ferrotape's dtypes are real, so the transpose."""
-    return _transpose(x) if flag else x
+    """``x``'s (batched) adjoint if ``flag``: the conjugate transpose (the transpose for real
+    dtypes)."""
+    return _adjoint(x) if flag else x
 
 
 def broadcast_batch(a, b):

@@ -223,7 +223,8 @@ impl Variable {
             kernels::BinaryOp::Add
         };
         let mut slot = self.0.value.write();
-        if kernels::update_in_place(&mut slot, delta, which)? {
+        // Complex values have no in-place loop: they are added part by part (see `binary`).
+        if !slot.dtype().is_complex() && kernels::update_in_place(&mut slot, delta, which)? {
             return Ok(());
         }
         // A variable stays on its device whatever device scope ran the update.

@@ -13,6 +13,12 @@
 //! [`with_buffer!`] moves twins with one compiled loop per width (its or-patterns bind the same
 //! type) and tags the result back. The element impls of `i8`, `i16`, `u32` and `u64` view that
 //! storage as their own type (a free reinterpretation: same size, every bit pattern valid).
+//!
+//! Complex numbers are stored interleaved (real, imaginary) as [`Complex`] values, the layout
+//! numpy and TensorFlow use. complex64 is 8 bytes, so it is int64's twin (`Buffer::C64` holds a
+//! `Storage<i64>`) and moves with int64's loops; complex128 is the only 16-byte dtype and has a
+//! variant, and so one instantiation of each data-movement loop, of its own. Nothing else in
+//! the core reads complex values: see `DType`'s module docs for where complex arithmetic lives.
 
 //!
 //! Sizes (hard to undo): every allocation of tensor storage is sized by [`check_alloc`] and made
@@ -298,6 +304,19 @@ impl<T: Element> PartialEq<Vec<T>> for Storage<T> {
     }
 }
 
+/// A complex number as numpy and TensorFlow store it: the real part, then the imaginary part.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Complex<T> {
+    pub re: T,
+    pub im: T,
+}
+
+// SAFETY: `repr(C)` over two fields of one plain-old-data type: no padding, and every bit
+// pattern of the two parts is a valid value, as bytemuck requires.
+unsafe impl<T: bytemuck::Zeroable> bytemuck::Zeroable for Complex<T> {}
+unsafe impl<T: bytemuck::Pod> bytemuck::Pod for Complex<T> {}
+
 /// A typed, contiguous block of elements.
 #[derive(Clone, Debug)]
 pub enum Buffer {
@@ -318,6 +337,9 @@ pub enum Buffer {
     U32(Storage<i32>),
     /// uint64's bits.
     U64(Storage<i64>),
+    /// complex64's bits (two float32s per int64, see the module docs).
+    C64(Storage<i64>),
+    C128(Storage<Complex<f64>>),
 }
 
 impl Buffer {
@@ -336,6 +358,8 @@ impl Buffer {
             Buffer::U16(_) => DType::U16,
             Buffer::U32(_) => DType::U32,
             Buffer::U64(_) => DType::U64,
+            Buffer::C64(_) => DType::C64,
+            Buffer::C128(_) => DType::C128,
         }
     }
 
@@ -356,11 +380,14 @@ impl Buffer {
             (Buffer::U32(v), DType::I32) => Buffer::I32(v),
             (Buffer::I64(v), DType::U64) => Buffer::U64(v),
             (Buffer::U64(v), DType::I64) => Buffer::I64(v),
+            (Buffer::I64(v), DType::C64) => Buffer::C64(v),
+            (Buffer::C64(v), DType::I64) => Buffer::I64(v),
             (b, _) => b,
         }
     }
 
-    /// Element `i` as f64 (see [`Element::to_f64`]), read as its own dtype, not its twin's.
+    /// Element `i` as f64 (see [`Element::to_f64`]; a complex one's real part), read as its own
+    /// dtype, not its twin's.
     pub fn get_f64(&self, i: usize) -> f64 {
         fn at<T: Element>(b: &Buffer, i: usize) -> f64 {
             T::slice(b).map_or(f64::NAN, |s| s[i].to_f64())
@@ -379,6 +406,8 @@ impl Buffer {
             DType::U16 => at::<u16>(self, i),
             DType::U32 => at::<u32>(self, i),
             DType::U64 => at::<u64>(self, i),
+            DType::C64 => at::<Complex<f32>>(self, i),
+            DType::C128 => at::<Complex<f64>>(self, i),
         }
     }
 
@@ -386,7 +415,8 @@ impl Buffer {
         self.len() == 0
     }
 
-    /// The elements of `shape`, each `value` converted to `dtype` (non-zero is true for bool),
+    /// The elements of `shape`, each `value` converted to `dtype` (non-zero is true for bool,
+    /// the real part for complex),
     /// through the checked, fallible allocation; `op` names the caller in its errors.
     pub fn full(op: &'static str, dtype: DType, shape: &[usize], value: f64) -> Result<Buffer> {
         fn typed<T: Element>(op: &'static str, shape: &[usize], value: f64) -> Result<Buffer> {
@@ -412,6 +442,8 @@ impl Buffer {
             DType::U16 => typed::<u16>(op, shape, value),
             DType::U32 => typed::<u32>(op, shape, value),
             DType::U64 => typed::<u64>(op, shape, value),
+            DType::C64 => typed::<Complex<f32>>(op, shape, value),
+            DType::C128 => typed::<Complex<f64>>(op, shape, value),
         }
     }
 
@@ -426,6 +458,7 @@ impl Buffer {
             DType::I64 => Buffer::I64(Vec::new().into()),
             DType::Bool => Buffer::Bool(Vec::new().into()),
             DType::U8 => Buffer::U8(Vec::new().into()),
+            DType::C128 => Buffer::C128(Vec::new().into()),
             _ => Buffer::U16(Vec::new().into()),
         };
         twin.retag(dtype)
@@ -471,6 +504,7 @@ macro_rules! element {
     (@int $t:ty, F32) => {};
     (@int $t:ty, F64) => {};
     (@int $t:ty, Bool) => {};
+    (@int $t:ty, C128) => {};
     (@int $t:ty, $variant:ident) => {
         #[inline]
         fn to_i64(self) -> i64 {
@@ -542,11 +576,48 @@ element!(i64, I64, |x| x as f64, |v| {
 element!(bool, Bool, |x| if x { 1.0 } else { 0.0 }, |v| v != 0.0);
 element!(u8, U8, |x| x as f64, |v| i32::from_f64(v) as u8);
 element!(u16, U16, |x| x as f64, |v| i32::from_f64(v) as u16);
+element!(Complex<f64>, C128, |x| x.re, |v| Complex { re: v, im: 0.0 });
+
+/// complex64, viewed in its twin int64's storage (see the module docs).
+impl Element for Complex<f32> {
+    const DTYPE: DType = DType::C64;
+    fn slice(buf: &Buffer) -> Option<&[Self]> {
+        match buf {
+            Buffer::C64(v) => Some(bytemuck::cast_slice(v)),
+            _ => None,
+        }
+    }
+    fn slice_mut(buf: &mut Buffer) -> Option<&mut [Self]> {
+        match buf {
+            Buffer::C64(v) => Some(bytemuck::cast_slice_mut(v)),
+            _ => None,
+        }
+    }
+    fn into_buffer(v: Vec<Self>) -> Buffer {
+        Buffer::C64(
+            v.into_iter()
+                .map(bytemuck::cast::<_, i64>)
+                .collect::<Vec<_>>()
+                .into(),
+        )
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self.re as f64
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        Complex {
+            re: v as f32,
+            im: 0.0,
+        }
+    }
+}
 
 /// The integer conversions `to_i64`/`from_i64` (wrapping) and, for the types that store a
 /// twin, `bits` accepting that twin's buffer too.
 macro_rules! integer {
-    ($t:ty $(, $variant:ident, $twin:ident)?) => {
+    ($t:ty $(, $variant:ident $(, $twin:ident)+)?) => {
         impl IntElement for $t {
             #[inline]
             fn to_i64_(self) -> i64 {
@@ -559,13 +630,13 @@ macro_rules! integer {
             $(
             fn bits_(buf: &Buffer) -> Option<&[Self]> {
                 match buf {
-                    Buffer::$variant(v) | Buffer::$twin(v) => Some(v),
+                    Buffer::$variant(v) $(| Buffer::$twin(v))+ => Some(v),
                     _ => None,
                 }
             }
             fn bits_mut_(buf: &mut Buffer) -> Option<&mut [Self]> {
                 match buf {
-                    Buffer::$variant(v) | Buffer::$twin(v) => Some(v),
+                    Buffer::$variant(v) $(| Buffer::$twin(v))+ => Some(v),
                     _ => None,
                 }
             }
@@ -589,7 +660,7 @@ trait IntElement: Sized {
 integer!(u8, U8, I8);
 integer!(u16, U16, I16);
 integer!(i32, I32, U32);
-integer!(i64, I64, U64);
+integer!(i64, I64, U64, C64);
 integer!(i8);
 integer!(i16);
 integer!(u32);
@@ -672,7 +743,8 @@ macro_rules! with_buffer {
             $crate::Buffer::F32($v) => $body,
             $crate::Buffer::F64($v) => $body,
             $crate::Buffer::I32($v) | $crate::Buffer::U32($v) => $body,
-            $crate::Buffer::I64($v) | $crate::Buffer::U64($v) => $body,
+            $crate::Buffer::I64($v) | $crate::Buffer::U64($v) | $crate::Buffer::C64($v) => $body,
+            $crate::Buffer::C128($v) => $body,
             $crate::Buffer::Bool($v) => $body,
             $crate::Buffer::U8($v) | $crate::Buffer::I8($v) => $body,
             $crate::Buffer::U16($v) | $crate::Buffer::I16($v) => $body,

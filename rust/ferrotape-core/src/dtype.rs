@@ -8,6 +8,17 @@
 //! reductions widen them to `int32`/`int64` (see [`DType::wide`]), run the existing kernels and
 //! narrow back with wrapping. The wheel has a size budget, and monomorphising every kernel six
 //! more times would spend it on loops that are rarely hot for these types.
+//!
+//! Complex numbers (`complex64`, `complex128`) are storage dtypes the same way, one step
+//! further: the core stores and moves them (complex64 in int64's storage, its 8-byte twin;
+//! complex128 in a 16-byte variant of its own, the one width nothing else has) and has exactly
+//! three value loops for them, building one from a real and an imaginary part and taking
+//! either part back out (see `kernels::complex`). The kernels that are linear over the reals
+//! (add/subtract, sums, scatter-adds) run on the two parts; the rest of complex arithmetic is
+//! written in the autodiff crate as real arithmetic on the parts. That keeps the wheel's size flat (no
+//! kernel is instantiated for complex types), and it makes the gradients TensorFlow's by
+//! construction: TensorFlow's gradient for a complex `z = x + iy` is `dL/dx + i dL/dy`, which
+//! is exactly what differentiating through the real parts gives.
 
 use std::fmt;
 
@@ -27,11 +38,15 @@ pub enum DType {
     U16,
     U32,
     U64,
+    /// Two float32s (real, imaginary), stored in int64's storage (see the module docs).
+    C64,
+    /// Two float64s.
+    C128,
 }
 
 impl DType {
-    /// Every dtype, in the order TensorFlow lists its real ones.
-    pub const ALL: [DType; 13] = [
+    /// Every dtype: the real ones in the order TensorFlow lists them, then the complex ones.
+    pub const ALL: [DType; 15] = [
         DType::F16,
         DType::BF16,
         DType::F32,
@@ -45,6 +60,8 @@ impl DType {
         DType::U32,
         DType::U64,
         DType::Bool,
+        DType::C64,
+        DType::C128,
     ];
 
     /// TensorFlow's name for the dtype (`float32`, `int64`, ...).
@@ -63,6 +80,8 @@ impl DType {
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
@@ -82,7 +101,36 @@ impl DType {
 
     /// Signed or unsigned integers of any width.
     pub fn is_int(self) -> bool {
-        !self.is_float() && self != DType::Bool
+        !self.is_float() && !self.is_complex() && self != DType::Bool
+    }
+
+    /// complex64 or complex128 (see the module docs).
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// Whether gradients flow through the dtype: the floats and the complex types.
+    pub fn is_differentiable(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+
+    /// The dtype of a complex type's parts (float32 for complex64, float64 for complex128);
+    /// a real dtype is its own.
+    pub fn real_dtype(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex type whose parts are `self` (float32 or float64), if there is one.
+    pub fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::F32 => Some(DType::C64),
+            DType::F64 => Some(DType::C128),
+            _ => None,
+        }
     }
 
     pub fn is_unsigned(self) -> bool {
@@ -94,12 +142,13 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
-            DType::F64 | DType::I64 | DType::U64 => 8,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
     /// The dtype whose buffer variant holds this one's bits: int8 shares uint8's storage,
-    /// int16 uint16's, uint32 int32's and uint64 int64's (itself for the others). Twins are
+    /// int16 uint16's, uint32 int32's, uint64 and complex64 int64's (itself for the others). Twins are
     /// moved by the same compiled copy loops; their values are never mixed up because every
     /// kernel that reads values widens first (see [`DType::wide`]).
     pub fn twin(self) -> DType {
@@ -107,7 +156,7 @@ impl DType {
             DType::I8 => DType::U8,
             DType::I16 => DType::U16,
             DType::U32 => DType::I32,
-            DType::U64 => DType::I64,
+            DType::U64 | DType::C64 => DType::I64,
             d => d,
         }
     }
@@ -156,5 +205,9 @@ mod tests {
         assert_eq!(DType::from_name("double"), Some(DType::F64));
         assert!(DType::U8.is_int() && DType::U8.is_unsigned() && !DType::I8.is_unsigned());
         assert!(!DType::Bool.is_int() && !DType::F16.is_int());
+        assert!(DType::C64.is_complex() && !DType::C64.is_int() && !DType::C128.is_float());
+        assert_eq!(DType::C64.real_dtype(), DType::F32);
+        assert_eq!(DType::F64.complex_of(), Some(DType::C128));
+        assert_eq!(DType::C128.size_in_bytes(), 16);
     }
 }

@@ -19,7 +19,8 @@ pub use array::{
     Array, Shape, Strides,
 };
 pub use buffer::{
-    alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Element, ForeignOwner, Retag, Storage,
+    alloc, alloc_full, alloc_zeros, check_alloc, Buffer, Complex, Element, ForeignOwner, Retag,
+    Storage,
 };
 pub use device::Device;
 pub use dtype::DType;

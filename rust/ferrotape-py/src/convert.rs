@@ -1,9 +1,10 @@
 //! Python values ↔ tensors, with TensorFlow's rules: Python floats become float32 and ints
 //! int32 (int64 if they do not fit), bools bool; numpy arrays and scalars keep their dtype
-//! (int8 ... uint64 included); nested lists go through
+//! (int8 ... uint64 and complex64/128 included; Python complex numbers become complex128, as
+//! in TensorFlow); nested lists go through
 //! numpy, and lists holding tensors are stacked (so gradients flow through them).
 
-use ferrotape_autodiff::core::{kernels, Array, Buffer};
+use ferrotape_autodiff::core::{kernels, Array, Buffer, Complex};
 use ferrotape_autodiff::{ops, trace, DType, Tensor};
 use half::{bf16, f16};
 use numpy::{
@@ -11,7 +12,7 @@ use numpy::{
     ToPyArray,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyTuple};
 
 use crate::errors::{type_error, value_error, Raise};
 use crate::tensor::PyTensor;
@@ -56,6 +57,22 @@ fn numpy_buffer(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Buffer> {
         // `DType::twin`), so no conversion code is compiled for them.
         let bits = arr.call_method1("view", (d.twin().name(),))?;
         return Ok(numpy_buffer(bits.cast::<PyUntypedArray>()?)?.retag(d));
+    }
+    if kind == "complex128" {
+        // The one 16-byte dtype has no twin: read as float64 pairs (numpy's layout and ours).
+        let flat = arr
+            .py()
+            .import("numpy")?
+            .call_method1("ascontiguousarray", (arr,))?;
+        let pairs = flat
+            .call_method1("reshape", (-1,))?
+            .call_method1("view", ("float64",))?;
+        let values = typed_vec(pairs.cast::<PyArrayDyn<f64>>()?);
+        let v: Vec<Complex<f64>> = values
+            .chunks_exact(2)
+            .map(|p| Complex { re: p[0], im: p[1] })
+            .collect();
+        return Ok(Buffer::C128(v.into()));
     }
     if kind == "bfloat16" {
         // ml_dtypes' bfloat16 (what TensorFlow hands out): the same 16 bits as ours.
@@ -217,7 +234,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     if obj.is_exact_instance_of::<PyFloat>() {
         let v: f64 = obj.extract()?;
         return match dtype {
-            Some(d) if !d.is_float() => Err(type_error(format!(
+            Some(d) if !d.is_float() && !d.is_complex() => Err(type_error(format!(
                 "Cannot convert {v} to EagerTensor of dtype {}",
                 d.name()
             ))),
@@ -227,6 +244,18 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     }
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
         return cast_to(from_numpy(arr)?, dtype);
+    }
+    let python_complex = obj.is_exact_instance_of::<PyComplex>();
+    if python_complex {
+        // A Python complex is complex128 (through numpy below), and only a complex dtype
+        // holds it, as TensorFlow's constant says.
+        if let Some(d) = dtype.filter(|d| !d.is_complex()) {
+            return Err(type_error(format!(
+                "Cannot convert {} to EagerTensor of dtype {}",
+                obj.repr()?,
+                d.name()
+            )));
+        }
     }
     let py = obj.py();
     let is_sequence = is_sequence(obj);
@@ -247,7 +276,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     }
     let np = py.import("numpy")?;
     let numpy_scalar = obj.is_instance(&np.getattr("generic")?)?;
-    if !(is_sequence || numpy_scalar || obj.hasattr("__array__")?) {
+    if !(is_sequence || numpy_scalar || python_complex || obj.hasattr("__array__")?) {
         return Err(type_error(format!(
             "Attempt to convert a value ({}) with an unsupported type ({}) to a Tensor.",
             obj.repr()?,
@@ -292,7 +321,16 @@ pub fn to_numpy<'py>(py: Python<'py>, a: &Array) -> PyResult<Bound<'py, PyAny>> 
         DType::Bool => make::<bool>(py, a),
         DType::U8 => make::<u8>(py, a),
         DType::U16 => make::<u16>(py, a),
-        // int8, int16, uint32, uint64: their twin's array (the same bits) viewed as their own.
+        DType::C128 => {
+            let pairs: Vec<f64> = a
+                .to_vec::<Complex<f64>>()
+                .into_iter()
+                .flat_map(|c| [c.re, c.im])
+                .collect();
+            let flat = pairs.to_pyarray(py).call_method1("view", ("complex128",))?;
+            flat.call_method1("reshape", (a.shape().to_vec(),))
+        }
+        // complex64 (through int64, its twin), int8, int16, uint32, uint64: their twin's array (the same bits) viewed as their own.
         d => {
             let buf = a.contiguous().into_buffer().retag(d.twin());
             let bits = Array::from_buffer(buf, a.shape()).raise()?;

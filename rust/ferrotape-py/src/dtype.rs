@@ -50,6 +50,19 @@ impl PyDType {
         self.0.is_int()
     }
 
+    /// Whether it is a complex type (`complex64`, `complex128`).
+    #[getter]
+    fn is_complex(&self) -> bool {
+        self.0.is_complex()
+    }
+
+    /// The dtype of a complex type's parts (`float32` for `complex64`); a real dtype's is
+    /// itself.
+    #[getter]
+    fn real_dtype(&self) -> Self {
+        PyDType(self.0.real_dtype())
+    }
+
     /// Whether it is bool.
     #[getter]
     fn is_bool(&self) -> bool {
@@ -96,6 +109,12 @@ impl PyDType {
     ///     A `(min, max)` tuple.
     #[pyo3(signature = (clip_negative=true))]
     fn limits<'py>(&self, py: Python<'py>, clip_negative: bool) -> PyResult<Bound<'py, PyTuple>> {
+        if self.0.is_complex() {
+            return Err(crate::errors::value_error(format!(
+                "<dtype: '{}'> does not have defined limits.",
+                self.0.name()
+            )));
+        }
         let (lo, hi) = if self.0.is_float() {
             (
                 (-1i64).into_pyobject(py)?.into_any(),
@@ -161,6 +180,11 @@ fn extreme(py: Python<'_>, d: DType, highest: bool) -> PyResult<Bound<'_, PyAny>
         DType::F32 => float(f32::MAX as f64),
         DType::F64 => float(f64::MAX),
         DType::Bool => Err(type_error("Cannot find minimum or maximum value of bool")),
+        DType::C64 | DType::C128 => Err(type_error(format!(
+            "Cannot find {} value of <dtype: '{}'>",
+            if highest { "maximum" } else { "minimum" },
+            d.name()
+        ))),
         DType::U64 if highest => Ok(u64::MAX.into_pyobject(py)?.into_any()),
         _ => {
             let bits = 8 * d.size_in_bytes() as u32;

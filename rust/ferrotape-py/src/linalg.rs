@@ -4,10 +4,12 @@ use ferrotape_autodiff::{ops, Tensor};
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Bool, Flag};
+use crate::errors::Raise;
 use crate::registry::{self, functions};
 use crate::tensor::{compute, wrap, PyTensor};
 
-/// a @ b over the last two axes; `adjoint_*` equals `transpose_*` for real dtypes.
+/// a @ b over the last two axes; `adjoint_*` conjugates and transposes (for real dtypes, the
+/// same as `transpose_*`).
 #[doc = ""]
 #[doc = op_doc!(matmul)]
 #[pyfunction]
@@ -27,8 +29,9 @@ use crate::tensor::{compute, wrap, PyTensor};
 ///     b: A tensor of rank >= 2 and `a`'s dtype; batch axes broadcast.
 ///     transpose_a: If true, `a`'s last two axes are swapped first.
 ///     transpose_b: Likewise for `b`.
-///     adjoint_a: The same as `transpose_a` (real dtypes).
-///     adjoint_b: The same as `transpose_b`.
+///     adjoint_a: If true, `a` is conjugated and transposed first (for real dtypes, the
+///         same as `transpose_a`).
+///     adjoint_b: If true, `b` is conjugated and transposed first.
 ///     a_is_sparse: Ignored (a hint for TensorFlow's kernels).
 ///     b_is_sparse: Ignored.
 ///     output_type: Ignored (the result has the inputs' dtype).
@@ -56,6 +59,17 @@ fn matmul(
 ) -> PyResult<PyTensor> {
     let _ = (a_is_sparse, b_is_sparse, output_type, grad_a, grad_b, name);
     let (x, y) = binary_operands(a, b)?;
+    // The adjoint is the conjugate transpose; the conjugate of a real tensor is itself.
+    let x = if adjoint_a.0 {
+        ops::conj(&x).raise()?
+    } else {
+        x
+    };
+    let y = if adjoint_b.0 {
+        ops::conj(&y).raise()?
+    } else {
+        y
+    };
     let work = x
         .len()
         .max(y.len())
@@ -183,7 +197,7 @@ fn factorisation_work(a: &Tensor) -> usize {
 /// Args:
 ///     a: A tensor of rank >= 2.
 ///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
-///     conjugate: Ignored (real dtypes only).
+///     conjugate: If true, the complex conjugate is taken too (no effect on real dtypes).
 ///
 /// Returns:
 ///     `a` with its last two axes swapped.
@@ -194,8 +208,29 @@ fn matrix_transpose(
     name: Option<&Bound<'_, PyAny>>,
     conjugate: Flag,
 ) -> PyResult<PyTensor> {
-    let _ = (name, conjugate);
-    wrap(ops::matrix_transpose(&to_tensor(a, None)?))
+    let _ = name;
+    let a = to_tensor(a, None)?;
+    let a = if conjugate.0 {
+        ops::conj(&a).raise()?
+    } else {
+        a
+    };
+    wrap(ops::matrix_transpose(&a))
+}
+
+#[doc = op_doc!(adjoint)]
+///
+/// Args:
+///     matrix: A tensor of rank >= 2.
+///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
+///
+/// Returns:
+///     The conjugate of `matrix` with its last two axes swapped.
+#[pyfunction]
+#[pyo3(signature = (matrix, name=None))]
+fn adjoint(matrix: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let _ = name;
+    wrap(ops::adjoint(&to_tensor(matrix, None)?))
 }
 
 functions! {
@@ -203,7 +238,8 @@ functions! {
     solve ["linalg.solve"] grad,
     inv ["linalg.inv"] grad,
     det ["linalg.det"] grad,
-    matrix_transpose ["linalg.matrix_transpose", "linalg.adjoint"] grad,
+    matrix_transpose ["linalg.matrix_transpose"] grad,
+    adjoint ["linalg.adjoint"] grad,
 }
 
 /// This namespace's binding rows (`registry::op_table`).

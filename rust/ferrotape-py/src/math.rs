@@ -86,6 +86,10 @@ unary_ops! {
     square ["square", "math.square"] => op(square),
     reciprocal ["math.reciprocal"] => op(reciprocal),
     identity ["identity"] => op(identity),
+    real ["math.real"] => op(real),
+    imag ["math.imag"] => op(imag),
+    conj ["math.conj"] => op(conj),
+    angle ["math.angle"] => op(angle),
     stop_gradient [] => no_grad(
         |t: &Tensor| Ok(ops::stop_gradient(t)),
         "The same value with no gradient path back to `x`.\n\nFor example:\n\n\
@@ -163,6 +167,7 @@ binary_ops! {
         array([0.5, 1.5], dtype=float32)"
     ),
     realdiv ["math.realdiv"] => op(div),
+    complex ["complex"] => op(complex),
     floordiv ["math.floordiv"] => no_grad_op(floordiv),
     floormod ["math.floormod", "math.mod"] => op(floormod),
     pow ["pow", "math.pow"] => op(pow),

@@ -91,6 +91,9 @@ pub fn add_n(xs: &[Tensor]) -> Result<Tensor> {
 /// array([11, 12], dtype=int32)
 /// ```
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::binary(BinaryOp::Add, a, b);
+    }
     let y = binary_kernel(BinaryOp::Add, a, b)?;
     record("AddV2", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
@@ -110,6 +113,9 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///        [ 1.,  0.]], dtype=float32)
 /// ```
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::binary(BinaryOp::Sub, a, b);
+    }
     let y = binary_kernel(BinaryOp::Sub, a, b)?;
     record("Sub", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
@@ -128,6 +134,9 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// array([3., 6.], dtype=float32)
 /// ```
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::binary(BinaryOp::Mul, a, b);
+    }
     let y = binary_kernel(BinaryOp::Mul, a, b)?;
     record("Mul", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
@@ -147,6 +156,9 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// array([0.5, 1.5], dtype=float32)
 /// ```
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::binary(BinaryOp::Div, a, b);
+    }
     let y = binary_kernel(BinaryOp::Div, a, b)?;
     record("RealDiv", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
@@ -319,6 +331,9 @@ pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// array([-1,  2], dtype=int32)
 /// ```
 pub fn neg(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Neg", x);
+    }
     let y = unary_kernel(UnaryOp::Neg, x)?;
     record("Neg", &[x], &[&y], grad!(|g| neg(g)?));
     Ok(y)
@@ -334,6 +349,9 @@ pub fn neg(x: &Tensor) -> Result<Tensor> {
 /// array([1.5, 2. ], dtype=float32)
 /// ```
 pub fn abs(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::abs(x);
+    }
     let y = unary_kernel(UnaryOp::Abs, x)?;
     record("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
     Ok(y)
@@ -349,6 +367,9 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// array([-1.,  0.,  1.], dtype=float32)
 /// ```
 pub fn sign(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Sign", x);
+    }
     let y = unary_kernel(UnaryOp::Sign, x)?;
     record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
     Ok(y)
@@ -364,6 +385,9 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
 /// array([4, 9], dtype=int32)
 /// ```
 pub fn square(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Square", x);
+    }
     let y = unary_kernel(UnaryOp::Square, x)?;
     record(
         "Square",
@@ -384,6 +408,9 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 /// array([0.5 , 0.25], dtype=float32)
 /// ```
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Reciprocal", x);
+    }
     let y = unary_kernel(UnaryOp::Reciprocal, x)?;
     record(
         "Reciprocal",
@@ -398,6 +425,9 @@ pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
 
 /// Element-wise comparison; the bool result has no gradient.
 pub fn compare(op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::compare_parts(op, a, b);
+    }
     let y = Tensor::new(kernels::compare(op, a.value(), b.value())?);
     trace::node1("Compare", &[a, b], &y, || {
         move |x: &[Tensor]| compare(op, &x[0], &x[1])
@@ -405,15 +435,16 @@ pub fn compare(op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// `x` as `dtype`; the gradient is cast back between float types, and there is none to or
-/// from integers and bools.
+/// `x` as `dtype`; the gradient is cast back between float and complex types (complex to real
+/// keeps the real part, so its gradient is `complex(g, 0)`, as TensorFlow's), and there is
+/// none to or from integers and bools.
 pub fn cast(x: &Tensor, dtype: ferrotape_core::DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
     let y = Tensor::new(kernels::cast(x.value(), dtype)?);
     trace::node1("Cast", &[x], &y, || move |t: &[Tensor]| cast(&t[0], dtype));
-    if x.dtype().is_float() {
+    if x.dtype().is_differentiable() {
         let src = x.dtype();
         record("Cast", &[x], &[&y], grad!(|g| cast(g, src)?));
     }

@@ -24,6 +24,9 @@ pub fn matrix_transpose(x: &Tensor) -> Result<Tensor> {
 /// a @ b over the last two axes (batch axes broadcast), optionally transposing either operand.
 /// With C = A·B: dA = G·Bᵀ and dB = Aᵀ·G (the transposed cases follow TensorFlow's MatMul grad).
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    if a.dtype().is_complex() || b.dtype().is_complex() {
+        return super::complex::complex_matmul(a, b, transpose_a, transpose_b);
+    }
     let y = Tensor::new(kernels::matmul(
         a.value(),
         b.value(),

@@ -23,6 +23,9 @@ use crate::trace;
 /// array([1.    , 2.7183], dtype=float32)
 /// ```
 pub fn exp(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Exp", x);
+    }
     let y = unary_kernel(UnaryOp::Exp, x)?;
     record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
     Ok(y)
@@ -58,6 +61,9 @@ pub fn expm1(x: &Tensor) -> Result<Tensor> {
 /// array([0.    , 4.6052], dtype=float32)
 /// ```
 pub fn log(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Log", x);
+    }
     let y = unary_kernel(UnaryOp::Log, x)?;
     record("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
     Ok(y)
@@ -100,6 +106,9 @@ pub(crate) fn zero_where_no_gradient(g: &Tensor, value: &Tensor) -> Result<Tenso
 /// array([2., 3.], dtype=float32)
 /// ```
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Sqrt", x);
+    }
     let y = unary_kernel(UnaryOp::Sqrt, x)?;
     record(
         "Sqrt",

@@ -38,6 +38,7 @@ macro_rules! grad {
 }
 
 mod arith;
+mod complex;
 mod conv;
 mod gather;
 mod linalg;
@@ -49,6 +50,7 @@ mod shape;
 mod special;
 
 pub use arith::*;
+pub use complex::{adjoint, angle, complex, conj, imag, real};
 pub use conv::*;
 pub use gather::*;
 pub use linalg::*;

@@ -65,6 +65,9 @@ fn reduce_kernel(
 /// array([4, 6], dtype=int32)
 /// ```
 pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::reduce(false, x, axes, keepdims);
+    }
     let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
     record("Sum", &[x], &[&y], || {
         let (kept, full): (Shape, Shape) = (kept_shape(x.shape(), &mask), x.shape().into());
@@ -85,6 +88,9 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// array([1.5, 4. ], dtype=float32)
 /// ```
 pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::reduce(true, x, axes, keepdims);
+    }
     let mask = axes_mask("Mean", x.rank(), axes)?;
     let count: usize = x
         .shape()
@@ -159,6 +165,9 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
 /// array([ 2., 12.], dtype=float32)
 /// ```
 pub fn reduce_prod(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::reduce_prod(x, axes, keepdims);
+    }
     let (y, mask) = reduce_kernel(ReduceOp::Prod, x, axes, keepdims)?;
     record("Prod", &[x], &[&y], || {
         let (x, kept) = (x.clone(), kept_shape(x.shape(), &mask));

@@ -64,7 +64,7 @@ impl Tape {
         let st = self.state.lock();
         sources
             .iter()
-            .filter(|s| s.dtype.is_float() && st.tracked.contains(&s.id))
+            .filter(|s| s.dtype.is_differentiable() && st.tracked.contains(&s.id))
             .map(|s| s.id)
             .collect()
     }
@@ -81,7 +81,7 @@ impl Tape {
         let reach = self.tracked_sources(sources);
         let mut seeds = Vec::with_capacity(targets.len());
         for (i, t) in targets.iter().enumerate() {
-            if !t.dtype().is_float() {
+            if !t.dtype().is_differentiable() {
                 continue;
             }
             let seed = match output_gradients.and_then(|g| g.get(i)) {

@@ -153,7 +153,7 @@ pub fn record<F>(
     F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
     // Integer and bool results carry no gradient; with nothing active there is no one to tell.
-    if outputs.iter().all(|t| !t.dtype().is_float()) || idle() {
+    if outputs.iter().all(|t| !t.dtype().is_differentiable()) || idle() {
         return;
     }
     let ids = inputs.iter().map(|t| t.id()).collect();
@@ -448,7 +448,7 @@ impl Tape {
 
     /// Watches a tensor; only floating tensors can carry gradients (returns false otherwise).
     pub fn watch_tensor(&self, t: &Tensor) -> bool {
-        if !t.dtype().is_float() {
+        if !t.dtype().is_differentiable() {
             return false;
         }
         self.state.lock().tracked.insert(t.id());

@@ -564,6 +564,14 @@ pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
     if a.dtype().is_narrow() {
         return binary_narrow(op, a, b, &shape);
     }
+    if a.dtype().is_complex() && matches!(op, BinaryOp::Add | BinaryOp::Sub) {
+        // Linear, so part by part (a variable's update lands here); the rest of complex
+        // arithmetic is composed in the autodiff crate.
+        use super::complex::{complex, complex_part, ComplexPart::*};
+        let re = binary(op, &complex_part(a, Real)?, &complex_part(b, Real)?)?;
+        let im = binary(op, &complex_part(a, Imag)?, &complex_part(b, Imag)?)?;
+        return complex(&re, &im);
+    }
     let buf = match (a.buffer(), b.buffer()) {
         (Buffer::F32(x), Buffer::F32(y)) => {
             Buffer::F32(binary_float(op, a, x, b, y, &shape)?.into())

@@ -7,6 +7,7 @@
 //! copy.
 
 mod cast;
+mod complex;
 mod conv;
 mod elementwise;
 mod float;
@@ -20,6 +21,7 @@ pub mod special;
 mod winograd;
 
 pub use cast::cast;
+pub use complex::{complex, complex_part, ComplexPart};
 pub use conv::{
     avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_by,
     conv_algorithm, max_pool, max_pool_grad, max_pool_grad_grad, Conv2dParams, ConvAlgorithm,

@@ -267,6 +267,14 @@ pub fn reduce(op: ReduceOp, a: &Array, mask: &[bool], keepdims: bool) -> Result<
     if a.dtype().is_narrow() {
         return reduce_narrow(op, a, mask, keepdims);
     }
+    if a.dtype().is_complex() {
+        // Sums are linear, so they reduce each part; the order-based reductions are not
+        // defined for complex numbers (products are composed above the kernels).
+        return match op {
+            ReduceOp::Sum => super::complex::via_parts(a, |p| reduce(op, p, mask, keepdims)),
+            _ => Err(Error::unsupported(op.name(), a.dtype(), "a real dtype")),
+        };
+    }
     let (buf, shape) = match a.buffer() {
         Buffer::F32(d) => {
             let (v, s) = reduce_float(op, a, d, mask, keepdims)?;
@@ -406,6 +414,9 @@ pub fn arg_reduce(which: ArgReduce, a: &Array, axis: usize) -> Result<Array> {
         Buffer::I64(d) => arg_typed(which, a, d, axis),
         Buffer::U64(_) => return arg_reduce(which, &super::ordered_u64(a)?, axis),
         Buffer::Bool(_) => return Err(Error::unsupported(op, DType::Bool, "a numeric dtype")),
+        Buffer::C64(_) | Buffer::C128(_) => {
+            return Err(Error::unsupported(op, a.dtype(), "a real dtype"))
+        }
         // Widening keeps the order of every other narrow dtype.
         _ => return arg_reduce(which, &cast(a, a.dtype().wide())?, axis),
     };

@@ -182,6 +182,9 @@ pub fn scatter_nd(indices: &Array, updates: &Array, shape: &[usize]) -> Result<A
     if updates.dtype().is_narrow() {
         return super::via_wide(updates, |u| scatter_nd(indices, u, shape));
     }
+    if updates.dtype().is_complex() {
+        return super::complex::via_parts(updates, |u| scatter_nd(indices, u, shape));
+    }
     let mut out = Array::zeros(OP, updates.dtype(), shape)?;
     let upd = updates.contiguous();
     // A fresh contiguous buffer that nothing else holds: `buffer_mut` cannot refuse it.
@@ -590,6 +593,9 @@ pub fn take_add(g: &Array, axis: usize, index: &[Option<usize>], d: usize) -> Re
     }
     if g.dtype().is_narrow() {
         return super::via_wide(g, |w| take_add(w, axis, index, d));
+    }
+    if g.dtype().is_complex() {
+        return super::complex::via_parts(g, |w| take_add(w, axis, index, d));
     }
     let mut out = Array::zeros(OP, g.dtype(), &out_shape)?;
     let src = g.contiguous();
