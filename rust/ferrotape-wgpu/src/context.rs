@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ferrotape_core::{Array, Buffer, DType, Device, Error, Result};
+use ferrotape_core::{Array, Buffer, Complex, DType, Device, Error, Result};
 use parking_lot::Mutex;
 
 use crate::AdapterDescription;
@@ -375,7 +375,20 @@ fn from_bytes(dtype: DType, bytes: &[u8]) -> Buffer {
         DType::U16 => typed::<u16>(bytes),
         DType::U32 => typed::<u32>(bytes),
         DType::U64 => typed::<u64>(bytes),
+        DType::C64 => complex::<f32>(bytes),
+        DType::C128 => complex::<f64>(bytes),
     }
+}
+
+/// Complex elements from their raw bytes (each the real part, then the imaginary part).
+fn complex<T>(bytes: &[u8]) -> Buffer
+where
+    T: bytemuck::Pod,
+    Complex<T>: ferrotape_core::Element,
+{
+    let parts: Vec<[T; 2]> = bytemuck::pod_collect_to_vec(bytes);
+    let values = parts.into_iter().map(|[re, im]| Complex { re, im });
+    <Complex<T> as ferrotape_core::Element>::into_buffer(values.collect())
 }
 
 /// The raw bytes of a contiguous host array.
@@ -397,5 +410,21 @@ pub(crate) fn to_bytes(a: &Array) -> Vec<u8> {
         DType::U16 => typed::<u16>(a),
         DType::U32 => typed::<u32>(a),
         DType::U64 => typed::<u64>(a),
+        DType::C64 => complex_bytes::<f32>(a),
+        DType::C128 => complex_bytes::<f64>(a),
     }
+}
+
+/// The raw bytes of a contiguous complex host array (see [`complex`]).
+fn complex_bytes<T>(a: &Array) -> Vec<u8>
+where
+    T: bytemuck::Pod,
+    Complex<T>: ferrotape_core::Element,
+{
+    let parts: Vec<[T; 2]> = a
+        .to_vec::<Complex<T>>()
+        .into_iter()
+        .map(|c| [c.re, c.im])
+        .collect();
+    bytemuck::cast_slice(&parts).to_vec()
 }

@@ -8,7 +8,7 @@ use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{Source, Tape, Tensor};
 use ferrotape_core::device::{placement, set_placement};
 use ferrotape_core::kernels::{self, BinaryOp, ReduceOp, UnaryOp};
-use ferrotape_core::{Array, Device};
+use ferrotape_core::{Array, Complex, Device};
 
 mod common;
 
@@ -28,6 +28,28 @@ fn arrays_of_every_dtype_round_trip() {
         Array::from_vec(vec![ferrotape_core::f16::from_f32(0.5); 3], &[3]).unwrap(),
         Array::from_vec(Vec::<f32>::new(), &[0, 4]).unwrap(),
         Array::scalar(4.0f32),
+        Array::from_vec(
+            vec![
+                Complex {
+                    re: 1.5f32,
+                    im: -2.0
+                };
+                3
+            ],
+            &[3],
+        )
+        .unwrap(),
+        Array::from_vec(
+            vec![
+                Complex {
+                    re: -0.25f64,
+                    im: 8.0
+                };
+                2
+            ],
+            &[1, 2],
+        )
+        .unwrap(),
     ];
     for a in cases {
         let g = on_gpu(&a);
