@@ -3,7 +3,7 @@
 The names defined here are compositions of native ops (masks, slices, ``matmul``, ``det``), so
 their gradients come from the ops they are built from. The spectral decompositions (``eigh``,
 ``svd`` and the names built on them) are computed on the host with TensorFlow's derivatives
-(``_linalg_decomp.py``).
+(``_linalg_decomp.py``), as is ``logm`` (``_linalg_logm.py``, which like TensorFlow has none).
 """
 
 import numpy as _np
@@ -16,6 +16,7 @@ from ._exports.linalg import inv, matrix_transpose
 from ._exports.linalg import matmul as _matmul
 from ._exports.linalg import solve as _solve
 from ._linalg_decomp import eig, eigh, eigvals, eigvalsh, matrix_rank, pinv, svd
+from ._linalg_logm import logm
 from ._linear_operator import *  # noqa: F403 (the LinearOperator family)
 from ._linear_operator import __all__ as _linear_operators
 from ._nn_impl import l2_normalize
@@ -1149,6 +1150,7 @@ __all__ = [
     "global_norm",
     "l2_normalize",
     "logdet",
+    "logm",
     "lstsq",
     "lu",
     "lu_matrix_inverse",
