@@ -1,7 +1,6 @@
 """``tf.linalg.LinearOperator`` and its concrete operators, one file per operator as
 TensorFlow lays them out (``tensorflow/python/ops/linalg/linear_operator_*.py``); exported
-from ``ft.linalg``. Of the circulant operators only the 1-D ``LinearOperatorCirculant`` is
-written (the 2-D and 3-D ones are not yet).
+from ``ft.linalg``.
 
 ``ft.linalg`` imports this package, so its modules reach ``ft.linalg``'s own functions
 (``cholesky``, ``solve``, ``diag_part``...) by importing it inside the methods that use them."""
@@ -10,7 +9,11 @@ from .linear_operator import LinearOperator
 from .linear_operator_adjoint import LinearOperatorAdjoint
 from .linear_operator_block_diag import LinearOperatorBlockDiag
 from .linear_operator_block_lower_triangular import LinearOperatorBlockLowerTriangular
-from .linear_operator_circulant import LinearOperatorCirculant
+from .linear_operator_circulant import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+)
 from .linear_operator_composition import LinearOperatorComposition
 from .linear_operator_diag import LinearOperatorDiag
 from .linear_operator_full_matrix import LinearOperatorFullMatrix
@@ -31,6 +34,8 @@ __all__ = [
     "LinearOperatorBlockDiag",
     "LinearOperatorBlockLowerTriangular",
     "LinearOperatorCirculant",
+    "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D",
     "LinearOperatorComposition",
     "LinearOperatorDiag",
     "LinearOperatorFullMatrix",
