@@ -261,6 +261,79 @@ def circulant_operator(tf):
     ]
 
 
+LOGM_INPUTS = [
+    np.array([[1.0, 2.0], [0.5, 3.0]]),
+    # non-normal, nearly singular, on the branch cut (negative eigenvalues), a rotation
+    np.triu(np.arange(1.0, 26.0).reshape(5, 5) * 3, 1) + np.diag([0.5, 1.0, 1.5, 2.0, 2.5]),
+    np.diag([1e-8, 1.0, 2.0]) + np.triu(np.ones((3, 3)), 1),
+    np.array([[-1.0, 2.0, 0.0], [0.0, -1.0, 3.0], [0.0, 0.0, 1.0]]),
+    np.array([[0.0, -1.0], [1.0, 0.0]]),
+    np.zeros((2, 2)),
+]
+
+
+def normwise(tf, x):
+    """``x`` over its largest magnitude: the elementwise comparison then bounds the normwise
+    error, the accuracy a logarithm of a non-normal matrix has (its small entries are not each
+    accurate to 1e-12 relative to themselves, in TensorFlow's either)."""
+    return x / tf.cast(tf.reduce_max(tf.abs(x)), x.dtype)
+
+
+@program
+def logm(tf):
+    rng = np.random.default_rng(3)
+    batch = rng.normal(size=(2, 4, 4)) + 1j * rng.normal(size=(2, 4, 4))
+    out = [normwise(tf, tf.linalg.logm(tf.constant(a.astype(np.complex128)))) for a in LOGM_INPUTS]
+    out += [tf.linalg.logm(tf.constant(batch)), tf.linalg.logm(tf.constant(batch, tf.complex64))]
+    return [
+        *out,
+        error_name(lambda: tf.linalg.logm(tf.constant(np.eye(2)))),
+        error_name(lambda: tf.linalg.logm(tf.ones([2, 3], tf.complex64))),
+        error_name(
+            lambda: grad_of(tf, lambda z: tf.reduce_sum(tf.math.real(tf.linalg.logm(z))), Z)
+        ),
+    ]
+
+
+@program
+def block_circulant_operators(tf):
+    la = tf.linalg
+    rng = np.random.default_rng(4)
+    out = []
+    for cls, shape in [
+        (la.LinearOperatorCirculant2D, (2, 3)),
+        (la.LinearOperatorCirculant3D, (2, 2, 2, 3)),
+    ]:
+        spectrum = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+        n = int(np.prod(shape[-3:] if cls is la.LinearOperatorCirculant3D else shape[-2:]))
+        op = cls(tf.constant(spectrum), input_output_dtype=tf.complex128)
+        x = tf.constant(rng.normal(size=(n, 2)) + 1j * rng.normal(size=(n, 2)))
+        real = cls(tf.constant(np.fft.fftn(rng.normal(size=shape))), input_output_dtype=tf.float64)
+        out += [
+            op.to_dense(),
+            op.convolution_kernel(),
+            op.matmul(x),
+            op.matmul(x, adjoint=True),
+            op.solve(x),
+            op.solve(x, adjoint=True),
+            op.diag_part(),
+            op.determinant(),
+            op.log_abs_determinant(),
+            real.to_dense(),
+            real.solve(tf.ones([n, 1], tf.float64)),
+            tf.constant(op.block_shape_tensor()),
+            grad_of(
+                tf,
+                lambda s, cls=cls, n=n: tf.reduce_sum(
+                    cls(s, input_output_dtype=tf.float64).to_dense()
+                    * np.arange(float(n * n)).reshape(n, n)
+                ),
+                spectrum.real + 3.0,
+            ),
+        ]
+    return out
+
+
 def error_name(fn):
     try:
         fn()
