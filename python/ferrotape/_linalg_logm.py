@@ -7,7 +7,9 @@ is numerically stable) until ``X = A^(1/2^s) - I`` has 1-norm at most 1/2, then
 ``log A = 2^s r(X)`` with ``r`` the [12/12] Padé approximant of ``log(1 + x)``, evaluated as its
 Gauss–Legendre partial fractions ``sum_j w_j X (I + x_j X)^-1``. Kenney and Laub's bound puts the
 Padé error for ``||X||_1 <= 1/2`` below float64's rounding. Working on the whole matrix (not on
-eigenvectors) keeps the result accurate for non-normal matrices.
+eigenvectors) keeps the result accurate for non-normal matrices. (``ft.linalg.sqrtm`` runs the
+unscaled iteration on real tensors so that it is differentiable; with no gradient to keep and a
+complex input, the square roots here run in numpy.)
 
 TensorFlow registers no gradient for ``MatrixLogarithm``; asking for one here raises the same
 ``LookupError``.
