@@ -137,3 +137,10 @@ def test_isotonic_regression_axis_dtypes_and_ties():
         tape.watch(xt)
         y = ft.nn.isotonic_regression(xt)[0]
     assert tape.gradient(y, xt) is None
+
+
+@pytest.mark.parametrize("value", [[[True, False]], [[1 + 2j, 3j]]])
+def test_isotonic_regression_refuses_bool_and_complex(value):
+    # TensorFlow's IsotonicRegression kernel takes real floats and integers only.
+    with pytest.raises(ft.errors.InvalidArgumentError, match="isotonic_regression"):
+        ft.nn.isotonic_regression(value)

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _core
 from ._core.nn import relu
+from .errors import InvalidArgumentError
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
@@ -443,6 +444,10 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
     """
     x = _core.convert_to_tensor(inputs)
     name = x.dtype.name
+    if name == "bool" or name.startswith("complex"):
+        raise InvalidArgumentError(
+            f"isotonic_regression: expected a real floating or integer tensor, received {name}"
+        )
     if name in ("float16", "bfloat16", "float32", "float64"):
         out_dtype = name
     else:
