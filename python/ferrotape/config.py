@@ -49,7 +49,7 @@ class LogicalDeviceConfiguration(
 ):
     """How one logical device carved from a physical device is set up.
 
-    Args:
+    Attributes:
         memory_limit: The device's memory in MB (GPUs only; ferrotape's GPU pool grows on
             demand, so the limit is recorded, not enforced).
         experimental_priority: The device's stream priority (recorded).
