@@ -1302,6 +1302,19 @@ row(
     (2, 3),
     (2, 3),
 )
+for _name, _tf_fn, _np_fn in (
+    ("sin", tf.sin, np.sin),
+    ("cos", tf.cos, np.cos),
+    ("sinh", tf.sinh, np.sinh),
+    ("cosh", tf.cosh, np.cosh),
+):
+    row(
+        f"{_name}[complex]",
+        lambda x, y, f=_tf_fn: tf.math.real(f(C(x, y)) * C(y, x)),
+        lambda x, y, f=_np_fn: (f(x + 1j * y) * (y + 1j * x)).real,
+        (2, 3),
+        (2, 3),
+    )
 row(
     "log[complex]",
     lambda x, y: tf.math.real(tf.math.log(C(x, y)) * C(y, x)),

@@ -14,8 +14,9 @@ use ferrotape_core::{broadcast_shapes, Error, Result};
 
 use super::arith::{binary_backward, binary_kernel};
 use super::{
-    add, broadcast_to, compare, cos, div, exp, log, logical, matmul, matrix_transpose, mul, neg,
-    ones, reduce_mean, reduce_sum, reshape, sin, slice, sqrt, sub, transpose, where_, zeros_like,
+    add, broadcast_to, compare, cos, cosh, div, exp, log, logical, matmul, matrix_transpose, mul,
+    neg, ones, reduce_mean, reduce_sum, reshape, sin, sinh, slice, sqrt, sub, transpose, where_,
+    zeros_like,
 };
 use crate::tape::record;
 use crate::tensor::Tensor;
@@ -247,6 +248,15 @@ pub(crate) fn unary(op: &'static str, z: &Tensor) -> Result<Tensor> {
             let unit = complex(&div(&x, &safe)?, &div(&y, &safe)?)?;
             where_(&nonzero, &unit, &zeros_like(z)?)
         }
+        // sin x cosh y + i cos x sinh y, and cos x cosh y - i sin x sinh y
+        "Sin" => complex(&mul(&sin(&x)?, &cosh(&y)?)?, &mul(&cos(&x)?, &sinh(&y)?)?),
+        "Cos" => complex(
+            &mul(&cos(&x)?, &cosh(&y)?)?,
+            &neg(&mul(&sin(&x)?, &sinh(&y)?)?)?,
+        ),
+        // sinh x cos y + i cosh x sin y, and cosh x cos y + i sinh x sin y
+        "Sinh" => complex(&mul(&sinh(&x)?, &cos(&y)?)?, &mul(&cosh(&x)?, &sin(&y)?)?),
+        "Cosh" => complex(&mul(&cosh(&x)?, &cos(&y)?)?, &mul(&sinh(&x)?, &sin(&y)?)?),
         _ => Err(Error::unsupported(op, z.dtype(), "a real dtype")),
     }
 }

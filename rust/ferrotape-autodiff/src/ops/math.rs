@@ -154,6 +154,9 @@ pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
 /// array([0., 1.], dtype=float32)
 /// ```
 pub fn sin(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Sin", x);
+    }
     let y = unary_kernel(UnaryOp::Sin, x)?;
     record("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
     Ok(y)
@@ -169,6 +172,9 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 /// array([ 1., -1.], dtype=float32)
 /// ```
 pub fn cos(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Cos", x);
+    }
     let y = unary_kernel(UnaryOp::Cos, x)?;
     record("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
     Ok(y)
@@ -264,6 +270,9 @@ pub fn atan(x: &Tensor) -> Result<Tensor> {
 /// array([0.    , 1.1752], dtype=float32)
 /// ```
 pub fn sinh(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Sinh", x);
+    }
     let y = unary_kernel(UnaryOp::Sinh, x)?;
     record("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
     Ok(y)
@@ -279,6 +288,9 @@ pub fn sinh(x: &Tensor) -> Result<Tensor> {
 /// array([1.    , 1.5431], dtype=float32)
 /// ```
 pub fn cosh(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return super::complex::unary("Cosh", x);
+    }
     let y = unary_kernel(UnaryOp::Cosh, x)?;
     record("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
     Ok(y)
