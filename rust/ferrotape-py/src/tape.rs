@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use ferrotape_autodiff::tape::{self, GradientTape, Pause, Source};
+use ferrotape_autodiff::tape::{self, GradientTape, Pause, Rows, Source};
 use ferrotape_autodiff::{ops, Error, Tape, Tensor};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
@@ -155,6 +155,37 @@ fn zero_for_unconnected(value: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
             "Unknown value for unconnected_gradients: {other:?}"
         ))),
     }
+}
+
+/// How a Jacobian's rows are computed, from `experimental_use_pfor` and `parallel_iterations`
+/// (the rows per vectorized sweep; `None` for as many as memory allows).
+fn jacobian_rows(
+    op: &str,
+    experimental_use_pfor: bool,
+    parallel_iterations: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Rows> {
+    let limit = match parallel_iterations.filter(|v| !v.is_none()) {
+        None => None,
+        Some(v) => {
+            let n: i64 = v.extract().map_err(|_| {
+                type_error(format!(
+                    "{op}: parallel_iterations must be None or a positive integer, received {}",
+                    v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })?;
+            if n < 1 {
+                return Err(value_error(format!(
+                    "{op}: parallel_iterations must be None or a positive integer, received {n}"
+                )));
+            }
+            Some(n as usize)
+        }
+    };
+    Ok(if experimental_use_pfor {
+        Rows::Vectorized(limit)
+    } else {
+        Rows::OneSweepEach
+    })
 }
 
 /// The flat sources of a structure, and how to rebuild it.
@@ -392,8 +423,10 @@ impl PyGradientTape {
     ///     unconnected_gradients: `"none"` (the default: None for a source the target does not
     ///         depend on) or `"zero"` (zeros of the source's shape); a string or an
     ///         `UnconnectedGradients` member.
-    ///     parallel_iterations: Ignored (TensorFlow's loop setting).
-    ///     experimental_use_pfor: If false, one sweep per target element (persistent tapes only).
+    ///     parallel_iterations: How many rows of the Jacobian one vectorized backward pass
+    ///         computes (to bound memory); `None` for as many as fit in about 64 MiB.
+    ///     experimental_use_pfor: If true (the default), backward passes carry many rows at
+    ///         once; if false, one backward pass per target element (persistent tapes only).
     ///
     /// Returns:
     ///     The Jacobians, in the structure of `sources`.
@@ -407,16 +440,18 @@ impl PyGradientTape {
         parallel_iterations: Option<&Bound<'py, PyAny>>,
         experimental_use_pfor: Flag,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let _ = parallel_iterations;
         const OP: &str = "GradientTape.jacobian";
         self.contract
             .check_pfor(OP, experimental_use_pfor.0)
             .raise()?;
+        let rows = jacobian_rows(OP, experimental_use_pfor.0, parallel_iterations)?;
         self.contract.begin_differentiation(OP).raise()?;
         let zero = zero_for_unconnected(unconnected_gradients)?;
         let target = to_tensor(target, None)?;
         let (srcs, shape) = sources_of(sources)?;
-        let jacobians = self.run(py, |tape| tape.jacobian(&target, &srcs)).raise()?;
+        let jacobians = self
+            .run(py, |tape| tape.jacobian(&target, &srcs, rows))
+            .raise()?;
         pack(
             sources,
             shape,
@@ -431,8 +466,10 @@ impl PyGradientTape {
     ///     target: A tensor of shape `(batch, ...)`.
     ///     source: A tensor of shape `(batch, ...)`.
     ///     unconnected_gradients: Ignored: an unconnected source always gives zeros.
-    ///     parallel_iterations: Ignored (TensorFlow's loop setting).
-    ///     experimental_use_pfor: If false, one sweep per target element (persistent tapes only).
+    ///     parallel_iterations: How many columns one vectorized backward pass computes (to
+    ///         bound memory); `None` for as many as fit in about 64 MiB.
+    ///     experimental_use_pfor: If true (the default), backward passes carry many columns
+    ///         at once; if false, one backward pass per column (persistent tapes only).
     ///
     /// Returns:
     ///     A tensor of shape `(batch,) + target.shape[1:] + source.shape[1:]`.
@@ -446,16 +483,17 @@ impl PyGradientTape {
         parallel_iterations: Option<&Bound<'_, PyAny>>,
         experimental_use_pfor: Flag,
     ) -> PyResult<PyTensor> {
-        let _ = (unconnected_gradients, parallel_iterations);
+        let _ = unconnected_gradients;
         const OP: &str = "GradientTape.batch_jacobian";
         self.contract
             .check_pfor(OP, experimental_use_pfor.0)
             .raise()?;
+        let rows = jacobian_rows(OP, experimental_use_pfor.0, parallel_iterations)?;
         self.contract.begin_differentiation(OP).raise()?;
         let target = to_tensor(target, None)?;
         let source = source_of(source)?;
         Ok(PyTensor::new(
-            self.run(py, |tape| tape.batch_jacobian(&target, &source))
+            self.run(py, |tape| tape.batch_jacobian(&target, &source, rows))
                 .raise()?,
         ))
     }

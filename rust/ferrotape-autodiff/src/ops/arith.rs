@@ -4,7 +4,7 @@ use ferrotape_core::kernels::{self, BinaryOp, CompareOp, UnaryOp};
 use ferrotape_core::{Error, Result, Shape};
 
 use super::{log, unbroadcast, where_, zeros_like};
-use crate::tape::record;
+use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -95,7 +95,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return super::complex::binary(BinaryOp::Add, a, b);
     }
     let y = binary_kernel(BinaryOp::Add, a, b)?;
-    record("AddV2", &[a, b], &[&y], || {
+    record_vectorizable("AddV2", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         binary_backward(sa, sb, |g| Ok(g.clone()), |g| Ok(g.clone()))
     });
@@ -117,7 +117,7 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return super::complex::binary(BinaryOp::Sub, a, b);
     }
     let y = binary_kernel(BinaryOp::Sub, a, b)?;
-    record("Sub", &[a, b], &[&y], || {
+    record_vectorizable("Sub", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         binary_backward(sa, sb, |g| Ok(g.clone()), neg)
     });
@@ -138,7 +138,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return super::complex::binary(BinaryOp::Mul, a, b);
     }
     let y = binary_kernel(BinaryOp::Mul, a, b)?;
-    record("Mul", &[a, b], &[&y], || {
+    record_vectorizable("Mul", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         let (a, b) = (a.clone(), b.clone());
         binary_backward(sa, sb, move |g| mul(g, &b), move |g| mul(g, &a))
@@ -160,7 +160,7 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return super::complex::binary(BinaryOp::Div, a, b);
     }
     let y = binary_kernel(BinaryOp::Div, a, b)?;
-    record("RealDiv", &[a, b], &[&y], || {
+    record_vectorizable("RealDiv", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         let (a, b1, b2) = (a.clone(), b.clone(), b.clone());
         binary_backward(
@@ -221,7 +221,7 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::Pow, a, b)?;
-    record("Pow", &[a, b], &[&y], || {
+    record_vectorizable("Pow", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         let (a1, b1, a2, y) = (a.clone(), b.clone(), a.clone(), y.clone());
         binary_backward(
@@ -247,7 +247,7 @@ fn max_min(
     b: &Tensor,
 ) -> Result<Tensor> {
     let y = binary_kernel(op, a, b)?;
-    record(name, &[a, b], &[&y], || {
+    record_vectorizable(name, &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         let (a, b) = (a.clone(), b.clone());
         move |gs: &[Tensor], needs: &[bool]| {
@@ -308,7 +308,7 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn squared_difference(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = binary_kernel(BinaryOp::SquaredDifference, a, b)?;
-    record("SquaredDifference", &[a, b], &[&y], || {
+    record_vectorizable("SquaredDifference", &[a, b], &[&y], || {
         let (sa, sb) = shapes(a, b);
         let (a1, b1, a2, b2) = (a.clone(), b.clone(), a.clone(), b.clone());
         binary_backward(
@@ -335,7 +335,7 @@ pub fn neg(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Neg", x);
     }
     let y = unary_kernel(UnaryOp::Neg, x)?;
-    record("Neg", &[x], &[&y], grad!(|g| neg(g)?));
+    record_vectorizable("Neg", &[x], &[&y], grad!(|g| neg(g)?));
     Ok(y)
 }
 
@@ -353,7 +353,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
         return super::complex::abs(x);
     }
     let y = unary_kernel(UnaryOp::Abs, x)?;
-    record("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
+    record_vectorizable("Abs", &[x], &[&y], grad!(|g; x| mul(g, &sign(x)?)?));
     Ok(y)
 }
 
@@ -371,7 +371,7 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Sign", x);
     }
     let y = unary_kernel(UnaryOp::Sign, x)?;
-    record("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
+    record_vectorizable("Sign", &[x], &[&y], grad!(|g| zeros_like(g)?));
     Ok(y)
 }
 
@@ -389,7 +389,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Square", x);
     }
     let y = unary_kernel(UnaryOp::Square, x)?;
-    record(
+    record_vectorizable(
         "Square",
         &[x],
         &[&y],
@@ -412,7 +412,7 @@ pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Reciprocal", x);
     }
     let y = unary_kernel(UnaryOp::Reciprocal, x)?;
-    record(
+    record_vectorizable(
         "Reciprocal",
         &[x],
         &[&y],
@@ -446,7 +446,7 @@ pub fn cast(x: &Tensor, dtype: ferrotape_core::DType) -> Result<Tensor> {
     trace::node1("Cast", &[x], &y, || move |t: &[Tensor]| cast(&t[0], dtype));
     if x.dtype().is_differentiable() {
         let src = x.dtype();
-        record("Cast", &[x], &[&y], grad!(|g| cast(g, src)?));
+        record_vectorizable("Cast", &[x], &[&y], grad!(|g| cast(g, src)?));
     }
     Ok(y)
 }

@@ -3,7 +3,7 @@
 use ferrotape_core::{kernels, Result, Shape};
 
 use super::{mul, neg, reshape, transpose, unbroadcast};
-use crate::tape::record;
+use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -36,7 +36,7 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     trace::node1("BatchMatMulV2", &[a, b], &y, || {
         move |t: &[Tensor]| matmul(&t[0], &t[1], transpose_a, transpose_b)
     });
-    record("BatchMatMulV2", &[a, b], &[&y], || {
+    record_vectorizable("BatchMatMulV2", &[a, b], &[&y], || {
         let (a, b) = (a.clone(), b.clone());
         let (sa, sb): (Shape, Shape) = (a.shape().into(), b.shape().into());
         move |gs: &[Tensor], needs: &[bool]| {

@@ -9,7 +9,7 @@ use super::{
     add, arith::unary_kernel, compare, div, maximum, minimum, mul, neg, square, sub, unbroadcast,
     zeros_like,
 };
-use crate::tape::record;
+use crate::tape::record_vectorizable;
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -27,7 +27,7 @@ pub fn exp(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Exp", x);
     }
     let y = unary_kernel(UnaryOp::Exp, x)?;
-    record("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
+    record_vectorizable("Exp", &[x], &[&y], grad!(|g; y| mul(g, y)?));
     Ok(y)
 }
 
@@ -42,7 +42,7 @@ pub fn exp(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn expm1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Expm1, x)?;
-    record(
+    record_vectorizable(
         "Expm1",
         &[x],
         &[&y],
@@ -65,7 +65,7 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Log", x);
     }
     let y = unary_kernel(UnaryOp::Log, x)?;
-    record("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
+    record_vectorizable("Log", &[x], &[&y], grad!(|g; x| div(g, x)?));
     Ok(y)
 }
 
@@ -80,7 +80,7 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Log1p, x)?;
-    record(
+    record_vectorizable(
         "Log1p",
         &[x],
         &[&y],
@@ -110,7 +110,7 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Sqrt", x);
     }
     let y = unary_kernel(UnaryOp::Sqrt, x)?;
-    record(
+    record_vectorizable(
         "Sqrt",
         &[x],
         &[&y],
@@ -132,7 +132,7 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Rsqrt, x)?;
-    record(
+    record_vectorizable(
         "Rsqrt",
         &[x],
         &[&y],
@@ -158,7 +158,7 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Sin", x);
     }
     let y = unary_kernel(UnaryOp::Sin, x)?;
-    record("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
+    record_vectorizable("Sin", &[x], &[&y], grad!(|g; x| mul(g, &cos(x)?)?));
     Ok(y)
 }
 
@@ -176,7 +176,7 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Cos", x);
     }
     let y = unary_kernel(UnaryOp::Cos, x)?;
-    record("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
+    record_vectorizable("Cos", &[x], &[&y], grad!(|g; x| neg(&mul(g, &sin(x)?)?)?));
     Ok(y)
 }
 
@@ -191,7 +191,7 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn tan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tan, x)?;
-    record(
+    record_vectorizable(
         "Tan",
         &[x],
         &[&y],
@@ -211,7 +211,7 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn asin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asin, x)?;
-    record(
+    record_vectorizable(
         "Asin",
         &[x],
         &[&y],
@@ -231,7 +231,7 @@ pub fn asin(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn acos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acos, x)?;
-    record(
+    record_vectorizable(
         "Acos",
         &[x],
         &[&y],
@@ -251,7 +251,7 @@ pub fn acos(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn atan(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atan, x)?;
-    record(
+    record_vectorizable(
         "Atan",
         &[x],
         &[&y],
@@ -274,7 +274,7 @@ pub fn sinh(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Sinh", x);
     }
     let y = unary_kernel(UnaryOp::Sinh, x)?;
-    record("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
+    record_vectorizable("Sinh", &[x], &[&y], grad!(|g; x| mul(g, &cosh(x)?)?));
     Ok(y)
 }
 
@@ -292,7 +292,7 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
         return super::complex::unary("Cosh", x);
     }
     let y = unary_kernel(UnaryOp::Cosh, x)?;
-    record("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
+    record_vectorizable("Cosh", &[x], &[&y], grad!(|g; x| mul(g, &sinh(x)?)?));
     Ok(y)
 }
 
@@ -307,7 +307,7 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn asinh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Asinh, x)?;
-    record("Asinh", &[x], &[&y], grad!(|g; y| div(g, &cosh(y)?)?));
+    record_vectorizable("Asinh", &[x], &[&y], grad!(|g; y| div(g, &cosh(y)?)?));
     Ok(y)
 }
 
@@ -322,7 +322,7 @@ pub fn asinh(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn acosh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Acosh, x)?;
-    record("Acosh", &[x], &[&y], grad!(|g; y| div(g, &sinh(y)?)?));
+    record_vectorizable("Acosh", &[x], &[&y], grad!(|g; y| div(g, &sinh(y)?)?));
     Ok(y)
 }
 
@@ -337,7 +337,7 @@ pub fn acosh(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn atanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Atanh, x)?;
-    record(
+    record_vectorizable(
         "Atanh",
         &[x],
         &[&y],
@@ -357,7 +357,7 @@ pub fn atanh(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Tanh, x)?;
-    record(
+    record_vectorizable(
         "Tanh",
         &[x],
         &[&y],
@@ -377,7 +377,7 @@ pub fn tanh(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Sigmoid, x)?;
-    record(
+    record_vectorizable(
         "Sigmoid",
         &[x],
         &[&y],
@@ -397,7 +397,7 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn erf(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erf, x)?;
-    record(
+    record_vectorizable(
         "Erf",
         &[x],
         &[&y],
@@ -459,7 +459,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
             )?))
         }
     });
-    record("SelectV2", &[cond, x, y], &[&out], || {
+    record_vectorizable("SelectV2", &[cond, x, y], &[&out], || {
         let (cond, sx, sy): (Tensor, Shape, Shape) =
             (cond.clone(), x.shape().into(), y.shape().into());
         move |gs: &[Tensor], needs: &[bool]| {
@@ -500,7 +500,7 @@ pub fn identity(x: &Tensor) -> Result<Tensor> {
     trace::node1("Identity", &[x], &y, || {
         |t: &[Tensor]| Ok(stop_gradient(&t[0]))
     });
-    record("Identity", &[x], &[&y], grad!(|g| g.clone()));
+    record_vectorizable("Identity", &[x], &[&y], grad!(|g| g.clone()));
     Ok(y)
 }
 

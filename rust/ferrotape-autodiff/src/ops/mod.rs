@@ -61,7 +61,7 @@ pub use reduce::*;
 pub use shape::*;
 pub use special::*;
 
-use ferrotape_core::{Array, DType, Result};
+use ferrotape_core::{Array, DType, Result, Shape};
 
 use crate::tensor::Tensor;
 
@@ -104,18 +104,51 @@ pub(crate) fn one_hot_seed(t: &Tensor, hot: &[usize]) -> Result<Tensor> {
     Ok(y)
 }
 
+/// Seeds for several Jacobian rows at once: shape `[rows.len()] + t.shape`, row `r` holding
+/// ones at the flat positions `rows[r]` (a vectorized Jacobian's seed).
+pub(crate) fn one_hot_seeds(t: &Tensor, rows: &[Vec<usize>]) -> Result<Tensor> {
+    let n = t.len();
+    let mut v = vec![0.0f64; rows.len() * n];
+    for (r, hot) in rows.iter().enumerate() {
+        for &i in hot {
+            v[r * n + i] = 1.0;
+        }
+    }
+    let shape: Shape = std::iter::once(rows.len())
+        .chain(t.shape().iter().copied())
+        .collect();
+    let a = ferrotape_core::kernels::cast(&Array::from_vec(v, &shape)?, t.dtype())?;
+    let y = Tensor::new(a);
+    crate::trace::constant(&y);
+    Ok(y)
+}
+
 /// Undoes numpy broadcasting: sums `g` down to `shape`. Every binary op's backward ends here.
+/// Inside a vectorized Jacobian's sweep, `g`'s leading batch axes ([`batch_axes`](crate::tape::batch_axes)) stay in
+/// front of `shape`.
 pub fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if g.shape() == shape {
+    let kept = crate::tape::batch_axes().min(g.rank().saturating_sub(shape.len()));
+    let target = with_batch_axes_of(g, shape);
+    if g.shape() == &target[..] {
         return Ok(g.clone());
     }
+    // The axes numpy broadcasting added (between the batch axes and `shape`), then those
+    // where `shape` has 1 and `g` does not.
     let lead = g.rank() - shape.len();
-    let axes: Vec<i64> = (0..g.rank())
+    let axes: Vec<i64> = (kept..g.rank())
         .filter(|&i| i < lead || (shape[i - lead] == 1 && g.shape()[i] != 1))
         .map(|i| i as i64)
         .collect();
-    // Summing only the leading axes already leaves `shape`; otherwise keep dims and reshape.
-    let only_leading = axes.len() == lead;
-    let summed = reduce_sum(g, Some(&axes), !only_leading)?;
-    reshape(&summed, shape)
+    // Summing only the added axes already leaves `target`; otherwise keep dims and reshape.
+    let only_added = axes.len() == lead - kept;
+    let summed = reduce_sum(g, Some(&axes), !only_added)?;
+    reshape(&summed, &target)
+}
+
+/// `shape` behind `g`'s leading batch axes ([`batch_axes`](crate::tape::batch_axes)): the shape a gradient of a
+/// `shape`-shaped tensor has in the sweep that produced `g` (just `shape` outside a vectorized
+/// Jacobian).
+pub fn with_batch_axes_of(g: &Tensor, shape: &[usize]) -> Shape {
+    let kept = crate::tape::batch_axes().min(g.rank());
+    g.shape()[..kept].iter().chain(shape).copied().collect()
 }

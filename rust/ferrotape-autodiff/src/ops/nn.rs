@@ -10,7 +10,7 @@ use super::{
     add, arith::unary_kernel, cast, compare, erf, exp, log1p, mul, neg, one_hot, reduce_sum,
     sigmoid, sub, tanh, where_, zeros_like,
 };
-use crate::tape::record;
+use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -25,7 +25,7 @@ use crate::trace;
 /// ```
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Relu, x)?;
-    record("Relu", &[x], &[&y], grad!(|g; y| relu_grad(g, y)?));
+    record_vectorizable("Relu", &[x], &[&y], grad!(|g; y| relu_grad(g, y)?));
     Ok(y)
 }
 
@@ -36,7 +36,7 @@ fn relu_grad(g: &Tensor, y: &Tensor) -> Result<Tensor> {
     trace::node1("ReluGrad", &[g, y], &dx, || {
         |t: &[Tensor]| relu_grad(&t[0], &t[1])
     });
-    record("ReluGrad", &[g], &[&dx], grad!(|gg; y| relu_grad(gg, y)?));
+    record_vectorizable("ReluGrad", &[g], &[&dx], grad!(|gg; y| relu_grad(gg, y)?));
     Ok(dx)
 }
 
@@ -57,7 +57,7 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
         x.scalar_like(6.0).value(),
     )?);
     trace::node1("Relu6", &[x], &y, || |t: &[Tensor]| relu6(&t[0]));
-    record(
+    record_vectorizable(
         "Relu6",
         &[x],
         &[&y],
@@ -148,7 +148,7 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
 /// ```
 pub fn softplus(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Softplus, x)?;
-    record("Softplus", &[x], &[&y], grad!(|g; x| mul(g, &sigmoid(x)?)?));
+    record_vectorizable("Softplus", &[x], &[&y], grad!(|g; x| mul(g, &sigmoid(x)?)?));
     Ok(y)
 }
 

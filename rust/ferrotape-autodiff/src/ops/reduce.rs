@@ -6,9 +6,9 @@ use ferrotape_core::{DType, Result, Shape};
 
 use super::{
     add, broadcast_to, cast, compare, div, exp, log, mul, reshape, stop_gradient, sub, where_,
-    zeros_like,
+    with_batch_axes_of, zeros_like,
 };
-use crate::tape::record;
+use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -69,10 +69,15 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
         return super::complex::reduce(false, x, axes, keepdims);
     }
     let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
-    record("Sum", &[x], &[&y], || {
+    record_vectorizable("Sum", &[x], &[&y], || {
         let (kept, full): (Shape, Shape) = (kept_shape(x.shape(), &mask), x.shape().into());
         move |gs: &[Tensor], _: &[bool]| {
-            Ok(vec![Some(broadcast_to(&reshape(&gs[0], &kept)?, &full)?)])
+            let g = &gs[0];
+            let kept = reshape(g, &with_batch_axes_of(g, &kept))?;
+            Ok(vec![Some(broadcast_to(
+                &kept,
+                &with_batch_axes_of(g, &full),
+            )?)])
         }
     });
     Ok(y)
@@ -111,7 +116,7 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 
 fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {
     let (y, mask) = reduce_kernel(op, x, axes, keepdims)?;
-    record(op.name(), &[x], &[&y], || {
+    record_vectorizable(op.name(), &[x], &[&y], || {
         let (x, y, kept) = (x.clone(), y.clone(), kept_shape(x.shape(), &mask));
         let axes = reduced_axes(&mask);
         move |gs: &[Tensor], _: &[bool]| {
@@ -121,7 +126,7 @@ fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R
                 x.dtype(),
             )?;
             let count = super::reduce_sum(&hit, Some(&axes), true)?;
-            let g = reshape(&gs[0], &kept)?;
+            let g = reshape(&gs[0], &with_batch_axes_of(&gs[0], &kept))?;
             Ok(vec![Some(div(&mul(&hit, &g)?, &count)?)])
         }
     });

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use ferrotape_core::kernels::{self, PadMode};
 use ferrotape_core::{Array, DType, Error, Result, Shape};
 
-use super::{reduce_sum, unbroadcast};
-use crate::tape::record;
+use super::{reduce_sum, unbroadcast, with_batch_axes_of};
+use crate::tape::{batch_axes, record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -83,9 +83,14 @@ pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         let shape = shape.to_vec();
         move |t: &[Tensor]| reshape(&t[0], &shape)
     });
-    record("Reshape", &[x], &[&y], || {
+    record_vectorizable("Reshape", &[x], &[&y], || {
         let s: Shape = x.shape().into();
-        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(reshape(&gs[0], &s)?)])
+        move |gs: &[Tensor], _: &[bool]| {
+            Ok(vec![Some(reshape(
+                &gs[0],
+                &with_batch_axes_of(&gs[0], &s),
+            )?)])
+        }
     });
     Ok(y)
 }
@@ -97,12 +102,19 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
         let perm = perm.to_vec();
         move |t: &[Tensor]| transpose(&t[0], &perm)
     });
-    record("Transpose", &[x], &[&y], || {
+    record_vectorizable("Transpose", &[x], &[&y], || {
         let mut inverse = vec![0; perm.len()];
         for (i, &p) in perm.iter().enumerate() {
             inverse[p] = i;
         }
-        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(transpose(&gs[0], &inverse)?)])
+        move |gs: &[Tensor], _: &[bool]| {
+            // Batch axes (a vectorized Jacobian's) stay in front.
+            let batch = batch_axes().min(gs[0].rank().saturating_sub(inverse.len()));
+            let perm: Vec<usize> = (0..batch)
+                .chain(inverse.iter().map(|&p| p + batch))
+                .collect();
+            Ok(vec![Some(transpose(&gs[0], &perm)?)])
+        }
     });
     Ok(y)
 }
@@ -117,7 +129,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         let shape = shape.to_vec();
         move |t: &[Tensor]| broadcast_to(&t[0], &shape)
     });
-    record("BroadcastTo", &[x], &[&y], || {
+    record_vectorizable("BroadcastTo", &[x], &[&y], || {
         let s: Shape = x.shape().into();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(unbroadcast(&gs[0], &s)?)])
     });

@@ -18,7 +18,7 @@ use super::{
     add, compare, div, exp, log, log1p, mul, neg, sign, square, sub, unbroadcast, where_,
     zeros_like,
 };
-use crate::tape::record;
+use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
 
 /// log|Γ(x)|; d/dx = ψ(x) (digamma).
@@ -32,7 +32,7 @@ use crate::tensor::Tensor;
 /// ```
 pub fn lgamma(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Lgamma, x)?;
-    record("Lgamma", &[x], &[&y], grad!(|g; x| mul(g, &digamma(x)?)?));
+    record_vectorizable("Lgamma", &[x], &[&y], grad!(|g; x| mul(g, &digamma(x)?)?));
     Ok(y)
 }
 
@@ -47,7 +47,7 @@ pub fn lgamma(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn digamma(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Digamma, x)?;
-    record(
+    record_vectorizable(
         "Digamma",
         &[x],
         &[&y],
@@ -122,7 +122,7 @@ pub fn zeta(x: &Tensor, q: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn erfc(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erfc, x)?;
-    record(
+    record_vectorizable(
         "Erfc",
         &[x],
         &[&y],
@@ -142,7 +142,7 @@ pub fn erfc(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn erfinv(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erfinv, x)?;
-    record(
+    record_vectorizable(
         "Erfinv",
         &[x],
         &[&y],
@@ -163,7 +163,7 @@ pub fn erfinv(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn erfcinv(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Erfcinv, x)?;
-    record(
+    record_vectorizable(
         "Erfcinv",
         &[x],
         &[&y],
@@ -184,7 +184,7 @@ pub fn erfcinv(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn ndtri(p: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Ndtri, p)?;
-    record(
+    record_vectorizable(
         "Ndtri",
         &[p],
         &[&y],
@@ -317,7 +317,7 @@ pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_i0(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselI0, x)?;
-    record(
+    record_vectorizable(
         "BesselI0",
         &[x],
         &[&y],
@@ -337,7 +337,7 @@ pub fn bessel_i0(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_i0e(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselI0e, x)?;
-    record(
+    record_vectorizable(
         "BesselI0e",
         &[x],
         &[&y],
@@ -358,7 +358,7 @@ pub fn bessel_i0e(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_i1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselI1, x)?;
-    record(
+    record_vectorizable(
         "BesselI1",
         &[x],
         &[&y],
@@ -378,7 +378,7 @@ pub fn bessel_i1(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_i1e(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselI1e, x)?;
-    record(
+    record_vectorizable(
         "BesselI1e",
         &[x],
         &[&y],
@@ -410,7 +410,7 @@ fn div_at_zero(y: &Tensor, x: &Tensor, at_zero: f64) -> Result<Tensor> {
 /// ```
 pub fn bessel_j0(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselJ0, x)?;
-    record(
+    record_vectorizable(
         "BesselJ0",
         &[x],
         &[&y],
@@ -431,7 +431,7 @@ pub fn bessel_j0(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_j1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselJ1, x)?;
-    record(
+    record_vectorizable(
         "BesselJ1",
         &[x],
         &[&y],
@@ -452,7 +452,7 @@ pub fn bessel_j1(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_y0(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselY0, x)?;
-    record(
+    record_vectorizable(
         "BesselY0",
         &[x],
         &[&y],
@@ -473,7 +473,7 @@ pub fn bessel_y0(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_y1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselY1, x)?;
-    record(
+    record_vectorizable(
         "BesselY1",
         &[x],
         &[&y],
@@ -494,7 +494,7 @@ pub fn bessel_y1(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_k0(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselK0, x)?;
-    record(
+    record_vectorizable(
         "BesselK0",
         &[x],
         &[&y],
@@ -514,7 +514,7 @@ pub fn bessel_k0(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_k0e(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselK0e, x)?;
-    record(
+    record_vectorizable(
         "BesselK0e",
         &[x],
         &[&y],
@@ -535,7 +535,7 @@ pub fn bessel_k0e(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_k1(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselK1, x)?;
-    record(
+    record_vectorizable(
         "BesselK1",
         &[x],
         &[&y],
@@ -555,7 +555,7 @@ pub fn bessel_k1(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn bessel_k1e(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::BesselK1e, x)?;
-    record(
+    record_vectorizable(
         "BesselK1e",
         &[x],
         &[&y],
@@ -576,7 +576,7 @@ pub fn bessel_k1e(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn dawsn(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Dawsn, x)?;
-    record(
+    record_vectorizable(
         "Dawsn",
         &[x],
         &[&y],
@@ -597,7 +597,7 @@ pub fn dawsn(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn expint(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Expint, x)?;
-    record(
+    record_vectorizable(
         "Expint",
         &[x],
         &[&y],
@@ -617,7 +617,7 @@ pub fn expint(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn fresnel_cos(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::FresnelCos, x)?;
-    record(
+    record_vectorizable(
         "FresnelCos",
         &[x],
         &[&y],
@@ -637,7 +637,7 @@ pub fn fresnel_cos(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn fresnel_sin(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::FresnelSin, x)?;
-    record(
+    record_vectorizable(
         "FresnelSin",
         &[x],
         &[&y],
@@ -658,7 +658,7 @@ pub fn fresnel_sin(x: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn spence(x: &Tensor) -> Result<Tensor> {
     let y = unary_kernel(UnaryOp::Spence, x)?;
-    record(
+    record_vectorizable(
         "Spence",
         &[x],
         &[&y],

@@ -15,11 +15,11 @@ pub mod contract;
 pub mod forward;
 pub mod record;
 
-pub use backprop::Source;
+pub use backprop::{Rows, Source, ROWS_ELEMENT_BUDGET};
 pub use contract::{GradientTape, Pause};
 pub use forward::Accumulator;
 pub(crate) use record::note_variable_read;
 pub use record::{
-    any_accumulating, any_recording, pop_variable_watcher, push_variable_watcher, record,
-    record_custom, would_record, BackwardFn, Entry, HostObject, Tape,
+    any_accumulating, any_recording, batch_axes, pop_variable_watcher, push_variable_watcher,
+    record, record_custom, record_vectorizable, would_record, BackwardFn, Entry, HostObject, Tape,
 };

@@ -14,7 +14,7 @@
 //! order, and the sweep and the tangents, written with ops, live in `backprop` and `forward`
 //! above it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use ferrotape_core::{DType, Result, Shape};
@@ -40,6 +40,9 @@ pub struct Entry {
     pub(super) inputs: SmallVec<[TensorId; 2]>,
     pub(super) outputs: SmallVec<[(TensorId, Shape, DType); 1]>,
     pub(super) backward: Box<BackwardFn>,
+    /// Whether `backward` also takes output gradients with leading batch axes (see
+    /// [`batch_axes`]); set by [`record_vectorizable`]. The vectorized Jacobians read it.
+    pub(super) vectorizable: bool,
     /// Set for `record_custom` entries only; each entry, and so each tape, has its own.
     host: Option<HostObject>,
 }
@@ -94,6 +97,30 @@ thread_local! {
     };
     /// Open variable watchers (`custom_gradient` collects the variables its function reads).
     static VARIABLE_WATCHERS: RefCell<Vec<Vec<Variable>>> = const { RefCell::new(Vec::new()) };
+    /// See [`batch_axes`].
+    static BATCH_AXES: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How many leading batch axes the output gradients handed to backward closures carry: 0,
+/// except inside a vectorized Jacobian's sweep, where one sweep carries every row of the
+/// Jacobian at once (TensorFlow's pfor). A vectorizable backward keeps those axes in front of
+/// each input gradient: broadcasting does that for element-wise formulas, and the shape
+/// helpers that are not element-wise (`ops::unbroadcast`, `ops::with_batch_axes_of`) read this.
+pub fn batch_axes() -> usize {
+    BATCH_AXES.with(Cell::get)
+}
+
+/// Runs `f` with [`batch_axes`] set to `axes`, restoring the previous value afterwards (also
+/// when `f` fails or unwinds).
+pub(super) fn with_batch_axes<T>(axes: usize, f: impl FnOnce() -> T) -> T {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BATCH_AXES.with(|b| b.set(self.0));
+        }
+    }
+    let _restore = Restore(BATCH_AXES.with(|b| b.replace(axes)));
+    f()
 }
 
 /// Starts collecting the variables read on this thread (nestable).
@@ -152,13 +179,42 @@ pub fn record<F>(
 ) where
     F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
+    record_flagged(op, inputs, outputs, make_backward, false);
+}
+
+/// [`record`] for an op whose backward closure also serves output gradients with leading batch
+/// axes ([`batch_axes`]), returning input gradients with the same leading axes. That holds for
+/// formulas made of broadcasting element-wise ops, matrix products and `ops::unbroadcast`, and
+/// for shape work done through `ops::with_batch_axes_of`; an axis counted from the front or a
+/// fixed target shape breaks it. Vectorized Jacobians run one batched sweep when every entry
+/// they visit was recorded this way, and one sweep per row otherwise.
+pub fn record_vectorizable<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    make_backward: impl FnOnce() -> F,
+) where
+    F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
+    record_flagged(op, inputs, outputs, make_backward, true);
+}
+
+fn record_flagged<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    make_backward: impl FnOnce() -> F,
+    vectorizable: bool,
+) where
+    F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
     // Integer and bool results carry no gradient; with nothing active there is no one to tell.
     if outputs.iter().all(|t| !t.dtype().is_differentiable()) || idle() {
         return;
     }
     let ids = inputs.iter().map(|t| t.id()).collect();
     let make = move || (Box::new(make_backward()) as Box<BackwardFn>, None);
-    record_ids(op, ids, outputs, make, Scope::All);
+    record_ids(op, ids, outputs, make, Scope::All, vectorizable);
 }
 
 /// Whether neither a tape nor an accumulator is active on this thread (the common case).
@@ -181,6 +237,7 @@ enum Scope {
 /// One op's entry, built on first need: a tape records it or an accumulator uses it.
 struct Pending<'a, M> {
     op: &'static str,
+    vectorizable: bool,
     inputs: SmallVec<[TensorId; 2]>,
     outputs: &'a [&'a Tensor],
     make: Option<M>,
@@ -191,6 +248,7 @@ impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {
     fn get(&mut self) -> Arc<Entry> {
         let Pending {
             op,
+            vectorizable,
             inputs,
             outputs,
             make,
@@ -207,6 +265,7 @@ impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {
                         .map(|t| (t.id(), Shape::from(t.shape()), t.dtype()))
                         .collect(),
                     backward,
+                    vectorizable: *vectorizable,
                     host,
                 })
             })
@@ -224,9 +283,11 @@ fn record_ids(
     outputs: &[&Tensor],
     make_backward: impl FnOnce() -> (Box<BackwardFn>, Option<HostObject>),
     scope: Scope,
+    vectorizable: bool,
 ) {
     let mut pending = Pending {
         op,
+        vectorizable,
         inputs,
         outputs,
         make: Some(make_backward),
@@ -341,7 +402,8 @@ pub(crate) fn note_variable_read(var: &Variable, out: &Tensor) {
         (Box::new(identity) as Box<BackwardFn>, None)
     };
     let ids = SmallVec::from_slice(&[var.id()]);
-    record_ids("ReadVariableOp", ids, &[out], make, Scope::All);
+    // The identity passes batched gradients through unchanged.
+    record_ids("ReadVariableOp", ids, &[out], make, Scope::All, true);
 }
 
 /// Records a user-defined derivative (`custom_gradient`) for `outputs` as a function of `inputs`.
@@ -363,7 +425,8 @@ pub fn record_custom(
             let (backward, host) = make();
             (backward, Some(host))
         };
-        record_ids(op, ids, outputs, make, scope);
+        // A user's derivative is Python code that sees one gradient of the output's shape.
+        record_ids(op, ids, outputs, make, scope, false);
     }
 }
 
