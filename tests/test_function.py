@@ -313,3 +313,38 @@ def test_decorator_forms_and_bad_arguments():
     assert f.__name__ == "f" and "Function f" in repr(f)
     with pytest.raises(TypeError, match="callable"):
         ft.function(3)
+
+
+def test_replays_from_several_threads_at_once_stay_correct():
+    # A replay runs on the compute pool (or, with a host callback, on its caller's thread):
+    # concurrent callers must neither deadlock nor mix their values.
+    from concurrent.futures import ThreadPoolExecutor
+
+    @ft.function
+    def step(x):
+        h = ft.nn.relu(ft.matmul(x, ft.transpose(x)))
+        return ft.reduce_sum(h * 2.0, axis=1) + ft.reduce_mean(x)
+
+    @ft.function
+    def printing(x):
+        ft.print("sum", ft.reduce_sum(x), output_stream=sys.stderr)
+        return ft.exp(x) * 2.0
+
+    inputs = [
+        np.random.default_rng(i).standard_normal((300, 200)).astype(np.float32) for i in range(8)
+    ]
+    expected = [(2.0 * np.maximum(x @ x.T, 0.0)).sum(axis=1) + x.mean() for x in inputs]
+    step(ft.constant(inputs[0]))
+    printing(ft.constant(inputs[0]))
+
+    def work(i):
+        x = ft.constant(inputs[i % 8])
+        out = step(x).numpy()
+        printed = printing(x).numpy()
+        return i, out, printed
+
+    with ThreadPoolExecutor(4) as pool:
+        for i, out, printed in pool.map(work, range(32)):
+            np.testing.assert_allclose(out, expected[i % 8], rtol=1e-4, atol=1e-2)
+            np.testing.assert_allclose(printed, 2.0 * np.exp(inputs[i % 8]), rtol=1e-6)
+    assert step.experimental_get_tracing_count() == 1

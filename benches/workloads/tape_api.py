@@ -174,8 +174,9 @@ FAMILIES = {
     "hessian": hessian,
 }
 
-# The families TensorFlow and ferrotape also run inside their `function` (a traced step).
-GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer")
+# The families TensorFlow and ferrotape also run inside their `function` (a traced step): the
+# training steps, inference and the Jacobians (issue 12 compares each traced with JAX's jit).
+GRAPH_FAMILIES = ("cnn_train", "mlp_train", "cnn_infer", "jacobian", "batch_jacobian", "hessian")
 
 
 def variants(tf, family, traced_name):

@@ -64,6 +64,8 @@ pub struct Recording {
     inputs: Vec<usize>,
     nodes: Vec<Node>,
     slot_count: usize,
+    /// Whether some effect calls back into the host (see [`host_effect`]).
+    calls_host: bool,
     /// Why this trace cannot be replayed (the first reason found).
     pub invalid: Option<String>,
 }
@@ -176,6 +178,22 @@ where
     });
 }
 
+/// [`effect`] for an effect that calls back into the host language (`tf.print`'s Python
+/// callback). A replay holding one runs on the calling thread rather than on the compute pool:
+/// the callback needs the host's lock (Python's GIL), and a host thread holding that lock may
+/// itself be waiting for the pool.
+pub fn host_effect<F>(name: &'static str, inputs: &[&Tensor], make_effect: impl FnOnce() -> F)
+where
+    F: Fn(&[Tensor]) -> Result<()> + Send + Sync + 'static,
+{
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.calls_host = true;
+            rec.push(name, Work::Effect(Box::new(make_effect())), inputs, &[]);
+        }
+    });
+}
+
 /// Marks a tensor made from host values as a constant of the trace.
 pub fn constant(t: &Tensor) {
     RECORDING.with(|r| {
@@ -229,6 +247,7 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             inputs: Vec::new(),
             nodes: Vec::new(),
             slot_count: 0,
+            calls_host: false,
             invalid: None,
         };
         for t in inputs {
@@ -273,6 +292,8 @@ pub struct Graph {
     slot_count: usize,
     /// For each node, the slots whose last use it is (freed after it runs).
     frees: Vec<SmallVec<[usize; 2]>>,
+    /// Whether an effect calls back into the host: the replay then stays on the caller's thread.
+    calls_host: bool,
 }
 
 impl Graph {
@@ -335,6 +356,7 @@ impl Graph {
             outputs,
             slot_count: rec.slot_count,
             frees,
+            calls_host: rec.calls_host,
         })
     }
 
@@ -352,8 +374,23 @@ impl Graph {
         self.nodes.iter().map(|n| n.name).collect()
     }
 
-    /// Runs the recorded calls on new inputs (same shapes and dtypes as traced).
+    /// Runs the recorded calls on new inputs (same shapes and dtypes as traced), on a thread
+    /// of the compute pool (see [`ferrotape_core::kernels::on_compute_thread`]) unless an
+    /// effect calls back into the host.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        if self.calls_host {
+            return self.run_here(inputs);
+        }
+        let autocast = crate::variable::autocast_dtype();
+        ferrotape_core::kernels::on_compute_thread(|| {
+            let outer = crate::variable::set_autocast_dtype(autocast);
+            let out = self.run_here(inputs);
+            crate::variable::set_autocast_dtype(outer);
+            out
+        })
+    }
+
+    fn run_here(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         if inputs.len() != self.inputs.len() {
             return Err(Error::invalid(
                 "function",

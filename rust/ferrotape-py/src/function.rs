@@ -191,7 +191,7 @@ pub fn trace_host_effect(
         .collect::<PyResult<Vec<Tensor>>>()?;
     let refs: Vec<&Tensor> = tensors.iter().collect();
     let callback = callback.unbind();
-    trace::effect("HostCallback", &refs, || {
+    trace::host_effect("HostCallback", &refs, || {
         move |t: &[Tensor]| {
             Python::attach(|py| {
                 let args = t

@@ -70,6 +70,44 @@ pub(crate) fn from_ordered_u64(a: &crate::Array) -> crate::Result<crate::Array> 
     )
 }
 
+/// Runs `f` on a thread of the compute pool (rayon's), carrying this thread's placement scope
+/// there, and waits for it. A sequence of kernels run this way (a traced function's replay)
+/// splits each parallel kernel between the thread running `f` and the pool's other threads,
+/// which stay awake between kernels; called from outside the pool, every parallel kernel would
+/// instead hand all its work to the pool and put the caller to sleep until it is done, and on
+/// a 2-core machine that handover costs more than most kernels of a training step.
+pub fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if rayon::current_thread_index().is_some() {
+        return f();
+    }
+    let placement = crate::device::placement();
+    rayon::scope(|_| {
+        let outer = crate::device::set_placement(placement);
+        let out = f();
+        crate::device::set_placement(outer);
+        out
+    })
+}
+
 /// Below this many elements a kernel stays on the calling thread: splitting costs more than it
 /// saves on a 2-core machine (see DESIGN.md's pitfalls).
 pub const PARALLEL_THRESHOLD: usize = 32 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_compute_thread_runs_on_the_pool_with_the_callers_placement() {
+        let device = crate::device::Device::Gpu(3);
+        let outer = crate::device::set_placement(Some(device));
+        let (index, placement) =
+            on_compute_thread(|| (rayon::current_thread_index(), crate::device::placement()));
+        assert!(index.is_some(), "ran on a pool thread");
+        assert_eq!(placement, Some(device));
+        // Already on the pool: runs in place.
+        let nested = rayon::scope(|_| on_compute_thread(rayon::current_thread_index));
+        assert!(nested.is_some());
+        crate::device::set_placement(outer);
+    }
+}
