@@ -3,6 +3,8 @@
 ``compile(run_eagerly=True)`` or ``tf.config.run_functions_eagerly(True)``: Python side effects
 in a step run once per trace, and the traced loop gives the eager loop's results."""
 
+import copy
+import pickle
 import warnings
 
 import numpy as np
@@ -39,6 +41,10 @@ class Counting(keras.Model):
 def regression(n):
     x = np.random.default_rng(0).normal(size=(n, 3)).astype("float32")
     return x, x.sum(axis=1, keepdims=True)
+
+
+# A refused trace warns (RuntimeWarning) and runs eagerly, which would hide what is tested here.
+NO_EAGER_FALLBACK = pytest.mark.filterwarnings("error::RuntimeWarning")
 
 
 @pytest.fixture
@@ -201,6 +207,7 @@ def test_traced_fit_gives_the_eager_results(build):
     assert int(traced[0].optimizer.iterations.numpy()) == 12
 
 
+@NO_EAGER_FALLBACK
 def test_a_traced_step_draws_new_dropout_and_noise_each_call():
     layers = [
         keras.layers.Dropout(0.5),
@@ -217,6 +224,7 @@ def test_a_traced_step_draws_new_dropout_and_noise_each_call():
         assert not np.array_equal(second, third), layer
 
 
+@NO_EAGER_FALLBACK
 def test_keras_random_in_a_trace_follows_the_seed_generators_eager_stream():
     def draws(traced):
         generator = keras.random.SeedGenerator(11)
@@ -282,6 +290,7 @@ def test_an_untraceable_step_warns_once_and_gives_the_eager_results():
         np.testing.assert_array_equal(a, b)
 
 
+@NO_EAGER_FALLBACK
 def test_metrics_updated_inside_a_trace_accumulate_on_every_replay():
     values = np.array([[1.0, 2.0], [3.0, 5.0], [0.5, 0.25]], "float32")
     weights = np.array([1.0, 0.0, 2.0], "float32")
@@ -315,6 +324,7 @@ def test_metrics_updated_inside_a_trace_accumulate_on_every_replay():
     assert float(traced_sum.result()) == pytest.approx(values.sum() * 2.0, rel=1e-6)
 
 
+@NO_EAGER_FALLBACK
 def test_a_traced_optimizer_step_follows_its_schedule():
     schedule = keras.optimizers.schedules.PiecewiseConstantDecay([1, 2], [1.0, 0.5, 0.25])
     variable = ft.Variable([1.0])
@@ -346,3 +356,25 @@ def test_compile_makes_new_step_functions():
     assert model.make_train_function(force=True) is not first
     model.compile("adam", "mse")
     assert model.train_function is model.test_function is model.predict_function is None
+
+
+@pytest.mark.parametrize(
+    "duplicate",
+    [copy.deepcopy, lambda m: pickle.loads(pickle.dumps(m))],
+    ids=["deepcopy", "pickle"],
+)
+def test_a_fitted_model_copies_and_its_copy_traces_its_own_steps(duplicate):
+    x, y = regression(64)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=32, verbose=0)
+    twin = duplicate(model)
+    assert twin.train_function is None  # a cache of the original's traces: not copied
+    assert twin.evaluate(x, y, verbose=0) == model.evaluate(x, y, verbose=0)
+    before = [w.copy() for w in model.get_weights()]
+    twin.fit(x, y, batch_size=32, verbose=0)
+    assert isinstance(twin.train_function, polymorphic_function.Function)
+    assert twin.train_function is not model.train_function
+    for a, b in zip(before, model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # the copy trained its own variables
+    assert any(not np.array_equal(a, b) for a, b in zip(before, twin.get_weights(), strict=True))

@@ -237,6 +237,15 @@ class Trainer:
         return self(x, training=False)
 
     # ------------------------------------------------------------------ step functions
+    def __getstate__(self):
+        # The traced steps are caches over this model's own methods (and hold native traces,
+        # which do not pickle): a copy makes its own when its loops next run.
+        state = super().__getstate__()
+        for name in ("train_function", "test_function", "predict_function"):
+            if name in state:
+                state[name] = None
+        return state
+
     def _make_function(self, step):
         """``step`` (one batch in, logs or outputs out), traced by ``ft.function`` unless the
         model runs eagerly. The traced step returns the metric results themselves (tensors),
