@@ -222,6 +222,34 @@ def test_the_same_seed_gives_the_same_weights(tiny_data, tmp_path, capsys, no_pl
     assert any(not np.array_equal(a_i, c_i) for a_i, c_i in zip(a, c, strict=True))
 
 
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_the_tape_loops_traced_step_trains_as_the_eager_step_does(
+    model, tiny_data, tmp_path, capsys, no_plot, recwarn
+):
+    # The step is an ft.function; run_functions_eagerly(True) runs the same step eagerly.
+    options = f"--model {model} --limit 40 --batch-size 16 --epochs 2 --seed 3"
+    ft.config.run_functions_eagerly(True)
+    try:
+        assert run_train(capsys, options, tiny_data, tmp_path / "eager")[0] == 0
+    finally:
+        ft.config.run_functions_eagerly(False)
+    assert run_train(capsys, options, tiny_data, tmp_path / "traced")[0] == 0
+    # A step that could not be traced would have warned that it runs eagerly.
+    assert not [w for w in recwarn if "runs eagerly" in str(w.message)]
+    histories = [
+        json.loads((tmp_path / run / cli.HISTORY_FILE).read_text()) for run in ("eager", "traced")
+    ]
+    for key in ("loss", "accuracy", "val_loss", "val_accuracy"):
+        np.testing.assert_allclose(histories[1][key], histories[0][key], rtol=1e-5)
+    weights = [
+        safetensors.numpy.load_file(str(tmp_path / run / cli.WEIGHTS_FILE))
+        for run in ("eager", "traced")
+    ]
+    eager, traced = ([stored[key] for key in sorted(stored)] for stored in weights)
+    for a, b in zip(eager, traced, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
 def test_limit_takes_the_first_images(tiny_data, tmp_path, capsys, no_plot):
     status, stdout, stderr = run_train(
         capsys, "--model mlp --limit 40 --batch-size 16 --epochs 1", tiny_data, tmp_path

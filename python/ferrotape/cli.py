@@ -1,10 +1,11 @@
 """The ``ferrotape`` command: ``ferrotape train`` trains a classifier on Fashion-MNIST.
 
 ``ferrotape train`` builds the Keras CNN of the GradientTape tutorial or, with ``--model mlp``,
-a 784-128-10 MLP, and trains it with a custom ``GradientTape`` loop (or with ``model.fit``
-given ``--fit``). Each epoch shows a progress bar on standard error and then one line on
-standard output with the loss, the accuracy, the test-set loss and accuracy, the epoch's time
-and its throughput. At the end it writes, into ``--out`` (``./ferrotape-run``):
+a 784-128-10 MLP, and trains it with a custom ``GradientTape`` loop whose step is an
+``ft.function`` (or with ``model.fit`` given ``--fit``, which traces its step the same way).
+Each epoch shows a progress bar on standard error and then one line on standard output with
+the loss, the accuracy, the test-set loss and accuracy, the epoch's time and its throughput.
+At the end it writes, into ``--out`` (``./ferrotape-run``):
 
 - ``weights.safetensors``: ``model.save_weights``; ``model.load_weights`` reads it back;
 - ``history.json``: per epoch ``loss``, ``accuracy``, ``val_loss``, ``val_accuracy`` (the test
@@ -709,12 +710,19 @@ def tape_loop(model, optimizer, train_data, test_data, args, run, stop, say):
 
     from .keras.losses import categorical_crossentropy
 
-    def step(x, y):
+    @ft.function
+    def train_step(x, y):
+        # Traced once per batch shape (the last, smaller batch traces once more), then replayed
+        # from Rust; the results are read on the host after the call.
         with ft.GradientTape() as tape:
             predictions = model(x, training=True)
             loss = ft.reduce_mean(categorical_crossentropy(y, predictions))
         grads = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+        return loss, predictions
+
+    def step(x, y):
+        loss, predictions = train_step(x, y)
         return float(loss), predictions.numpy()
 
     count = len(train_data[0])

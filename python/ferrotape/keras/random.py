@@ -13,6 +13,11 @@ True
 >>> first, second = (ft.keras.random.uniform([2], seed=gen) for _ in range(2))
 >>> bool(ft.reduce_all(first == second))
 False
+
+The numbers are drawn with numpy on the host. Inside a function ``ft.function`` traces (a
+``Model.fit`` step, say), a draw with a ``SeedGenerator`` or no seed is recorded as a host effect
+that draws again on every replay, in the same order as eager calls would, so a traced step gets
+new numbers each call (the same ones an eager run gets); an int seed's numbers are constants.
 """
 
 import random as _python_random
@@ -69,39 +74,56 @@ def _shape(shape, op):
     return [int(d) for d in shape]
 
 
-def _tensor(values, dtype):
-    return _core.constant(np.asarray(values), dtype=dtype or backend.floatx())
+def _drawn(seed, draw, dtype):
+    """A tensor of ``draw(rng)``'s numpy values (``rng`` from ``seed``), drawn again on every
+    replay of a trace being recorded unless ``seed`` is an int (see the module documentation):
+    the trace reads a variable that a recorded host effect refills first."""
+    dtype = dtype or backend.floatx()
+    values = _core.constant(np.asarray(draw(_rng(seed))), dtype=dtype)
+    if not _core.is_tracing() or not (seed is None or isinstance(seed, SeedGenerator)):
+        return values
+    holder = _core.Variable(values, trainable=False, name="keras_random_draw")
+
+    def redraw():
+        holder.assign(_core.constant(np.asarray(draw(_rng(seed))), dtype=dtype))
+
+    _core.trace_host_effect(redraw, [])
+    return holder.read_value()
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of a normal distribution."""
-    values = _rng(seed).normal(mean, stddev, size=_shape(shape, "normal"))
-    return _tensor(values, dtype)
+    shape = _shape(shape, "normal")
+    return _drawn(seed, lambda rng: rng.normal(mean, stddev, size=shape), dtype)
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Samples uniform in ``[minval, maxval)``."""
-    values = _rng(seed).uniform(minval, maxval, size=_shape(shape, "uniform"))
-    return _tensor(values, dtype)
+    shape = _shape(shape, "uniform")
+    return _drawn(seed, lambda rng: rng.uniform(minval, maxval, size=shape), dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Normal samples redrawn until within two standard deviations of the mean."""
-    rng = _rng(seed)
-    values = rng.standard_normal(_shape(shape, "truncated_normal"))
-    outside = np.abs(values) > 2.0
-    while outside.any():
-        values[outside] = rng.standard_normal(int(outside.sum()))
+    shape = _shape(shape, "truncated_normal")
+
+    def draw(rng):
+        values = rng.standard_normal(shape)
         outside = np.abs(values) > 2.0
-    return _tensor(mean + stddev * values, dtype)
+        while outside.any():
+            values[outside] = rng.standard_normal(int(outside.sum()))
+            outside = np.abs(values) > 2.0
+        return mean + stddev * values
+
+    return _drawn(seed, draw, dtype)
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
     """Integers uniform in ``[minval, maxval)``."""
     if maxval <= minval:
         raise ValueError(f"randint: maxval must exceed minval. Received: {minval}, {maxval}")
-    values = _rng(seed).integers(minval, maxval, size=_shape(shape, "randint"))
-    return _core.constant(values, dtype=dtype)
+    shape = _shape(shape, "randint")
+    return _drawn(seed, lambda rng: rng.integers(minval, maxval, size=shape), dtype)
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
@@ -111,16 +133,15 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         raise ValueError(f"dropout: rate must be in [0, 1). Received: rate={rate!r}")
     inputs = _core.convert_to_tensor(inputs)
     shape = inputs.shape.as_list() if noise_shape is None else _shape(noise_shape, "dropout")
-    keep = _rng(seed).uniform(size=shape) >= rate
-    mask = _core.constant(keep / (1.0 - rate), dtype=inputs.dtype)
+    mask = _drawn(seed, lambda rng: (rng.uniform(size=shape) >= rate) / (1.0 - rate), inputs.dtype)
     return inputs * mask
 
 
 def shuffle(x, axis=0, seed=None):
     """``x`` with its entries along ``axis`` in a random order."""
     x = _core.convert_to_tensor(x)
-    order = _rng(seed).permutation(x.shape[axis])
-    return _core.gather(x, _core.constant(order, dtype="int32"), axis=axis)
+    size = x.shape[axis]
+    return _core.gather(x, _drawn(seed, lambda rng: rng.permutation(size), "int32"), axis=axis)
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
@@ -130,9 +151,12 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
         raise ValueError(f"categorical: logits must be 2-D. Received shape {logits.shape}")
     probs = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs /= probs.sum(axis=1, keepdims=True)
-    rng = _rng(seed)
-    samples = np.stack([rng.choice(len(p), size=int(num_samples), p=p) for p in probs])
-    return _core.constant(samples, dtype=dtype)
+    num_samples = int(num_samples)
+
+    def draw(rng):
+        return np.stack([rng.choice(len(p), size=num_samples, p=p) for p in probs])
+
+    return _drawn(seed, draw, dtype)
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None):
@@ -141,7 +165,8 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     a, b = (np.asarray(_core.convert_to_tensor(v).numpy(), np.float64) for v in (alpha, beta))
     if np.any(a <= 0) or np.any(b <= 0):
         raise ValueError(f"beta: alpha and beta must be positive. Received: {alpha!r}, {beta!r}")
-    return _tensor(_rng(seed).beta(a, b, size=_shape(shape, "beta")), dtype)
+    shape = _shape(shape, "beta")
+    return _drawn(seed, lambda rng: rng.beta(a, b, size=shape), dtype)
 
 
 def gamma(shape, alpha, dtype=None, seed=None):
@@ -149,7 +174,8 @@ def gamma(shape, alpha, dtype=None, seed=None):
     a = np.asarray(_core.convert_to_tensor(alpha).numpy(), np.float64)
     if np.any(a <= 0):
         raise ValueError(f"gamma: alpha must be positive. Received: alpha={alpha!r}")
-    return _tensor(_rng(seed).gamma(a, size=_shape(shape, "gamma")), dtype)
+    shape = _shape(shape, "gamma")
+    return _drawn(seed, lambda rng: rng.gamma(a, size=shape), dtype)
 
 
 __all__ = [

@@ -2,7 +2,10 @@
 and the numpy helpers the metrics accumulate with.
 
 A metric's per-batch values are computed with ferrotape ops or numpy and reduced on the host:
-one ``.numpy()`` per update, nothing recorded by a tape.
+one ``.numpy()`` per update, nothing recorded by a tape. Inside a function ``ft.function`` is
+tracing (``fit``'s step), that read would refuse the trace, so ``Sum`` and ``Mean`` (and the
+metrics built on them, such as the accuracies and ``MeanMetricWrapper``) reduce with recorded
+ops there instead; the other metrics keep the host path, and such a step runs eagerly.
 """
 
 import re

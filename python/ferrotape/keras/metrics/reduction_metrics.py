@@ -12,9 +12,29 @@ import numpy as np
 
 import ferrotape as ft
 
+from ... import _core
 from ..layers.layer_masking import get_keras_mask
-from ..losses.loss import _apply_mask
+from ..losses.loss import _apply_mask, squeeze_or_expand_to_same_rank
 from .metric import Metric, _numpy, reduce_to_samplewise
+
+
+def _traced_samplewise(values, sample_weight, reduce_fn):
+    """``reduce_to_samplewise`` in ferrotape ops (float64, as the host path sums), for an update
+    inside a function ``ft.function`` is tracing: there a host read would refuse the trace and
+    the step would run eagerly, so the fit loop's usual metrics are computed as recorded ops."""
+    values = ft.cast(ft.convert_to_tensor(values), ft.float64)
+    if sample_weight is not None:
+        sample_weight = ft.cast(ft.convert_to_tensor(sample_weight), ft.float64)
+        values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
+        weight_ndim = len(sample_weight.shape)
+        if len(values.shape) > weight_ndim:
+            values = reduce_fn(values, axis=list(range(weight_ndim, len(values.shape))))
+        values = values * ft.broadcast_to(sample_weight, values.shape)
+        if weight_ndim > 1:
+            sample_weight = reduce_fn(sample_weight, axis=list(range(1, weight_ndim)))
+    if len(values.shape) > 1:
+        values = reduce_fn(values, axis=list(range(1, len(values.shape))))
+    return values, sample_weight
 
 
 class Sum(Metric):
@@ -25,6 +45,10 @@ class Sum(Metric):
         self.total = self.add_variable((), "zeros", name="total")
 
     def update_state(self, values, sample_weight=None):
+        if _core.is_tracing():
+            values, _ = _traced_samplewise(values, sample_weight, ft.reduce_sum)
+            self.total.assign_add(ft.cast(ft.reduce_sum(values), self.total.dtype))
+            return
         weights = None if sample_weight is None else _numpy(sample_weight)
         values, _ = reduce_to_samplewise(_numpy(values), weights, np.sum, self.name)
         self.total.assign_add(float(values.sum()))
@@ -44,6 +68,15 @@ class Mean(Metric):
         self.count = self.add_variable((), "zeros", name="count")
 
     def update_state(self, values, sample_weight=None):
+        if _core.is_tracing():
+            values, weights = _traced_samplewise(values, sample_weight, ft.reduce_mean)
+            if weights is not None:
+                count = ft.reduce_sum(weights)
+            else:
+                count = float(values.shape[0]) if len(values.shape) >= 1 else 1.0
+            self.total.assign_add(ft.cast(ft.reduce_sum(values), self.total.dtype))
+            self.count.assign_add(ft.cast(count, self.count.dtype))
+            return
         weights = None if sample_weight is None else _numpy(sample_weight)
         values, weights = reduce_to_samplewise(_numpy(values), weights, np.mean, self.name)
         if weights is not None:
@@ -55,9 +88,9 @@ class Mean(Metric):
         self.count.assign_add(count)
 
     def result(self):
-        count = float(self.count.numpy())
-        value = float(self.total.numpy()) / count if count else 0.0
-        return ft.constant(value, dtype=self._dtype)
+        # One division in the variables' dtype, correctly rounded as the host's float64
+        # division rounded to it was; 0 before any update.
+        return ft.math.divide_no_nan(self.total.read_value(), self.count.read_value())
 
 
 class MeanMetricWrapper(Mean):

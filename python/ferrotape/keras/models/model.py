@@ -38,6 +38,10 @@ class Model(Trainer, Layer):
         "_loss_tracker",
         "_compile_config",
         "_warned_no_trainable",
+        "_run_eagerly",
+        "train_function",
+        "test_function",
+        "predict_function",
     }
 
     def __new__(cls, *args, **kwargs):
@@ -79,6 +83,10 @@ class Model(Trainer, Layer):
         setattr_(self, "_loss_tracker", _MeanTracker("loss"))
         setattr_(self, "_compile_config", None)
         setattr_(self, "_warned_no_trainable", False)
+        setattr_(self, "_run_eagerly", False)
+        setattr_(self, "train_function", None)
+        setattr_(self, "test_function", None)
+        setattr_(self, "predict_function", None)
 
     # ------------------------------------------------------------------ structure
     @property

@@ -21,6 +21,7 @@ Updates are never recorded by a tape: the optimizer's own slots are non-trainabl
 import ferrotape as ft
 
 from ... import _core
+from . import schedules as _schedules
 from .base_optimizer import BaseOptimizer, _warn_at_caller
 
 
@@ -37,6 +38,9 @@ class Optimizer(BaseOptimizer):
     # ``_coefficients`` computed for it.
     _step_in_progress = None
     _coefficients_cache = None
+    # The variable the native rule reads a schedule's rate from (made on first use; not one of
+    # the optimizer's saved variables).
+    _schedule_value = None
 
     # ------------------------------------------------------------------ the step
 
@@ -89,7 +93,10 @@ class Optimizer(BaseOptimizer):
             # The rule reads `iterations` and the learning-rate variable itself when it runs,
             # so that a step traced by ft.function replays with their current values.
             slots = [self._slots[index] for index in indices]
-            self._apply_native_rule(grads, variables, slots, self._learning_rate, self._iterations)
+            learning_rate = self._learning_rate
+            if isinstance(learning_rate, _schedules.LearningRateSchedule):
+                learning_rate = self._scheduled_learning_rate()
+            self._apply_native_rule(grads, variables, slots, learning_rate, self._iterations)
             self._iterations.assign_add(1)
             return
         step = int(self._iterations.numpy())
@@ -175,15 +182,37 @@ class Optimizer(BaseOptimizer):
         return "update_step"
 
     def _reads_step_natively(self):
-        """Whether the whole step is the native rule with a plain learning-rate variable: no
-        schedule, legacy decay, weight decay or moving averages computed in Python."""
+        """Whether the whole step is the native rule with a learning-rate variable (or a
+        schedule, see ``_scheduled_learning_rate``): no legacy decay, weight decay or moving
+        averages computed in Python."""
         return (
             self._update_path() == "one native call"
-            and isinstance(self._learning_rate, ft.Variable)
+            and isinstance(self._learning_rate, ft.Variable | _schedules.LearningRateSchedule)
             and not self._legacy_decay
             and self.weight_decay is None
             and not self.use_ema
         )
+
+    def _scheduled_learning_rate(self):
+        """A variable holding the schedule's rate at ``iterations``, for the native rule to read.
+
+        The schedule is Python arithmetic on the step read from the host, which a trace cannot
+        record; so inside ``ft.function`` the refresh is also recorded as a host effect, run
+        again before the rule on every replay (it overwrites the value assigned while tracing,
+        which the trace records as a constant)."""
+        if self._schedule_value is None:
+            self._schedule_value = ft.Variable(
+                0.0, trainable=False, name=f"{self.name}/scheduled_learning_rate"
+            )
+
+        def refresh(*_):
+            step = int(_core.host_value(self._iterations))
+            self._schedule_value.assign(ft.cast(self._learning_rate(step), ft.float32))
+
+        refresh()
+        if _core.is_tracing():
+            _core.trace_host_effect(refresh, [])
+        return self._schedule_value
 
     def update_step(self, gradient, variable, learning_rate):
         """Keras 3's update of one variable from its gradient: here the optimizer's native rule

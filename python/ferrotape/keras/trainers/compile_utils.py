@@ -8,23 +8,29 @@ from collections.abc import Mapping
 import numpy as np
 
 from ... import _core, nest
+from ... import math as math_ops
 from ..layers.layer_masking import get_keras_mask
 
 
 class _MeanTracker:
-    """A running mean kept as a tensor (no device read per batch), like ``metrics.Mean``."""
+    """A running mean kept in two variables (no device read per batch), like ``metrics.Mean``;
+    variables, not Python attributes, so that a step traced by ``ft.function`` updates them
+    on every replay."""
 
     def __init__(self, name):
         self.name = name
-        self.reset_state()
+        self._total = _core.Variable(0.0, trainable=False, name=f"{name}/total")
+        self._count = _core.Variable(0.0, trainable=False, name=f"{name}/count")
 
     def reset_state(self):
-        self._total = None
-        self._count = 0.0
+        self._total.assign(0.0)
+        self._count.assign(0.0)
 
     def update_state(self, values, sample_weight=None):
         if not isinstance(values, _core.Tensor):
             values = _core.convert_to_tensor(values, dtype="float32")
+        if values.dtype.name != "float32":
+            values = _core.cast(values, "float32")
         if values.ndim:
             count = float(math.prod(values.shape))
             values = _core.reduce_sum(values)
@@ -33,13 +39,11 @@ class _MeanTracker:
         if sample_weight is not None:
             weight = float(sample_weight)
             values, count = values * weight, count * weight
-        self._total = values if self._total is None else self._total + values
-        self._count += count
+        self._total.assign_add(values)
+        self._count.assign_add(count)
 
     def result(self):
-        if self._total is None or self._count == 0:
-            return _core.constant(0.0)
-        return self._total / self._count
+        return math_ops.divide_no_nan(self._total.read_value(), self._count.read_value())
 
 
 class _MetricResults(Mapping):

@@ -1,6 +1,18 @@
 """The training loop of ``Model``: ``compile``, ``fit``, ``evaluate``, ``predict`` and the
 ``*_on_batch`` methods (Keras 3's ``keras.src.trainers.trainer``). ``Trainer`` never imports the
 models: it reaches the model only through ``self``.
+
+As Keras 3 on TensorFlow, the loops run their step through ``ft.function``: ``train_function``,
+``test_function`` and ``predict_function`` (made by ``make_*_function`` once per ``compile``)
+trace ``train_step``, ``test_step`` and ``predict_step`` once per shape of batch (so a smaller
+last batch traces once more) and then replay them from Rust, the metrics' updates and the
+optimizer step included; the metric results come back as tensors and are read after the call.
+Python side effects in an overridden step (``print``, a counter) therefore run once per trace,
+not once per batch. ``compile(run_eagerly=True)`` (or ``model.run_eagerly = True`` before the
+loop first runs) or ``tf.config.run_functions_eagerly(True)`` runs every step eagerly instead.
+A step that cannot be traced (a host read such as ``.numpy()`` or ``int(t)`` in it, an op that
+records nothing) runs eagerly with one warning saying why, and gives the same results. Unlike
+Keras's, these functions take one batch, not an iterator.
 """
 
 import reprlib
@@ -8,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ... import GradientTape, _core, nest
+from ... import GradientTape, _core, nest, polymorphic_function
 from .compile_utils import (
     _CompiledLoss,
     _float_logs,
@@ -34,6 +46,12 @@ from .epoch_iterator import _EpochIterator, _overrides, _Progress, _resolve_verb
 class Trainer:
     """The training half of :class:`~ferrotape.keras.Model` (mixed in before ``Layer``)."""
 
+    # Until compile (predict needs none) and the first loop: traced, and no step made yet.
+    _run_eagerly = False
+    train_function = None
+    test_function = None
+    predict_function = None
+
     # ------------------------------------------------------------------ compile
     def compile(
         self,
@@ -49,8 +67,7 @@ class Trainer:
     ):
         """Configures training: the optimizer (name or instance), the loss (name, function or
         Loss; a list/dict for several outputs) and the metrics to report."""
-        # Kept as Keras's compile_config records them (saved in .keras files); ferrotape
-        # always runs eagerly, one step at a time.
+        # Kept as Keras's compile_config records them (saved in .keras files).
         compile_config = {
             "optimizer": optimizer,
             "loss": loss,
@@ -95,6 +112,20 @@ class Trainer:
         object.__setattr__(self, "_loss_tracker", _MeanTracker("loss"))
         object.__setattr__(self, "compiled", True)
         object.__setattr__(self, "_compile_config", compile_config)
+        self.run_eagerly = run_eagerly
+        # The steps are traced anew after each compile (its loss, metrics and optimizer).
+        for name in ("train_function", "test_function", "predict_function"):
+            object.__setattr__(self, name, None)
+
+    @property
+    def run_eagerly(self):
+        """Whether the loops call their steps eagerly rather than through ``ft.function``
+        (``compile``'s argument; settable, read when the loop next makes its function)."""
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value):
+        object.__setattr__(self, "_run_eagerly", value)
 
     def _assert_compiled(self, who):
         if not self.compiled:
@@ -204,6 +235,52 @@ class Trainer:
     def predict_step(self, data):
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
+
+    # ------------------------------------------------------------------ step functions
+    def __getstate__(self):
+        # The traced steps are caches over this model's own methods (and hold native traces,
+        # which do not pickle): a copy makes its own when its loops next run.
+        state = super().__getstate__()
+        for name in ("train_function", "test_function", "predict_function"):
+            if name in state:
+                state[name] = None
+        return state
+
+    def _make_function(self, step):
+        """``step`` (one batch in, logs or outputs out), traced by ``ft.function`` unless the
+        model runs eagerly. The traced step returns the metric results themselves (tensors),
+        computed inside it, rather than the lazy mapping an eager ``train_step`` returns."""
+        if self.run_eagerly:
+            return step
+
+        def one_step_on_data(data):
+            result = step(data)
+            if isinstance(result, _MetricResults):
+                result = {name: result[name] for name in result}
+            return result
+
+        return polymorphic_function.function(
+            one_step_on_data, name=f"{type(self).__name__}.{step.__name__}"
+        )
+
+    def make_train_function(self, force=False):
+        """``train_function``: one ``train_step`` on a batch (see the module documentation);
+        made once per ``compile`` unless ``force``."""
+        if self.train_function is None or force:
+            object.__setattr__(self, "train_function", self._make_function(self.train_step))
+        return self.train_function
+
+    def make_test_function(self, force=False):
+        """``test_function``: one ``test_step`` on a batch; made once per ``compile``."""
+        if self.test_function is None or force:
+            object.__setattr__(self, "test_function", self._make_function(self.test_step))
+        return self.test_function
+
+    def make_predict_function(self, force=False):
+        """``predict_function``: one ``predict_step`` on a batch; made once per ``compile``."""
+        if self.predict_function is None or force:
+            object.__setattr__(self, "predict_function", self._make_function(self.predict_step))
+        return self.predict_function
 
     # ------------------------------------------------------------------ fit
     def fit(
@@ -320,11 +397,12 @@ class Trainer:
             _Progress(train.steps, f"Epoch {epoch + 1}/{epochs}", self._bar_verbose),
         )
         batch_hooks = self._batch_hooks["train"]
+        train_function = self.make_train_function()
         logs, samples, steps = None, 0, 0
         for step, batch in train.epoch():
             if batch_hooks:
                 callback_list.on_train_batch_begin(step)
-            logs = self.train_step(batch)
+            logs = train_function(batch)
             samples += _batch_size(batch[0] if isinstance(batch, tuple) else batch)
             steps = step + 1
             self._progress.update(steps, logs, samples)
@@ -346,11 +424,12 @@ class Trainer:
         callback_list.on_test_begin()
         progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
         batch_hooks = self._batch_hooks["test"]
+        test_function = self.make_test_function()
         logs, samples, steps = None, 0, 0
         for step, batch in iterator.epoch():
             if batch_hooks:
                 callback_list.on_test_batch_begin(step)
-            logs = self.test_step(batch)
+            logs = test_function(batch)
             samples += _batch_size(batch[0])
             steps = step + 1
             progress.update(steps, logs, samples)
@@ -408,11 +487,12 @@ class Trainer:
         callback_list.on_predict_begin()
         progress = _Progress(iterator.steps, "", verbose and self._bar_verbose)
         batch_hooks = self._batch_hooks["predict"]
+        predict_function = self.make_predict_function()
         outputs, samples = [], 0
         for step, batch in iterator.epoch():
             if batch_hooks:
                 callback_list.on_predict_batch_begin(step)
-            batch_outputs = nest.map_structure(_to_numpy, self.predict_step(batch))
+            batch_outputs = nest.map_structure(_to_numpy, predict_function(batch))
             outputs.append(batch_outputs)
             samples += _batch_size(batch[0])
             progress.update(step + 1, {}, samples)
@@ -444,17 +524,18 @@ class Trainer:
         self._assert_compiled("train_on_batch")
         if class_weight is not None and y is not None:
             sample_weight = _class_sample_weights(y, class_weight, sample_weight, "train_on_batch")
-        logs = _float_logs(self.train_step(self._batch_data("train_on_batch", x, y, sample_weight)))
+        data = self._batch_data("train_on_batch", x, y, sample_weight)
+        logs = _float_logs(self.make_train_function()(data))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """One ``test_step`` on the given batch; returns the loss (and metrics)."""
         self._assert_compiled("test_on_batch")
-        logs = _float_logs(self.test_step(self._batch_data("test_on_batch", x, y, sample_weight)))
+        data = self._batch_data("test_on_batch", x, y, sample_weight)
+        logs = _float_logs(self.make_test_function()(data))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
-        return nest.map_structure(
-            _to_numpy, self.predict_step(self._batch_data("predict_on_batch", x))
-        )
+        data = self._batch_data("predict_on_batch", x)
+        return nest.map_structure(_to_numpy, self.make_predict_function()(data))
