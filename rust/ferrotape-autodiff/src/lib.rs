@@ -4,6 +4,7 @@
 //! the result in a fresh [`Tensor`], and calls [`tape::record`] with a closure that computes its
 //! derivative. [`tape::Tape::gradient`] walks the recorded entries backwards.
 
+mod compute_thread;
 pub mod ops;
 pub mod optim;
 pub mod tape;

@@ -375,19 +375,13 @@ impl Graph {
     }
 
     /// Runs the recorded calls on new inputs (same shapes and dtypes as traced), on a thread
-    /// of the compute pool (see [`ferrotape_core::kernels::on_compute_thread`]) unless an
-    /// effect calls back into the host.
+    /// of the compute pool (see `compute_thread`) unless an effect calls back into the host.
+    /// A replay records nothing, so it may leave the caller's thread.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         if self.calls_host {
             return self.run_here(inputs);
         }
-        let autocast = crate::variable::autocast_dtype();
-        ferrotape_core::kernels::on_compute_thread(|| {
-            let outer = crate::variable::set_autocast_dtype(autocast);
-            let out = self.run_here(inputs);
-            crate::variable::set_autocast_dtype(outer);
-            out
-        })
+        crate::compute_thread::on_compute_thread(|| self.run_here(inputs))
     }
 
     fn run_here(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {

@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::contract::ONE_SET_ONLY;
-use super::record::{any_accumulating, with_batch_axes, Entry, Tape};
+use super::record::{any_accumulating, idle, with_batch_axes, Entry, Tape};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
@@ -98,8 +98,18 @@ impl Tape {
             };
             seeds.push((t.id(), seed));
         }
-        let grads = sweep(entries, reach, seeds, !self.persistent, &[])?
-            .expect("an unbatched sweep visits every entry");
+        // With nothing active to record the backward ops (no outer tape, accumulator or trace)
+        // and no host code in it, the sweep is plain kernels: it runs on the compute pool.
+        let plain =
+            idle() && !crate::trace::is_tracing() && !entries.iter().any(|e| e.calls_host());
+        let consume = !self.persistent;
+        let run = move || sweep(entries, reach, seeds, consume, &[]);
+        let grads = if plain {
+            crate::compute_thread::on_compute_thread(run)
+        } else {
+            run()
+        }?
+        .expect("an unbatched sweep visits every entry");
         Ok(sources.iter().map(|s| grads.get(&s.id).cloned()).collect())
     }
 
@@ -678,6 +688,64 @@ mod tests {
                 .unwrap();
             assert_same(&vectorized, &looped);
         }
+    }
+
+    /// `exp(x)` recorded with a backward that notes the thread it runs on.
+    fn exp_noting_thread(
+        x: &Tensor,
+        seen: &Arc<parking_lot::Mutex<Option<std::thread::ThreadId>>>,
+    ) -> Tensor {
+        // The value of exp(x), recorded only by the entry below.
+        let y = Tensor::new(ops::exp(x).unwrap().value().clone());
+        let seen = seen.clone();
+        let saved = y.clone();
+        super::super::record(OP_NOTING_THREAD, &[x], &[&y], move || {
+            move |gs: &[Tensor], _: &[bool]| {
+                *seen.lock() = Some(std::thread::current().id());
+                Ok(vec![Some(ops::mul(&gs[0], &saved)?)])
+            }
+        });
+        y
+    }
+
+    const OP_NOTING_THREAD: &str = "ExpNotingThread";
+
+    #[test]
+    fn a_sweep_nothing_records_runs_on_the_compute_pool_and_one_an_outer_tape_records_does_not() {
+        let me = std::thread::current().id();
+        let seen = Arc::new(parking_lot::Mutex::new(None));
+        let x = scalar(0.5);
+        // Alone: the backward runs on a pool thread.
+        let tape = Tape::new(false, true);
+        tape.push();
+        tape.watch_tensor(&x);
+        let y = exp_noting_thread(&x, &seen);
+        tape.pop();
+        let g = tape.gradient(&[y], &[Source::of_tensor(&x)], None).unwrap();
+        assert!((value(g[0].as_ref().unwrap()) - 0.5f64.exp()).abs() < 1e-12);
+        let ran_on = seen.lock().take().expect("the backward ran");
+        assert_ne!(ran_on, me);
+        // Under an outer tape (it records the backward ops): on this thread, and the second
+        // derivative still comes out.
+        let outer = Tape::new(false, true);
+        outer.push();
+        outer.watch_tensor(&x);
+        let inner = Tape::new(false, true);
+        inner.push();
+        inner.watch_tensor(&x);
+        let y = exp_noting_thread(&x, &seen);
+        inner.pop();
+        let dy = inner
+            .gradient(&[y], &[Source::of_tensor(&x)], None)
+            .unwrap()[0]
+            .clone()
+            .unwrap();
+        outer.pop();
+        assert_eq!(seen.lock().take(), Some(me));
+        let d2y = outer
+            .gradient(&[dy], &[Source::of_tensor(&x)], None)
+            .unwrap();
+        assert!(d2y[0].is_some());
     }
 
     #[test]

@@ -218,7 +218,7 @@ fn record_flagged<F>(
 }
 
 /// Whether neither a tape nor an accumulator is active on this thread (the common case).
-fn idle() -> bool {
+pub(super) fn idle() -> bool {
     ACTIVE.with(|a| {
         let a = a.borrow();
         a.tapes.is_empty() && a.accumulators.is_empty()
@@ -242,6 +242,13 @@ struct Pending<'a, M> {
     outputs: &'a [&'a Tensor],
     make: Option<M>,
     entry: Option<Arc<Entry>>,
+}
+
+impl Entry {
+    /// Whether the backward calls into the host (a `custom_gradient`'s Python function).
+    pub(super) fn calls_host(&self) -> bool {
+        self.host.is_some()
+    }
 }
 
 impl<M: FnOnce() -> (Box<BackwardFn>, Option<HostObject>)> Pending<'_, M> {

@@ -71,11 +71,12 @@ pub(crate) fn from_ordered_u64(a: &crate::Array) -> crate::Result<crate::Array> 
 }
 
 /// Runs `f` on a thread of the compute pool (rayon's), carrying this thread's placement scope
-/// there, and waits for it. A sequence of kernels run this way (a traced function's replay)
-/// splits each parallel kernel between the thread running `f` and the pool's other threads,
-/// which stay awake between kernels; called from outside the pool, every parallel kernel would
-/// instead hand all its work to the pool and put the caller to sleep until it is done, and on
-/// a 2-core machine that handover costs more than most kernels of a training step.
+/// there, and waits for it; in place when already on the pool. A sequence of kernels run this
+/// way splits each parallel kernel between the thread running `f` and the pool's other
+/// threads, which stay awake between kernels; called from outside the pool, every parallel
+/// kernel would instead hand all its work to the pool and put the caller to sleep until it is
+/// done, and on a 2-core machine that handover costs more than most kernels of a training
+/// step. (`ferrotape_autodiff`'s `compute_thread` says who calls it.)
 pub fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     if rayon::current_thread_index().is_some() {
         return f();

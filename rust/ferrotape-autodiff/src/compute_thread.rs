@@ -1,0 +1,25 @@
+//! Where a long sequence of kernels runs: a traced function's replay, a backward sweep.
+//!
+//! Called from a host thread (Python's), every parallel kernel hands its whole work to the
+//! compute pool and puts the caller to sleep until the pool is done; on a 2-core machine that
+//! handover costs more than many kernels of a training step take. Running the sequence on a
+//! pool thread instead pays the handover once, and each parallel kernel then splits its work
+//! between that thread and the others, which stay awake between kernels.
+//!
+//! The thread-local scopes a kernel sequence reads (the device placement, the autocast dtype)
+//! go with it. What it records does not: the tape stack and a trace being recorded are the
+//! caller's, so callers move only sequences that record nothing (see each caller), and nothing
+//! that calls back into the host, whose lock (Python's GIL) a host thread waiting on the pool
+//! may hold.
+
+/// Runs `f` on a thread of the compute pool with this thread's placement and autocast scopes,
+/// and returns its result.
+pub(crate) fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let autocast = crate::variable::autocast_dtype();
+    ferrotape_core::kernels::on_compute_thread(|| {
+        let outer = crate::variable::set_autocast_dtype(autocast);
+        let out = f();
+        crate::variable::set_autocast_dtype(outer);
+        out
+    })
+}
