@@ -12,6 +12,13 @@
 //! that calls back into the host, whose lock (Python's GIL) a host thread waiting on the pool
 //! may hold.
 
+/// Whether a kernel sequence whose largest tensor has `largest` elements is worth moving: the
+/// move itself costs about as much as a few small kernels, and only kernels large enough to
+/// run in parallel gain from it.
+pub(crate) fn worth_moving(largest: usize) -> bool {
+    largest >= ferrotape_core::kernels::PARALLEL_THRESHOLD
+}
+
 /// Runs `f` on a thread of the compute pool with this thread's placement and autocast scopes,
 /// and returns its result.
 pub(crate) fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {

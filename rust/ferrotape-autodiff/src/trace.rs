@@ -292,8 +292,9 @@ pub struct Graph {
     slot_count: usize,
     /// For each node, the slots whose last use it is (freed after it runs).
     frees: Vec<SmallVec<[usize; 2]>>,
-    /// Whether an effect calls back into the host: the replay then stays on the caller's thread.
-    calls_host: bool,
+    /// Whether the replay moves to the compute pool (see `compute_thread`): some result is
+    /// large enough for parallel kernels, and no effect calls back into the host.
+    on_pool: bool,
 }
 
 impl Graph {
@@ -343,6 +344,12 @@ impl Graph {
                 last_use.insert(s, i);
             }
         }
+        let largest = nodes
+            .iter()
+            .flat_map(|n| n.outputs.iter().map(|(_, shape, _)| shape.iter().product()))
+            .max()
+            .unwrap_or(0);
+        let on_pool = !rec.calls_host && crate::compute_thread::worth_moving(largest);
         let mut frees = vec![SmallVec::new(); nodes.len()];
         for (s, i) in last_use {
             if !outputs.contains(&s) {
@@ -356,7 +363,7 @@ impl Graph {
             outputs,
             slot_count: rec.slot_count,
             frees,
-            calls_host: rec.calls_host,
+            on_pool,
         })
     }
 
@@ -375,10 +382,10 @@ impl Graph {
     }
 
     /// Runs the recorded calls on new inputs (same shapes and dtypes as traced), on a thread
-    /// of the compute pool (see `compute_thread`) unless an effect calls back into the host.
-    /// A replay records nothing, so it may leave the caller's thread.
+    /// of the compute pool when that pays (see `compute_thread`). A replay records nothing, so
+    /// it may leave the caller's thread.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        if self.calls_host {
+        if !self.on_pool {
             return self.run_here(inputs);
         }
         crate::compute_thread::on_compute_thread(|| self.run_here(inputs))

@@ -99,9 +99,17 @@ impl Tape {
             seeds.push((t.id(), seed));
         }
         // With nothing active to record the backward ops (no outer tape, accumulator or trace)
-        // and no host code in it, the sweep is plain kernels: it runs on the compute pool.
-        let plain =
-            idle() && !crate::trace::is_tracing() && !entries.iter().any(|e| e.calls_host());
+        // and no host code in it, the sweep is plain kernels: it runs on the compute pool when
+        // it is large enough to gain from that.
+        let largest = entries
+            .iter()
+            .flat_map(|e| e.outputs.iter())
+            .map(|(_, shape, _)| shape.iter().product::<usize>())
+            .max();
+        let plain = idle()
+            && !crate::trace::is_tracing()
+            && crate::compute_thread::worth_moving(largest.unwrap_or(0))
+            && !entries.iter().any(|e| e.calls_host());
         let consume = !self.persistent;
         let run = move || sweep(entries, reach, seeds, consume, &[]);
         let grads = if plain {
@@ -711,20 +719,26 @@ mod tests {
     const OP_NOTING_THREAD: &str = "ExpNotingThread";
 
     #[test]
-    fn a_sweep_nothing_records_runs_on_the_compute_pool_and_one_an_outer_tape_records_does_not() {
+    fn a_large_sweep_nothing_records_runs_on_the_compute_pool_and_others_stay() {
         let me = std::thread::current().id();
         let seen = Arc::new(parking_lot::Mutex::new(None));
+        let backward_thread = |x: &Tensor| {
+            let tape = Tape::new(false, true);
+            tape.push();
+            tape.watch_tensor(x);
+            let y = exp_noting_thread(x, &seen);
+            tape.pop();
+            let g = tape.gradient(&[y], &[Source::of_tensor(x)], None).unwrap();
+            let g = g[0].as_ref().unwrap().value().to_vec::<f64>();
+            assert!(g.iter().all(|v| (v - 0.5f64.exp()).abs() < 1e-12));
+            seen.lock().take().expect("the backward ran")
+        };
+        // Large enough for parallel kernels: on a pool thread.
+        let big = Tensor::new(Array::from_vec(vec![0.5f64; 1 << 16], &[1 << 16]).unwrap());
+        assert_ne!(backward_thread(&big), me);
+        // Too small to gain from the move: here.
+        assert_eq!(backward_thread(&scalar(0.5)), me);
         let x = scalar(0.5);
-        // Alone: the backward runs on a pool thread.
-        let tape = Tape::new(false, true);
-        tape.push();
-        tape.watch_tensor(&x);
-        let y = exp_noting_thread(&x, &seen);
-        tape.pop();
-        let g = tape.gradient(&[y], &[Source::of_tensor(&x)], None).unwrap();
-        assert!((value(g[0].as_ref().unwrap()) - 0.5f64.exp()).abs() < 1e-12);
-        let ran_on = seen.lock().take().expect("the backward ran");
-        assert_ne!(ran_on, me);
         // Under an outer tape (it records the backward ops): on this thread, and the second
         // derivative still comes out.
         let outer = Tape::new(false, true);
