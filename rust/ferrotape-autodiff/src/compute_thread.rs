@@ -4,7 +4,8 @@
 //! compute pool and puts the caller to sleep until the pool is done; on a 2-core machine that
 //! handover costs more than many kernels of a training step take. Running the sequence on a
 //! pool thread instead pays the handover once, and each parallel kernel then splits its work
-//! between that thread and the others, which stay awake between kernels.
+//! between that thread and the others, without putting the thread that runs the sequence to
+//! sleep.
 //!
 //! The thread-local scopes a kernel sequence reads (the device placement, the autocast dtype)
 //! go with it. What it records does not: the tape stack and a trace being recorded are the
@@ -23,7 +24,7 @@ pub(crate) fn worth_moving(largest: usize) -> bool {
 /// and returns its result.
 pub(crate) fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     let autocast = crate::variable::autocast_dtype();
-    ferrotape_core::kernels::on_compute_thread(|| {
+    ferrotape_core::threads::on_compute_thread(|| {
         let outer = crate::variable::set_autocast_dtype(autocast);
         let out = f();
         crate::variable::set_autocast_dtype(outer);

@@ -13,6 +13,7 @@ pub mod kernels;
 pub mod pool;
 pub mod random;
 pub mod simd;
+pub mod threads;
 
 pub use array::{
     broadcast_shapes, checked_num_elements, for_each_offset, num_elements, row_major_strides,

@@ -6,8 +6,6 @@
 //! backend (see [`crate::device`]); every other kernel reads device inputs through their host
 //! copy.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 mod cast;
 mod complex;
 mod conv;
@@ -72,85 +70,6 @@ pub(crate) fn from_ordered_u64(a: &crate::Array) -> crate::Result<crate::Array> 
     )
 }
 
-/// Runs `f` on a thread of the compute pool (rayon's), carrying this thread's placement scope
-/// there, and waits for it; in place when already on the pool. A sequence of kernels run this
-/// way splits each parallel kernel between the thread running `f` and the pool's other
-/// threads, which are kept awake until `f` returns: each waits for work by polling the pool
-/// rather than sleeping, as OpenMP's active wait does. Called from outside the pool, every
-/// parallel kernel would instead hand all its work to sleeping threads and put the caller to
-/// sleep until they are done; on a 2-core machine those wake-ups (tens of microseconds each)
-/// cost more than most kernels of a training step. (`ferrotape_autodiff`'s `compute_thread`
-/// says who calls it.)
-pub fn on_compute_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    if rayon::current_thread_index().is_some() {
-        return f();
-    }
-    let placement = crate::device::placement();
-    let stop = AtomicBool::new(false);
-    rayon::scope(|scope| {
-        let home = rayon::current_thread_index();
-        for _ in 1..rayon::current_num_threads() {
-            let stop = &stop;
-            scope.spawn(move |_| keep_awake(stop, home));
-        }
-        // Set even if `f` unwinds: the scope waits for the polling threads to return.
-        struct Stop<'a>(&'a AtomicBool);
-        impl Drop for Stop<'_> {
-            fn drop(&mut self) {
-                self.0.store(true, Ordering::Release);
-            }
-        }
-        let _stop = Stop(&stop);
-        let outer = crate::device::set_placement(placement);
-        let out = f();
-        crate::device::set_placement(outer);
-        out
-    })
-}
-
-/// Runs the pool's pending work until `stop`, polling instead of sleeping. On the thread that
-/// runs the kernel sequence itself (it can pick this job up while it waits inside a kernel),
-/// returns at once: polling there would wait for a `stop` only that thread can give.
-fn keep_awake(stop: &AtomicBool, home: Option<usize>) {
-    if rayon::current_thread_index() == home {
-        return;
-    }
-    while !stop.load(Ordering::Acquire) {
-        if rayon::yield_now() != Some(rayon::Yield::Executed) {
-            std::hint::spin_loop();
-        }
-    }
-}
-
 /// Below this many elements a kernel stays on the calling thread: splitting costs more than it
 /// saves on a 2-core machine (see DESIGN.md's pitfalls).
 pub const PARALLEL_THRESHOLD: usize = 32 * 1024;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn on_compute_thread_runs_on_the_pool_with_the_callers_placement() {
-        let device = crate::device::Device::Gpu(3);
-        let outer = crate::device::set_placement(Some(device));
-        let (index, placement) =
-            on_compute_thread(|| (rayon::current_thread_index(), crate::device::placement()));
-        assert!(index.is_some(), "ran on a pool thread");
-        assert_eq!(placement, Some(device));
-        // Parallel work inside is shared with the polling threads, and they let go at the end.
-        let total: u64 = on_compute_thread(|| {
-            use rayon::prelude::*;
-            (0..1_000_000usize)
-                .into_par_iter()
-                .with_min_len(1000)
-                .map(|i| i as u64)
-                .sum()
-        });
-        assert_eq!(total, 999_999 * 1_000_000 / 2);
-        // Already on the pool: runs in place.
-        let nested = rayon::scope(|_| on_compute_thread(rayon::current_thread_index));
-        assert!(nested.is_some());
-        crate::device::set_placement(outer);
-    }
-}
