@@ -101,14 +101,9 @@ impl Tape {
         // With nothing active to record the backward ops (no outer tape, accumulator or trace)
         // and no host code in it, the sweep is plain kernels: it runs on the compute pool when
         // it is large enough to gain from that.
-        let largest = entries
-            .iter()
-            .flat_map(|e| e.outputs.iter())
-            .map(|(_, shape, _)| shape.iter().product::<usize>())
-            .max();
         let plain = idle()
             && !crate::trace::is_tracing()
-            && crate::compute_thread::worth_moving(largest.unwrap_or(0))
+            && crate::compute_thread::worth_moving(largest_tensor(&entries, sources))
             && !entries.iter().any(|e| e.calls_host());
         let consume = !self.persistent;
         let run = move || sweep(entries, reach, seeds, consume, &[]);
@@ -132,7 +127,7 @@ impl Tape {
         let entries = self.entries_for_sweep("GradientTape.jacobian")?;
         let reach = self.tracked_sources(sources);
         let n = target.len();
-        if let Some(chunk) = rows.chunk(n, row_width(&entries, sources)) {
+        if let Some(chunk) = rows.chunk(n, largest_tensor(&entries, sources)) {
             let seeds = |range: std::ops::Range<usize>| -> Result<Tensor> {
                 let hot: Vec<Vec<usize>> = range.map(|i| vec![i]).collect();
                 ops::one_hot_seeds(target, &hot)
@@ -203,7 +198,8 @@ impl Tape {
         let per_source: Shape = source.shape[1..].into();
         let mut out_shape: Shape = target.shape().into();
         out_shape.extend_from_slice(&per_source);
-        if let Some(chunk) = rows.chunk(per, row_width(&entries, std::slice::from_ref(source))) {
+        if let Some(chunk) = rows.chunk(per, largest_tensor(&entries, std::slice::from_ref(source)))
+        {
             // Row j of the batched sweep seeds element j of every example.
             let seeds = |range: std::ops::Range<usize>| -> Result<Tensor> {
                 let hot: Vec<Vec<usize>> = range
@@ -286,9 +282,9 @@ impl Rows {
     }
 }
 
-/// The most elements one row of a batched sweep can hold in a tensor: gradients have the
+/// The most elements a tensor of a sweep holds (per row, in a batched one): gradients have the
 /// shapes of what the tape recorded, and of the sources.
-fn row_width(entries: &[Arc<Entry>], sources: &[Source]) -> usize {
+fn largest_tensor(entries: &[Arc<Entry>], sources: &[Source]) -> usize {
     let recorded = entries.iter().flat_map(|e| {
         e.outputs
             .iter()
