@@ -636,14 +636,9 @@ mod tests {
         let outer = Tape::new(true, true);
         outer.push();
         outer.watch_tensor(&w);
-        let (inner, y) = {
-            let tape = Tape::new(false, true);
-            tape.push();
-            tape.watch_tensor(&w);
-            let y = ops::reduce_sum(&composite(&x, &w), None, false).unwrap();
-            tape.pop();
-            (tape, y)
-        };
+        let (inner, y) = taped(false, &w, |w| {
+            ops::reduce_sum(&composite(&x, w), None, false).unwrap()
+        });
         let g = inner
             .gradient(&[y], &[Source::of_tensor(&w)], None)
             .unwrap()[0]
@@ -661,12 +656,10 @@ mod tests {
     #[test]
     fn an_entry_that_cannot_take_batched_gradients_falls_back_to_one_sweep_per_row() {
         let x = matrix(3, 2, 5);
-        let tape = Tape::new(true, true);
-        tape.push();
-        tape.watch_tensor(&x);
         // Softmax's backward reduces over a fixed axis: not marked vectorizable.
-        let y = ops::softmax(&ops::exp(&x).unwrap(), -1).unwrap();
-        tape.pop();
+        let (tape, y) = taped(true, &x, |x| {
+            ops::softmax(&ops::exp(x).unwrap(), -1).unwrap()
+        });
         let src = [Source::of_tensor(&x)];
         assert!(!vectorizes(&tape, &y, &src));
         let vectorized = tape.jacobian(&y, &src, Rows::Vectorized(None)).unwrap();
@@ -677,12 +670,10 @@ mod tests {
     #[test]
     fn a_vectorized_batch_jacobian_equals_one_sweep_per_column() {
         let (x, w) = (matrix(4, 2, 6), matrix(2, 3, 7));
-        let tape = Tape::new(true, true);
-        tape.push();
-        tape.watch_tensor(&x);
-        let h = ops::elu(&ops::matmul(&x, &w, false, false).unwrap()).unwrap();
-        let y = ops::mul(&h, &ops::reduce_sum(&h, Some(&[1]), true).unwrap()).unwrap();
-        tape.pop();
+        let (tape, y) = taped(true, &x, |x| {
+            let h = ops::elu(&ops::matmul(x, &w, false, false).unwrap()).unwrap();
+            ops::mul(&h, &ops::reduce_sum(&h, Some(&[1]), true).unwrap()).unwrap()
+        });
         let src = Source::of_tensor(&x);
         let looped = tape.batch_jacobian(&y, &src, Rows::OneSweepEach).unwrap();
         assert_eq!(looped.shape(), [4, 3, 2]);
@@ -719,11 +710,7 @@ mod tests {
         let me = std::thread::current().id();
         let seen = Arc::new(parking_lot::Mutex::new(None));
         let backward_thread = |x: &Tensor| {
-            let tape = Tape::new(false, true);
-            tape.push();
-            tape.watch_tensor(x);
-            let y = exp_noting_thread(x, &seen);
-            tape.pop();
+            let (tape, y) = taped(false, x, |x| exp_noting_thread(x, &seen));
             let g = tape.gradient(&[y], &[Source::of_tensor(x)], None).unwrap();
             let g = g[0].as_ref().unwrap().value().to_vec::<f64>();
             assert!(g.iter().all(|v| (v - 0.5f64.exp()).abs() < 1e-12));
@@ -740,11 +727,7 @@ mod tests {
         let outer = Tape::new(false, true);
         outer.push();
         outer.watch_tensor(&x);
-        let inner = Tape::new(false, true);
-        inner.push();
-        inner.watch_tensor(&x);
-        let y = exp_noting_thread(&x, &seen);
-        inner.pop();
+        let (inner, y) = taped(false, &x, |x| exp_noting_thread(x, &seen));
         let dy = inner
             .gradient(&[y], &[Source::of_tensor(&x)], None)
             .unwrap()[0]
