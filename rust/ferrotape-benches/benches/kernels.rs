@@ -70,9 +70,19 @@ fn conv2d(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("backprop_input", &id), |b| {
             b.iter(|| kernels::conv2d_backprop_input(x.shape(), &f, &dy, &params).unwrap())
         });
-        group.bench_function(BenchmarkId::new("backprop_filter", &id), |b| {
-            b.iter(|| kernels::conv2d_backprop_filter(&x, f.shape(), &dy, &params).unwrap())
-        });
+        // The filter gradient's two algorithms (the automatic choice is the direct kernel
+        // wherever it applies).
+        for (name, algorithm) in [
+            ("backprop_filter_direct", ConvAlgorithm::Direct),
+            ("backprop_filter_im2col", ConvAlgorithm::Im2col),
+        ] {
+            group.bench_function(BenchmarkId::new(name, &id), |b| {
+                b.iter(|| {
+                    kernels::conv2d_backprop_filter_by(Some(algorithm), &x, f.shape(), &dy, &params)
+                        .unwrap()
+                })
+            });
+        }
     }
     group.finish();
 }

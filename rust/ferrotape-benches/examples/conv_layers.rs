@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use ferrotape_core::kernels::{
-    conv2d_backprop_filter, conv2d_by, Conv2dParams, ConvAlgorithm, Padding, WinogradTile,
+    conv2d_backprop_filter_by, conv2d_by, Conv2dParams, ConvAlgorithm, Padding, WinogradTile,
 };
 use ferrotape_core::Array;
 
@@ -62,17 +62,23 @@ fn main() {
             times.sort_by(f64::total_cmp);
             line += &format!("  {name} {:.3}", times[times.len() / 2]);
         }
-        // The filter gradient (im2col and gemm for every shape).
+        // The filter gradient, by the two algorithms it has.
         let dy = filled(&[64, side, side, out_c]);
-        let mut times: Vec<f64> = (0..17)
-            .map(|_| {
-                let start = Instant::now();
-                conv2d_backprop_filter(&x, f.shape(), &dy, &params).unwrap();
-                start.elapsed().as_secs_f64() * 1e3
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        line += &format!("  filter-gradient {:.3}", times[times.len() / 2]);
+        for (name, algorithm) in &algorithms[..2] {
+            if only.as_deref().is_some_and(|o| o != *name) {
+                continue;
+            }
+            let mut times: Vec<f64> = (0..17)
+                .map(|_| {
+                    let start = Instant::now();
+                    conv2d_backprop_filter_by(Some(*algorithm), &x, f.shape(), &dy, &params)
+                        .unwrap();
+                    start.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            line += &format!("  dW-{name} {:.3}", times[times.len() / 2]);
+        }
         println!("{line}");
     }
 }

@@ -132,12 +132,18 @@ unsafe fn with_avx512<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// Held by the tests that change the level, so that under `cargo test`'s threads one test's
+/// cap does not land in another's checks of which path ran.
+#[cfg(test)]
+pub(crate) static TEST_LEVEL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_cap_lowers_the_level_and_never_raises_it() {
+        let _serial = TEST_LEVEL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let top = detected();
         assert_eq!(
             set_max_level(Some(SimdLevel::Baseline)),

@@ -29,7 +29,7 @@ pub fn resolve_shape(op: &'static str, len: usize, shape: &[i64]) -> Result<Shap
         .collect();
     let known = ferrotape_core::checked_num_elements(op, &known_dims)?;
     let fill = if unknown == 1 {
-        if known == 0 || len % known != 0 {
+        if known == 0 || !len.is_multiple_of(known) {
             return Err(Error::invalid(
                 op,
                 format!("cannot reshape a tensor with {len} elements to shape {shape:?}"),
@@ -454,7 +454,7 @@ pub fn split_num(x: &Tensor, num: i64, axis: i64) -> Result<Vec<Tensor>> {
             format!("num_split must be in [1, {most}] for dimension {d}, received {num}"),
         ));
     };
-    if d % n != 0 {
+    if !d.is_multiple_of(n) {
         return Err(Error::invalid(
             OP,
             format!("dimension {d} of axis {axis} is not divisible by num_split={n}"),

@@ -234,6 +234,20 @@ impl Window2d {
         (first.min(taps) as usize)..(end.min(taps) as usize)
     }
 
+    /// The output positions along `axis` whose tap `k` lands inside the input (stride 1, no
+    /// dilation): those with `0 <= o + k - pad < size`.
+    pub(super) fn outputs_reading_tap(&self, k: usize, axis: usize) -> std::ops::Range<usize> {
+        debug_assert!(self.stride == [1, 1] && self.dilation == [1, 1]);
+        let (pad, size, out) = if axis == 0 {
+            (self.pad_top, self.in_h, self.out_h)
+        } else {
+            (self.pad_left, self.in_w, self.out_w)
+        };
+        let start = pad.saturating_sub(k).min(out);
+        let end = (size + pad).saturating_sub(k).clamp(start, out);
+        start..end
+    }
+
     /// Calls `f(tap, input_pixel)` for the taps of output position (`oy`, `ox`) inside the image.
     #[inline(always)]
     fn taps_at(&self, oy: usize, ox: usize, mut f: impl FnMut(usize, usize)) {
@@ -267,9 +281,47 @@ pub trait GemmFloat: Element + num_traits::Float + std::iter::Sum + 'static {
     ) -> Option<Vec<Self>> {
         None
     }
+
+    /// The convolution by the register-blocked direct kernel (`direct.rs`), where it applies:
+    /// float32 only (float64 keeps im2col), and only on x86-64 with AVX2 or AVX-512.
+    fn direct(
+        _w: &Window2d,
+        _x: &[Self],
+        _filter: &[Self],
+        _bias: Option<&[Self]>,
+        _out_c: usize,
+    ) -> Option<Vec<Self>> {
+        None
+    }
+
+    /// The filter gradient by the direct kernel, where it applies (as [`GemmFloat::direct`]).
+    fn direct_filter_grad(
+        _w: &Window2d,
+        _x: &[Self],
+        _dy: &[Self],
+        _out_c: usize,
+    ) -> Option<Vec<Self>> {
+        None
+    }
 }
 
 impl GemmFloat for f32 {
+    #[cfg(target_arch = "x86_64")]
+    fn direct(
+        w: &Window2d,
+        x: &[f32],
+        filter: &[f32],
+        bias: Option<&[f32]>,
+        out_c: usize,
+    ) -> Option<Vec<f32>> {
+        super::direct::conv(w, x, filter, bias, out_c)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn direct_filter_grad(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Option<Vec<f32>> {
+        super::direct::backprop_filter(w, x, dy, out_c)
+    }
+
     fn winograd(
         w: &Window2d,
         x: &[f32],
@@ -287,7 +339,8 @@ impl GemmFloat for f64 {}
 /// How a forward convolution (and the input gradient, itself a convolution) is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConvAlgorithm {
-    /// A loop over output pixels keeping 16 output channels in registers, no patch matrix.
+    /// The register-blocked direct kernel of `direct.rs` (float32, stride 1, no dilation,
+    /// output channels a multiple of the vector width, AVX2 or AVX-512; else im2col).
     Direct,
     /// Patches copied into a matrix, then one gemm.
     Im2col,
@@ -295,23 +348,26 @@ pub enum ConvAlgorithm {
     Winograd(WinogradTile),
 }
 
-/// Input and output channels from which a 3×3 float32 convolution goes through Winograd's
-/// F(2×2, 3×3). Measured with `cargo run --release -p ferrotape-benches --example
-/// conv_layers` (batch 64, the seed CNN's layers with their bias, Zen 4 with AVX-512, median
-/// ms per call; 1 thread, then 2 threads; repeated runs differed by up to 30%):
+/// Input and output channels from which a 3×3 float32 convolution that the direct kernel does
+/// not take goes through Winograd's F(2×2, 3×3) rather than im2col.
 ///
-/// | layer          | direct    | im2col    | F(2×2)    | F(4×4)    |
-/// |----------------|-----------|-----------|-----------|-----------|
-/// | 28×28, 1 → 16  | 1.83 0.98 | 1.17 0.71 | 4.03 2.80 | 2.28 1.51 |
-/// | 14×14, 16 → 32 | 3.93 2.01 | 1.58 0.88 | 1.21 0.93 | 1.26 0.80 |
-/// | 14×14, 32 → 32 | 6.61 4.25 | 2.74 1.47 | 1.97 1.32 | 1.69 1.25 |
-/// | 7×7, 32 → 64   | 3.82 2.00 | 1.25 0.70 | 1.19 0.89 | 0.96 0.93 |
-/// | 7×7, 64 → 64   | 7.39 4.08 | 2.69 1.38 | 2.40 1.36 | 1.79 1.48 |
+/// Measured with `cargo run --release -p ferrotape-benches --example conv_layers` (batch 64,
+/// the seed CNN's layers with their bias, Zen 4 with AVX-512, 2 threads, median ms per call;
+/// `dW` is the filter gradient, which has the direct and the im2col algorithms):
 ///
-/// On one thread both Winograd tiles beat im2col from 16 channels on; on two the three are
-/// level within the noise. F(2×2) is the choice: as exact as im2col, where F(4×4)'s error is
-/// ten times larger (see `winograd.rs`). With one input channel, or one output channel (the
-/// first layer's input gradient), the transforms outweigh the products saved.
+/// | layer          | direct | im2col | F(2×2) | F(4×4) | dW direct | dW im2col |
+/// |----------------|--------|--------|--------|--------|-----------|-----------|
+/// | 28×28, 1 → 16  | 0.192  | 0.739  | 2.581  | 1.042  | (im2col)  | 0.533     |
+/// | 14×14, 16 → 32 | 0.620  | 0.790  | 0.971  | 0.673  | 0.537     | 0.832     |
+/// | 14×14, 32 → 32 | 1.162  | 1.313  | 1.410  | 0.996  | 1.030     | 1.328     |
+/// | 7×7, 32 → 64   | 0.616  | 0.667  | 0.942  | 0.721  | 0.508     | 0.682     |
+/// | 7×7, 64 → 64   | 1.145  | 1.272  | 1.463  | 1.328  | 0.978     | 1.242     |
+///
+/// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s)
+/// and needs no patch matrix, so it is the choice wherever it applies. F(4×4) does fewer
+/// multiplications but its transforms cost what they save at these sizes, and its error is ten
+/// times larger (see `winograd.rs`); F(2×2) stays for the shapes the direct kernel declines.
+/// With one input channel, or one output channel, the transforms outweigh the products saved.
 const WINOGRAD_MIN_CHANNELS: usize = 16;
 
 /// The algorithm named by the environment variable `FERROTAPE_CONV_ALGORITHM` (`direct`,
@@ -331,21 +387,42 @@ fn forced_conv_algorithm() -> Option<ConvAlgorithm> {
     })
 }
 
-/// The algorithm `conv2d` uses for a shape. The direct loop is never chosen: on the shapes
-/// measured (the table above) im2col + gemm was faster, including the one-channel first layer
-/// it was written for; it stays as a forced choice for the tests and the benchmark.
-/// `FERROTAPE_CONV_ALGORITHM` overrides the choice.
+/// The algorithm `conv2d` uses for a shape (of float32 data: other types take im2col whatever
+/// this says): the direct kernel where it applies, else Winograd's F(2×2) for 3×3 layers with
+/// enough channels, else im2col. `FERROTAPE_CONV_ALGORITHM` overrides the choice.
 pub fn conv_algorithm(w: &Window2d, out_c: usize) -> ConvAlgorithm {
     if let Some(forced) = forced_conv_algorithm() {
         return forced;
     }
-    if winograd::applies(w, out_c)
+    if direct_applies(w, out_c) {
+        ConvAlgorithm::Direct
+    } else if winograd::applies(w, out_c)
         && w.channels >= WINOGRAD_MIN_CHANNELS
         && out_c >= WINOGRAD_MIN_CHANNELS
     {
         ConvAlgorithm::Winograd(WinogradTile::F2)
     } else {
         ConvAlgorithm::Im2col
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn direct_applies(w: &Window2d, out_c: usize) -> bool {
+    super::direct::applies(w, out_c)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn direct_applies(_w: &Window2d, _out_c: usize) -> bool {
+    false
+}
+
+/// The algorithm of the filter gradient: the direct kernel wherever it applies (it declines
+/// the shapes it does not compute, which then go through im2col), unless
+/// `FERROTAPE_CONV_ALGORITHM` names another algorithm.
+pub fn filter_grad_algorithm() -> ConvAlgorithm {
+    match forced_conv_algorithm() {
+        Some(ConvAlgorithm::Direct) | None => ConvAlgorithm::Direct,
+        Some(_) => ConvAlgorithm::Im2col,
     }
 }
 
@@ -520,70 +597,6 @@ fn group_patches<'a, T: GemmFloat>(
     matrix
 }
 
-/// `dst += a·src`, element by element (vectorises: both rows are contiguous).
-#[inline(always)]
-fn axpy<T: GemmFloat>(dst: &mut [T], a: T, src: &[T]) {
-    for (d, &s) in dst.iter_mut().zip(src) {
-        *d = *d + a * s;
-    }
-}
-
-/// Output channels the direct loops keep in registers at a time (two AVX2 vectors of f32).
-const CHANNEL_BLOCK: usize = 16;
-
-/// Adds one image's convolution onto `out` (`positions × out_c`, already holding the bias or
-/// zeros). For each output pixel and each block of 16 output channels, the sums over the
-/// window stay in a fixed-size accumulator (registers) and are stored once.
-#[inline(always)] // into `simd::dispatch`'s wide-vector function
-fn conv2d_direct_image<T: GemmFloat>(
-    w: &Window2d,
-    image: &[T],
-    filter: &[T],
-    out_c: usize,
-    out: &mut [T],
-) {
-    let c = w.channels;
-    for oy in 0..w.out_h {
-        for ox in 0..w.out_w {
-            let pixel_out = &mut out[(oy * w.out_w + ox) * out_c..][..out_c];
-            let mut blocks = pixel_out.chunks_exact_mut(CHANNEL_BLOCK);
-            for (b, dst) in (&mut blocks).enumerate() {
-                let first = b * CHANNEL_BLOCK;
-                let mut acc: [T; CHANNEL_BLOCK] = (&*dst).try_into().expect("block length");
-                // The callback is forced inline: a call per tap would keep the accumulator
-                // out of registers.
-                w.taps_at(
-                    oy,
-                    ox,
-                    #[inline(always)]
-                    |tap, pixel| {
-                        for ci in 0..c {
-                            let v = image[pixel * c + ci];
-                            let row = (tap * c + ci) * out_c + first;
-                            let f: &[T; CHANNEL_BLOCK] =
-                                filter[row..row + CHANNEL_BLOCK].try_into().expect("block");
-                            for j in 0..CHANNEL_BLOCK {
-                                acc[j] = acc[j] + v * f[j];
-                            }
-                        }
-                    },
-                );
-                dst.copy_from_slice(&acc);
-            }
-            let rest = blocks.into_remainder();
-            if !rest.is_empty() {
-                let first = out_c - rest.len();
-                w.taps_at(oy, ox, |tap, pixel| {
-                    for ci in 0..c {
-                        let row = (tap * c + ci) * out_c + first;
-                        axpy(rest, image[pixel * c + ci], &filter[row..row + rest.len()]);
-                    }
-                });
-            }
-        }
-    }
-}
-
 fn conv2d_typed<T: GemmFloat>(
     w: &Window2d,
     x: &[T],
@@ -611,52 +624,21 @@ fn conv2d_with<T: GemmFloat>(
             }
         }
     }
-    let (positions, patch) = (w.out_positions(), w.patch_len());
-    // The bias is written first and the products added onto it: no second pass over the
-    // output, as a separate bias add would take.
-    let mut out = match bias {
-        Some(b) => {
-            let mut out = pool::overwritten(w.batch * positions * out_c);
-            out.chunks_exact_mut(out_c)
-                .for_each(|pixel| pixel.copy_from_slice(b));
-            out
+    if algorithm == ConvAlgorithm::Direct {
+        if let Some(out) = T::direct(w, x, filter, bias, out_c) {
+            return out;
         }
-        // The direct loop adds onto its output; the gemm writes every element.
-        None if algorithm == ConvAlgorithm::Direct => vec![T::zero(); w.batch * positions * out_c],
-        None => pool::overwritten(w.batch * positions * out_c),
-    };
+    }
+    let (positions, patch) = (w.out_positions(), w.patch_len());
+    // The bias is written first and the gemm adds the products onto it: no second pass over
+    // the output, as a separate bias add would take.
+    let mut out = pool::overwritten(w.batch * positions * out_c);
     if out.is_empty() {
         return out;
     }
-    if algorithm == ConvAlgorithm::Direct {
-        let per_image = positions * out_c;
-        let image = |n: usize| &x[n * w.image_len()..(n + 1) * w.image_len()];
-        if out.len() * patch >= super::PARALLEL_THRESHOLD {
-            out.par_chunks_mut(per_image)
-                .enumerate()
-                .for_each(|(n, dst)| {
-                    if interrupt::requested() {
-                        return;
-                    }
-                    simd::dispatch(
-                        #[inline(always)]
-                        || conv2d_direct_image(w, image(n), filter, out_c, dst),
-                    )
-                });
-        } else {
-            simd::dispatch(
-                #[inline(always)]
-                || {
-                    for (n, dst) in out.chunks_mut(per_image).enumerate() {
-                        if interrupt::requested() {
-                            break;
-                        }
-                        conv2d_direct_image(w, image(n), filter, out_c, dst);
-                    }
-                },
-            );
-        }
-        return out;
+    if let Some(b) = bias {
+        out.chunks_exact_mut(out_c)
+            .for_each(|pixel| pixel.copy_from_slice(b));
     }
     let group = images_per_group(w);
     let parallel_groups = split_groups(w, group);
@@ -807,6 +789,7 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
 }
 
 fn conv2d_backprop_filter_typed<T: GemmFloat>(
+    algorithm: ConvAlgorithm,
     w: &Window2d,
     x: &[T],
     dy: &[T],
@@ -816,6 +799,11 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     let filter_len = patch * out_c;
     if w.batch == 0 || positions == 0 || filter_len == 0 {
         return vec![T::zero(); filter_len];
+    }
+    if algorithm == ConvAlgorithm::Direct {
+        if let Some(grad) = T::direct_filter_grad(w, x, dy, out_c) {
+            return grad;
+        }
     }
     let group = images_per_group(w);
     let groups = w.batch.div_ceil(group);
@@ -1100,6 +1088,18 @@ pub fn conv2d_backprop_filter(
     dy: &Array,
     params: &Conv2dParams,
 ) -> Result<Array> {
+    conv2d_backprop_filter_by(None, x, filter_shape, dy, params)
+}
+
+/// [`conv2d_backprop_filter`] by a given algorithm: `Direct` where the direct kernel applies,
+/// any other through im2col; `None` chooses (see [`filter_grad_algorithm`]).
+pub fn conv2d_backprop_filter_by(
+    algorithm: Option<ConvAlgorithm>,
+    x: &Array,
+    filter_shape: &[usize],
+    dy: &Array,
+    params: &Conv2dParams,
+) -> Result<Array> {
     const OP: &str = "Conv2DBackpropFilter";
     let w = params.window(OP, x.shape(), filter_shape)?;
     check_patches(OP, &w, x.dtype())?;
@@ -1108,12 +1108,13 @@ pub fn conv2d_backprop_filter(
     if let Some(r) = device::dispatch([x, dy], |d, [x, dy]| d.conv2d_backprop_filter(x, dy, &w)) {
         return r;
     }
+    let algorithm = algorithm.unwrap_or_else(filter_grad_algorithm);
     float_kernel(
         OP,
         [x, dy],
         filter_shape,
-        |x, dy| conv2d_backprop_filter_typed(&w, x, dy, out_c),
-        |x, dy| conv2d_backprop_filter_typed(&w, x, dy, out_c),
+        |x, dy| conv2d_backprop_filter_typed(algorithm, &w, x, dy, out_c),
+        |x, dy| conv2d_backprop_filter_typed(algorithm, &w, x, dy, out_c),
     )
 }
 

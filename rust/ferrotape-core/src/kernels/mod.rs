@@ -9,6 +9,8 @@
 mod cast;
 mod complex;
 mod conv;
+#[cfg(target_arch = "x86_64")]
+mod direct;
 mod elementwise;
 mod float;
 mod linalg;
@@ -23,9 +25,9 @@ mod winograd;
 pub use cast::cast;
 pub use complex::{complex, complex_part, ComplexPart};
 pub use conv::{
-    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_by,
-    conv_algorithm, max_pool, max_pool_grad, max_pool_grad_grad, Conv2dParams, ConvAlgorithm,
-    Padding, Window2d,
+    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_filter_by,
+    conv2d_backprop_input, conv2d_by, conv_algorithm, max_pool, max_pool_grad, max_pool_grad_grad,
+    Conv2dParams, ConvAlgorithm, Padding, Window2d,
 };
 pub use elementwise::{
     betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
