@@ -13,7 +13,9 @@
 //!   edge cases;
 //! - **the filter gradient**: `P` input channels of one tap, the runs being the rows of output
 //!   pixels whose tap lands inside the image and the steps those pixels (no padded copy: the
-//!   runs simply skip what falls outside).
+//!   runs simply skip what falls outside). An input of one to three channels (a first layer)
+//!   takes a window row's taps and channels together as the rows instead, from the
+//!   zero-bordered copy where they lie side by side.
 //!
 //! The block is as large as the registers allow: AVX-512's 32 registers hold up to 24
 //! accumulators plus the `V` filter vectors and the broadcast, so one step issues `P·V` fused
@@ -291,6 +293,49 @@ pub fn applies(w: &Window2d, out_c: usize) -> bool {
         && blocking(out_c).is_some()
 }
 
+/// The rows and columns of [`padded_input`]'s images.
+fn padded_size(w: &Window2d) -> (usize, usize) {
+    (w.out_h + w.k_h - 1, w.out_w + w.k_w - 1)
+}
+
+/// `x` with each image inside a border of zeros: output pixel (oy, ox) of a stride-1,
+/// undilated window reads rows `oy..oy + k_h` and columns `ox..ox + k_w` of it.
+fn padded_input(w: &Window2d, x: &[f32]) -> Vec<f32> {
+    let c = w.channels;
+    let (ph, pw) = padded_size(w);
+    let padded_image = ph * pw * c;
+    // Every element is written below.
+    let mut padded = pool::overwritten::<f32>(w.batch * padded_image);
+    let pad_image = |n: usize, dst: &mut [f32]| {
+        let image = &x[n * w.in_h * w.in_w * c..][..w.in_h * w.in_w * c];
+        for (py, row) in dst.chunks_exact_mut(pw * c).enumerate() {
+            let Some(iy) = py.checked_sub(w.pad_top).filter(|&iy| iy < w.in_h) else {
+                row.fill(0.0);
+                continue;
+            };
+            let src = &image[iy * w.in_w * c..][..w.in_w * c];
+            // Columns px = ix + pad_left; those outside 0..in_w are zeros.
+            let first = w.pad_left.min(pw);
+            let copied = w.in_w.min(pw - first);
+            row[..first * c].fill(0.0);
+            row[first * c..(first + copied) * c].copy_from_slice(&src[..copied * c]);
+            row[(first + copied) * c..].fill(0.0);
+        }
+    };
+    if padded.len() >= super::PARALLEL_THRESHOLD {
+        padded
+            .par_chunks_mut(padded_image)
+            .enumerate()
+            .for_each(|(n, dst)| pad_image(n, dst));
+    } else {
+        padded
+            .chunks_mut(padded_image)
+            .enumerate()
+            .for_each(|(n, dst)| pad_image(n, dst));
+    }
+    padded
+}
+
 /// The convolution of NHWC `x` with the HWIO `filter` (plus `bias`), or `None` where
 /// [`applies`] is false.
 pub fn conv(
@@ -305,40 +350,8 @@ pub fn conv(
     }
     let blocking = blocking(out_c)?;
     let c = w.channels;
-    // The zero-bordered input: output (oy, ox) reads rows oy..oy+k_h and columns
-    // ox..ox+k_w of it.
-    let (ph, pw) = (w.out_h + w.k_h - 1, w.out_w + w.k_w - 1);
-    let padded_image = ph * pw * c;
-    let mut padded = pool::overwritten::<f32>(w.batch * padded_image);
-    let pad_image = |n: usize, dst: &mut [f32]| {
-        let image = &x[n * w.in_h * w.in_w * c..][..w.in_h * w.in_w * c];
-        for (py, row) in dst.chunks_exact_mut(pw * c).enumerate() {
-            let iy = (py as isize) - (w.pad_top as isize);
-            if iy < 0 || iy as usize >= w.in_h {
-                row.fill(0.0);
-                continue;
-            }
-            let src = &image[iy as usize * w.in_w * c..][..w.in_w * c];
-            // Columns px = ix + pad_left; those outside 0..in_w are zeros.
-            let first = w.pad_left.min(pw);
-            row[..first * c].fill(0.0);
-            let copied = w.in_w.min(pw - first);
-            row[first * c..(first + copied) * c].copy_from_slice(&src[..copied * c]);
-            row[(first + copied) * c..].fill(0.0);
-        }
-    };
-    let parallel = w.batch * padded_image * out_c >= super::PARALLEL_THRESHOLD;
-    if parallel {
-        padded
-            .par_chunks_mut(padded_image)
-            .enumerate()
-            .for_each(|(n, dst)| pad_image(n, dst));
-    } else {
-        padded
-            .chunks_mut(padded_image)
-            .enumerate()
-            .for_each(|(n, dst)| pad_image(n, dst));
-    }
+    let (ph, pw) = padded_size(w);
+    let padded = padded_input(w, x);
     // One run per tap: the tap's pixel in the padded image, and its filter rows.
     let runs: Vec<Run> = (0..w.k_h * w.k_w)
         .map(|tap| Run {
@@ -349,6 +362,7 @@ pub fn conv(
         .collect();
     let row_len = w.out_w * out_c;
     let mut out = pool::overwritten::<f32>(w.batch * w.out_h * row_len);
+    let parallel = out.len() * w.k_h * w.k_w * c >= super::PARALLEL_THRESHOLD;
     let block_c = blocking.vectors * blocking.width;
     let one_row = |r: usize, dst: &mut [f32]| {
         let (n, oy) = (r / w.out_h, r % w.out_h);
@@ -394,27 +408,80 @@ pub fn conv(
 /// for every tap and channel block: small enough to stay in L2 across those passes.
 const FILTER_GRAD_GROUP_BYTES: usize = 192 * 1024;
 
+/// Input channels below which the filter gradient's rows span a window row's taps (see
+/// [`backprop_filter`]).
+const NARROW_INPUT: usize = 4;
+
 /// The gradient of [`conv`] in its HWIO filter (`k_h × k_w × channels × out_c`), or `None`
-/// where [`applies`] is false or the input has too few channels to fill a block.
+/// where [`applies`] is false.
+///
+/// The microkernel's rows are input channels of one tap, and its runs the rows of output
+/// pixels whose tap lands inside the image, so nothing outside is computed. With fewer than
+/// [`NARROW_INPUT`] input channels (an image's first layer) a tap has too few rows to keep the
+/// FMA units busy; there the rows are a window row's taps and channels together, which lie
+/// side by side in the zero-bordered input ([`padded_input`]).
 pub fn backprop_filter(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Option<Vec<f32>> {
-    let c = w.channels;
-    // With fewer input channels than a block holds rows, each step would do less arithmetic
-    // than it loads; im2col's gemm does better there.
-    if !applies(w, out_c) || c < 4 {
+    if !applies(w, out_c) {
         return None;
     }
     let blocking = blocking(out_c)?;
+    let c = w.channels;
     let filter_len = w.k_h * w.k_w * c * out_c;
-    let (in_image, out_image) = (w.in_h * w.in_w * c, w.out_h * w.out_w * out_c);
+    let narrow = c < NARROW_INPUT;
+    let padded = narrow.then(|| padded_input(w, x));
+    let (ph, pw) = padded_size(w);
+    let in_image = if narrow {
+        ph * pw * c
+    } else {
+        w.in_h * w.in_w * c
+    };
+    let out_image = w.out_h * w.out_w * out_c;
     let group = (FILTER_GRAD_GROUP_BYTES / (4 * (in_image + out_image)).max(1)).clamp(1, w.batch);
     let groups = w.batch.div_ceil(group);
     let block_c = blocking.vectors * blocking.width;
+    // Adds `Σ a[row + i] · dy[..]` over `runs` onto the filter rows from `first_row` on, for
+    // `rows` rows.
+    let add_rows = |acc: &mut [f32], a: &[f32], runs: &[Run], first_row: usize, rows: usize| {
+        for (i, count) in even_pieces(rows, blocking.max_rows) {
+            for oc in (0..out_c).step_by(block_c) {
+                let mut t = Tile {
+                    a: &a[i..],
+                    a_lane: 1,
+                    a_step: c,
+                    b: &dy[oc..],
+                    b_step: out_c,
+                    runs,
+                    c: &mut acc[(first_row + i) * out_c + oc..],
+                    c_row: out_c,
+                    start: Start::Load,
+                };
+                run_tile(blocking, count, &mut t);
+            }
+        }
+    };
     // Adds the gradient of the images of group `g` onto `acc`.
     let add_group = |acc: &mut Vec<f32>, g: usize, runs: &mut Vec<Run>| {
         if interrupt::requested() {
             return;
         }
         let images = g * group..((g + 1) * group).min(w.batch);
+        if let Some(padded) = &padded {
+            // Rows (kx, ci) of window row ky: contiguous in the padded image and in the filter.
+            for ky in 0..w.k_h {
+                runs.clear();
+                for n in images.clone() {
+                    for oy in 0..w.out_h {
+                        runs.push(Run {
+                            a: n * in_image + (oy + ky) * pw * c,
+                            b: n * out_image + oy * w.out_w * out_c,
+                            len: w.out_w,
+                        });
+                    }
+                }
+                add_rows(acc, padded, runs, ky * w.k_w * c, w.k_w * c);
+            }
+            return;
+        }
         for ky in 0..w.k_h {
             for kx in 0..w.k_w {
                 // The output pixels whose tap (ky, kx) lands inside the image.
@@ -435,23 +502,7 @@ pub fn backprop_filter(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Opt
                         });
                     }
                 }
-                let tap = ky * w.k_w + kx;
-                for (ic, rows) in even_pieces(c, blocking.max_rows) {
-                    for oc in (0..out_c).step_by(block_c) {
-                        let mut t = Tile {
-                            a: &x[ic..],
-                            a_lane: 1,
-                            a_step: c,
-                            b: &dy[oc..],
-                            b_step: out_c,
-                            runs,
-                            c: &mut acc[(tap * c + ic) * out_c + oc..],
-                            c_row: out_c,
-                            start: Start::Load,
-                        };
-                        run_tile(blocking, rows, &mut t);
-                    }
-                }
+                add_rows(acc, x, runs, (ky * w.k_w + kx) * c, c);
             }
         }
     };
@@ -608,7 +659,7 @@ mod tests {
     /// padding, windows that are not 3×3 or not square, and batches split across threads.
     #[test]
     fn the_direct_kernel_matches_the_float64_definition_at_every_level() {
-        let cases: [([usize; 4], [usize; 2], usize, Padding); 9] = [
+        let cases: [([usize; 4], [usize; 2], usize, Padding); 11] = [
             ([2, 5, 7, 3], [3, 3], 16, Padding::Same),
             ([1, 1, 1, 8], [3, 3], 32, Padding::Same),
             ([3, 6, 13, 17], [3, 3], 48, Padding::Same),
@@ -617,6 +668,8 @@ mod tests {
             ([2, 4, 9, 6], [2, 3], 8, Padding::Valid),
             ([2, 7, 7, 5], [1, 4], 24, Padding::Same),
             ([4, 28, 28, 1], [3, 3], 16, Padding::Same),
+            ([2, 9, 6, 2], [5, 5], 32, Padding::Valid),
+            ([3, 6, 5, 2], [2, 3], 16, Padding::Same),
             ([24, 7, 7, 64], [3, 3], 64, Padding::Same),
         ];
         let params = |padding| Conv2dParams {
@@ -667,7 +720,7 @@ mod tests {
                         }
                         == 0;
                 assert_eq!(conv.is_some(), expected, "{what}: forward taken");
-                assert_eq!(grad.is_some(), expected && xs[3] >= 4, "{what}: dW taken");
+                assert_eq!(grad.is_some(), expected, "{what}: dW taken");
                 if let Some(conv) = conv {
                     taken += 1;
                     assert_close(&format!("{what}: forward"), &conv, &out);
