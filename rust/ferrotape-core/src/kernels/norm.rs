@@ -143,37 +143,108 @@ fn map_features<T: Float + crate::Element>(
 /// Rows per task when channels-last rows are split across threads.
 const ROWS_PER_TASK: usize = 2048;
 
-/// Channels-last (`inner = 1`): two per-feature sums accumulated row by row by `add(row, s1,
-/// s2)`, over contiguous feature slices that vectorise; threads split the rows.
-fn row_sums(
-    layout: FeatureLayout,
-    add: impl Fn(usize, &mut [f64], &mut [f64]) + Sync,
+/// Features [`paired_sums`] keeps in registers at once: one AVX-512 vector of f32.
+const FEATURE_BLOCK: usize = 16;
+
+/// Rows per block of [`paired_sums`] (whose partial sums are then added into the totals).
+const ROW_BLOCK: usize = 256;
+
+/// Channels-last (`inner = 1`, `c` features per row): per-feature `Σ (a - ka)` and
+/// `Σ (a - ka)·(b - kb)` over every row, threads splitting the rows.
+///
+/// Each block of [`ROW_BLOCK`] rows is summed feature block by feature block with four
+/// independent float64 partial sums per feature (rows taken four at a time) held in
+/// registers, so no add waits on the one before it and no sum goes through memory per row;
+/// the blocks' sums are then added in row order, whatever the thread count.
+fn paired_sums<T: Float + AsPrimitive<f64> + Send + Sync>(
+    c: usize,
+    rows: usize,
+    (a, ka): (&[T], &[f64]),
+    (b, kb): (&[T], &[f64]),
 ) -> (Vec<f64>, Vec<f64>) {
-    let c = layout.features;
-    let sum_rows = |rows: std::ops::Range<usize>| {
+    let sum_rows = |range: std::ops::Range<usize>| {
         let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
         simd::dispatch(
             #[inline(always)]
             || {
-                for o in rows {
-                    add(o, &mut s1, &mut s2);
+                let mut start = range.start;
+                while start < range.end {
+                    let end = (start + ROW_BLOCK).min(range.end);
+                    let mut f0 = 0;
+                    while f0 + FEATURE_BLOCK <= c {
+                        feature_block::<T, FEATURE_BLOCK>(
+                            c,
+                            f0,
+                            start..end,
+                            (a, ka),
+                            (b, kb),
+                            (&mut s1, &mut s2),
+                        );
+                        f0 += FEATURE_BLOCK;
+                    }
+                    for r in start..end {
+                        for j in f0..c {
+                            let u = a[r * c + j].as_() - ka[j];
+                            s1[j] += u;
+                            s2[j] += u * (b[r * c + j].as_() - kb[j]);
+                        }
+                    }
+                    start = end;
                 }
             },
         );
         (s1, s2)
     };
-    if layout.outer * c < PARALLEL_THRESHOLD {
-        return sum_rows(0..layout.outer);
+    if rows * c < PARALLEL_THRESHOLD {
+        return sum_rows(0..rows);
     }
-    (0..layout.outer.div_ceil(ROWS_PER_TASK))
+    let partial: Vec<(Vec<f64>, Vec<f64>)> = (0..rows.div_ceil(ROWS_PER_TASK))
         .into_par_iter()
-        .map(|t| sum_rows(t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(layout.outer)))
-        .reduce_with(|(mut a1, mut b1), (a2, b2)| {
-            a1.iter_mut().zip(&a2).for_each(|(x, y)| *x += y);
-            b1.iter_mut().zip(&b2).for_each(|(x, y)| *x += y);
-            (a1, b1)
-        })
-        .unwrap_or_else(|| (vec![0.0; c], vec![0.0; c]))
+        .map(|t| sum_rows(t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(rows)))
+        .collect();
+    let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
+    for (p1, p2) in partial {
+        s1.iter_mut().zip(&p1).for_each(|(x, y)| *x += y);
+        s2.iter_mut().zip(&p2).for_each(|(x, y)| *x += y);
+    }
+    (s1, s2)
+}
+
+/// [`paired_sums`] over features `f0..f0 + W` of rows `rows`, added onto `s1` and `s2`.
+#[inline(always)]
+fn feature_block<T: Float + AsPrimitive<f64>, const W: usize>(
+    c: usize,
+    f0: usize,
+    rows: std::ops::Range<usize>,
+    (a, ka): (&[T], &[f64]),
+    (b, kb): (&[T], &[f64]),
+    (s1, s2): (&mut [f64], &mut [f64]),
+) {
+    let ka: &[f64; W] = ka[f0..f0 + W].try_into().expect("a block of features");
+    let kb: &[f64; W] = kb[f0..f0 + W].try_into().expect("a block of features");
+    let mut p = [[0.0f64; W]; 4];
+    let mut q = [[0.0f64; W]; 4];
+    // Rows r, r+1, ... go to partial sums 0, 1, 2, 3, 0, ... (the loop body is written out
+    // rather than a closure, which would keep the partial sums in memory).
+    let mut r = rows.start;
+    while r < rows.end {
+        let lanes = (rows.end - r).min(4);
+        for (k, (pk, qk)) in p.iter_mut().zip(q.iter_mut()).enumerate().take(lanes) {
+            let at = (r + k) * c + f0;
+            let av: &[T; W] = a[at..at + W].try_into().expect("a block of features");
+            let bv: &[T; W] = b[at..at + W].try_into().expect("a block of features");
+            for j in 0..W {
+                let u = av[j].as_() - ka[j];
+                pk[j] += u;
+                qk[j] += u * (bv[j].as_() - kb[j]);
+            }
+        }
+        r += lanes;
+    }
+    for j in 0..W {
+        s1[f0 + j] += (p[0][j] + p[1][j]) + (p[2][j] + p[3][j]);
+        s2[f0 + j] += (q[0][j] + q[1][j]) + (q[2][j] + q[3][j]);
+    }
 }
 
 /// Channels-last: `out = x·a + dy·b + c` per feature (`dy` optional), rows split across
@@ -196,18 +267,31 @@ fn row_affine<T: Float + crate::Element>(
         for (r, row) in chunk.chunks_mut(features).enumerate() {
             let at = start + r * features;
             let xs = &x[at..at + features];
-            match dy {
-                Some(dy) => {
-                    let gs = &dy[at..at + features];
-                    for j in 0..features {
-                        row[j] = xs[j] * a[j] + gs[j] * b[j] + c[j];
-                    }
-                }
-                None => {
-                    for j in 0..features {
-                        row[j] = xs[j] * a[j] + c[j];
-                    }
-                }
+            // Whole blocks of 16 features as fixed-size arrays: a loop over a row of only 16
+            // or 32 runtime-many features would not fill a vector register.
+            let blocks = features / FEATURE_BLOCK * FEATURE_BLOCK;
+            for f0 in (0..blocks).step_by(FEATURE_BLOCK) {
+                let block = f0..f0 + FEATURE_BLOCK;
+                affine_block::<T, FEATURE_BLOCK>(
+                    (&mut row[block.clone()]).try_into().expect("a block"),
+                    xs[block.clone()].try_into().expect("a block"),
+                    dy.map(|dy| {
+                        dy[at + f0..at + f0 + FEATURE_BLOCK]
+                            .try_into()
+                            .expect("a block")
+                    }),
+                    (
+                        a[block.clone()].try_into().expect("a block"),
+                        b[block.clone()].try_into().expect("a block"),
+                        c[block].try_into().expect("a block"),
+                    ),
+                );
+            }
+            for j in blocks..features {
+                row[j] = match dy {
+                    Some(dy) => xs[j] * a[j] + dy[at + j] * b[j] + c[j],
+                    None => xs[j] * a[j] + c[j],
+                };
             }
         }
     };
@@ -226,6 +310,29 @@ fn row_affine<T: Float + crate::Element>(
         });
     }
     out
+}
+
+/// One block of [`row_affine`]: `out = x·a + dy·b + c`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn affine_block<T: Float, const W: usize>(
+    out: &mut [T; W],
+    x: &[T; W],
+    dy: Option<&[T; W]>,
+    (a, b, c): (&[T; W], &[T; W], &[T; W]),
+) {
+    match dy {
+        Some(dy) => {
+            for j in 0..W {
+                out[j] = x[j] * a[j] + dy[j] * b[j] + c[j];
+            }
+        }
+        None => {
+            for j in 0..W {
+                out[j] = x[j] * a[j] + c[j];
+            }
+        }
+    }
 }
 
 fn to_t<T: Float>(v: &[f64]) -> Vec<T> {
@@ -247,18 +354,7 @@ fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
         if shift.len() < c {
             return (vec![0.0; c], vec![0.0; c]);
         }
-        let (sums, squares) = row_sums(
-            layout,
-            #[inline(always)]
-            |o, s1, s2| {
-                let row = &x[o * c..o * c + c];
-                for j in 0..c {
-                    let d = row[j].as_() - shift[j];
-                    s1[j] += d;
-                    s2[j] += d * d;
-                }
-            },
-        );
+        let (sums, squares) = paired_sums(c, layout.outer, (x, &shift), (x, &shift));
         let mean: Vec<f64> = (0..c).map(|j| shift[j] + sums[j] / n).collect();
         let variance = (0..c)
             .map(|j| ((squares[j] - sums[j] * sums[j] / n) / n).max(0.0))
@@ -308,18 +404,9 @@ fn backward_typed<T: Float + AsPrimitive<f64> + crate::Element>(
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
     if layout.inner == 1 {
         let c = layout.features;
-        let (dbeta, dgamma) = row_sums(
-            layout,
-            #[inline(always)]
-            |o, s1, s2| {
-                let (xs, gs) = (&x[o * c..o * c + c], &dy[o * c..o * c + c]);
-                for j in 0..c {
-                    let g: f64 = gs[j].as_();
-                    s1[j] += g;
-                    s2[j] += g * (xs[j].as_() - mean[j]) * inv_std[j];
-                }
-            },
-        );
+        // Σ dy and Σ dy·x̂ = inv_std·Σ dy·(x - mean).
+        let (dbeta, centred) = paired_sums(c, layout.outer, (dy, &vec![0.0; c]), (x, mean));
+        let dgamma: Vec<f64> = (0..c).map(|j| centred[j] * inv_std[j]).collect();
         // dx = k·(g - mean(g) - x̂·mean(g·x̂)) = g·k + x·b + c per feature, with
         // k = γ·inv_std, b = -k·inv_std·mean(g·x̂), c = -k·mean(g) - b·mean.
         let n = layout.count().max(1) as f64;
@@ -565,9 +652,16 @@ mod tests {
 
     #[test]
     fn the_channels_last_path_agrees_with_the_general_one() {
-        // 40000 rows × 3 features, large enough for the threaded paths, against the same data
-        // laid out features-first ([3, 40000], features on axis 0: the general path).
-        let (rows, c) = (40_000usize, 3usize);
+        // Rows × features large enough for the threaded paths (and a few rows, which are not),
+        // against the same data laid out features-first ([c, rows], features on axis 0: the
+        // general path). 3 features take the per-element loop, 16 one register block, 37 two
+        // blocks and the loop; the row counts are not multiples of the four partial sums.
+        for (rows, c) in [(40_000usize, 3usize), (9_999, 16), (3_001, 37), (7, 16)] {
+            channels_last_agrees_with_general(rows, c);
+        }
+    }
+
+    fn channels_last_agrees_with_general(rows: usize, c: usize) {
         let v: Vec<f32> = (0..rows * c)
             .map(|i| ((i * 37) % 101) as f32 * 0.01 - 0.4)
             .collect();
@@ -579,7 +673,9 @@ mod tests {
             assert!((m1[j] - m2[j]).abs() < 1e-9 && (v1[j] - v2[j]).abs() < 1e-9);
         }
         let inv: Vec<f64> = v1.iter().map(|x| 1.0 / (x + 1e-3).sqrt()).collect();
-        let gamma = [0.5, -1.0, 2.0];
+        let gamma: Vec<f64> = (0..c)
+            .map(|j| [0.5, -1.0, 2.0][j % 3] + 0.01 * j as f64)
+            .collect();
         let y1 = batch_norm_apply(&last, 1, &inv, &gamma).unwrap();
         let y2 = batch_norm_apply(&first, 0, &inv, &gamma).unwrap();
         let y2 = y2.transpose(&[1, 0]).unwrap().contiguous();
