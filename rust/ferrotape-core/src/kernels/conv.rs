@@ -216,7 +216,7 @@ impl Window2d {
     /// than the image (valid with 'SAME' padding: TensorFlow clips it) costs what the image
     /// costs, not what the window would.
     #[inline(always)]
-    fn taps_inside(&self, o: usize, axis: usize) -> std::ops::Range<usize> {
+    pub(super) fn taps_inside(&self, o: usize, axis: usize) -> std::ops::Range<usize> {
         let (pad, size, taps) = if axis == 0 {
             (self.pad_top, self.in_h, self.k_h)
         } else {
