@@ -94,6 +94,11 @@ fn pooling_and_normalization(c: &mut Criterion) {
     group.bench_function("max_pool", |b| {
         b.iter(|| kernels::max_pool(&x, &window).unwrap())
     });
+    let pooled = kernels::max_pool(&x, &window).unwrap();
+    let pooled_grad = filled(pooled.shape());
+    group.bench_function("max_pool_grad", |b| {
+        b.iter(|| kernels::max_pool_grad(&x, &pooled, &pooled_grad, &window).unwrap())
+    });
     group.bench_function("avg_pool", |b| {
         b.iter(|| kernels::avg_pool(&x, &window).unwrap())
     });

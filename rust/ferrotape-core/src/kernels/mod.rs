@@ -17,6 +17,7 @@ mod linalg;
 mod matmul;
 mod norm;
 mod optim;
+mod pool;
 mod reduce;
 mod shape;
 pub mod special;
@@ -25,9 +26,8 @@ mod winograd;
 pub use cast::cast;
 pub use complex::{complex, complex_part, ComplexPart};
 pub use conv::{
-    avg_pool, avg_pool_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_filter_by,
-    conv2d_backprop_input, conv2d_by, conv_algorithm, max_pool, max_pool_grad, max_pool_grad_grad,
-    Conv2dParams, ConvAlgorithm, Padding, Window2d,
+    conv2d, conv2d_backprop_filter, conv2d_backprop_filter_by, conv2d_backprop_input, conv2d_by,
+    conv_algorithm, Conv2dParams, ConvAlgorithm, Padding, Window2d,
 };
 pub use elementwise::{
     betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
@@ -40,6 +40,7 @@ pub use norm::{
     batch_norm_apply, batch_norm_backward, batch_norm_statistics, BatchNormGrads, FeatureLayout,
 };
 pub use optim::{apply_optimizer_step, OptimizerStep, Stored};
+pub use pool::{avg_pool, avg_pool_grad, max_pool, max_pool_grad, max_pool_grad_grad};
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
     concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
