@@ -476,6 +476,46 @@ mod tests {
     }
 
     #[test]
+    fn leading_axis_reductions_of_many_rows_match_the_column_by_column_ones() {
+        // A bias gradient's shape (batch, image, channels) summed over all but the channels,
+        // against each column folded on its own (the sum in float64), NaN included.
+        let (rows, c) = (70_001usize, 16usize);
+        let mut v: Vec<f32> = (0..rows * c)
+            .map(|i| ((i * 7919) % 1009) as f32 * 0.001 - 0.5)
+            .collect();
+        v[5 * c + 3] = f32::NAN; // column 3's max and min are NaN
+        v[rows * c - 1] = 9.0; // the last row holds column 15's max
+        let a = Array::from_vec(v.clone(), &[rows, 1, c]).unwrap();
+        let mask = [true, true, false];
+        let column = |j: usize| v.iter().skip(j).step_by(c).copied();
+        let sum = reduce(ReduceOp::Sum, &a, &mask, false)
+            .unwrap()
+            .to_vec::<f32>();
+        let max = reduce(ReduceOp::Max, &a, &mask, false)
+            .unwrap()
+            .to_vec::<f32>();
+        let min = reduce(ReduceOp::Min, &a, &mask, false)
+            .unwrap()
+            .to_vec::<f32>();
+        for j in 0..c {
+            if j == 3 {
+                assert!(sum[j].is_nan() && max[j].is_nan() && min[j].is_nan());
+                continue;
+            }
+            let exact: f64 = column(j).map(f64::from).sum();
+            let scale: f64 = column(j).map(|x| f64::from(x).abs()).sum();
+            assert!(
+                (f64::from(sum[j]) - exact).abs() <= 1e-6 * scale,
+                "{j}: {} vs {exact}",
+                sum[j]
+            );
+            assert_eq!(max[j], column(j).fold(f32::NEG_INFINITY, f32::max), "{j}");
+            assert_eq!(min[j], column(j).fold(f32::INFINITY, f32::min), "{j}");
+        }
+        assert_eq!(max[15], 9.0);
+    }
+
+    #[test]
     fn narrow_reductions_wrap_and_empty_extremes_are_the_dtypes() {
         let a = Array::from_vec(vec![200u8, 100, 7], &[3]).unwrap();
         let sum = reduce(ReduceOp::Sum, &a, &[true], false).unwrap();
