@@ -4,18 +4,10 @@
 //! `RAYON_NUM_THREADS` to compare runs.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ferrotape_benches::filled;
 use ferrotape_core::kernels::{
     self, BinaryOp, Conv2dParams, ConvAlgorithm, Padding, ReduceOp, UnaryOp, Window2d, WinogradTile,
 };
-use ferrotape_core::Array;
-
-fn filled(shape: &[usize]) -> Array {
-    let n: usize = shape.iter().product();
-    let values: Vec<f32> = (0..n)
-        .map(|i| ((i * 7919) % 1013) as f32 / 1013.0 - 0.5)
-        .collect();
-    Array::from_vec(values, shape).expect("sizes agree")
-}
 
 fn matmul(c: &mut Criterion) {
     let mut group = c.benchmark_group("sgemm");

@@ -5,18 +5,10 @@
 
 use std::time::Instant;
 
+use ferrotape_benches::filled;
 use ferrotape_core::kernels::{
     conv2d_backprop_filter_by, conv2d_by, Conv2dParams, ConvAlgorithm, Padding, WinogradTile,
 };
-use ferrotape_core::Array;
-
-fn filled(shape: &[usize]) -> Array {
-    let n: usize = shape.iter().product();
-    let v: Vec<f32> = (0..n)
-        .map(|i| ((i * 7919) % 23) as f32 * 0.01 - 0.1)
-        .collect();
-    Array::from_vec(v, shape).unwrap()
-}
 
 fn main() {
     let layers = [

@@ -5,16 +5,8 @@
 
 use std::time::Instant;
 
+use ferrotape_benches::filled;
 use ferrotape_core::kernels::{max_pool, max_pool_grad, Padding, Window2d};
-use ferrotape_core::Array;
-
-fn filled(shape: &[usize]) -> Array {
-    let n: usize = shape.iter().product();
-    let v: Vec<f32> = (0..n)
-        .map(|i| ((i * 7919) % 23) as f32 * 0.01 - 0.1)
-        .collect();
-    Array::from_vec(v, shape).unwrap()
-}
 
 /// The median of 41 timed calls of `f`, in microseconds.
 fn median_us(mut f: impl FnMut()) -> f64 {

@@ -1134,7 +1134,7 @@ pub(super) fn check_output_gradient(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Direct convolution by definition, in f64.
@@ -1251,7 +1251,7 @@ mod tests {
     }
 
     /// Values in [-1, 1) from a small linear congruential generator (deterministic).
-    fn noise(len: usize, seed: u64) -> Vec<f64> {
+    pub(in crate::kernels) fn noise(len: usize, seed: u64) -> Vec<f64> {
         let mut state = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);

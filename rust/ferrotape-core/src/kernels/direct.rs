@@ -538,6 +538,7 @@ pub fn backprop_filter(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::conv::tests::noise;
     use crate::kernels::{conv2d_backprop_input, Conv2dParams, Padding};
     use crate::Array;
 
@@ -577,19 +578,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// Values in [-1, 1) from a linear congruential generator (deterministic).
-    fn noise(len: usize, seed: u64) -> Vec<f64> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..len)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            })
-            .collect()
     }
 
     /// The three sums of a convolution in float64, by definition, each paired with the same
