@@ -1,7 +1,13 @@
 //! Benchmarks only: see `benches/kernels.rs` and run `cargo bench -p ferrotape-benches`; the
 //! examples time one kernel family each. What they share lives here.
 
+use ferrotape_core::aligned_alloc::CacheLineAligned;
 use ferrotape_core::Array;
+
+/// The Python module's allocator, so that the kernels are timed on buffers placed as they are
+/// there.
+#[global_allocator]
+static ALLOCATOR: CacheLineAligned<mimalloc::MiMalloc> = CacheLineAligned(mimalloc::MiMalloc);
 
 /// A float32 array of `shape` with values spread over [-0.5, 0.5) (deterministic, no zeros
 /// runs, no denormals): the input every benchmark times its kernels on.

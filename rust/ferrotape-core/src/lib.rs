@@ -3,6 +3,7 @@
 //! its kernels through ([`device`]). No tape and no Python here, so every kernel
 //! is reachable from `cargo test`.
 
+pub mod aligned_alloc;
 mod array;
 mod buffer;
 pub mod device;

@@ -137,6 +137,17 @@ unsafe fn with_avx512<R>(work: impl FnOnce() -> R) -> R {
 #[cfg(test)]
 pub(crate) static TEST_LEVEL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Runs `f` with the level capped at `level` (holding [`TEST_LEVEL_LOCK`]), restoring the
+/// default after.
+#[cfg(test)]
+pub(crate) fn at_level<R>(level: SimdLevel, f: impl FnOnce() -> R) -> R {
+    let _serial = TEST_LEVEL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    set_max_level(Some(level));
+    let r = f();
+    set_max_level(None);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,9 +11,11 @@
 use pyo3::prelude::*;
 
 /// Every op allocates its result (buffer, array, tensor); mimalloc's small-object paths make
-/// that measurably cheaper than the system allocator on the tape's hot path.
+/// that measurably cheaper than the system allocator on the tape's hot path. Large blocks start
+/// on a cache line, for the kernels' whole-vector loads and stores (see `aligned_alloc`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ferrotape_core::aligned_alloc::CacheLineAligned<mimalloc::MiMalloc> =
+    ferrotape_core::aligned_alloc::CacheLineAligned(mimalloc::MiMalloc);
 
 // `op_doc!(name)` (an op's doc comment) and `RECORDING_OPS`, read from ferrotape-autodiff's
 // sources by build.rs; defined before the modules so that their binding rows can use it.

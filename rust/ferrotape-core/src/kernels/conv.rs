@@ -11,9 +11,11 @@
 //! padding reads the image itself as the patch matrix.
 //!
 //! A float32 3×3 convolution with stride 1 and at least 16 input and output channels instead
-//! goes through Winograd's F(2×2, 3×3) (`winograd.rs`), which does 16 products where im2col
-//! does 36 per four outputs; [`conv_algorithm`] makes the choice, from measurements written
-//! beside it, and [`conv2d_by`] forces one (a direct loop, im2col or either Winograd tile) for
+//! goes through Winograd's F(4×4, 3×3) (`winograd.rs`), which does 36 products where the
+//! window sums do 144 per sixteen outputs; other stride-1 float32 shapes whose output channels
+//! fill whole vectors take the register-blocked direct kernel (`direct.rs`).
+//! [`conv_algorithm`] makes the choice, from measurements written beside it, and [`conv2d_by`]
+//! and [`conv2d_backprop_input_by`] force one (direct, im2col or either Winograd tile) for
 //! tests and benchmarks.
 //!
 //! Both backward passes are the same two steps in reverse: the input gradient multiplies the
@@ -344,26 +346,30 @@ pub enum ConvAlgorithm {
     Winograd(WinogradTile),
 }
 
-/// Input and output channels from which a 3×3 float32 convolution that the direct kernel does
-/// not take goes through Winograd's F(2×2, 3×3) rather than im2col.
+/// Input and output channels from which a 3×3 float32 convolution (and its input gradient, a
+/// convolution too) goes through Winograd's F(4×4, 3×3).
 ///
 /// Measured with `cargo run --release -p ferrotape-benches --example conv_layers` (batch 64,
-/// the seed CNN's layers with their bias, Zen 4 with AVX-512, 2 threads, median ms per call;
-/// `dW` is the filter gradient, which has the direct and the im2col algorithms):
+/// the seed CNN's layers with their bias, Zen 4 with AVX-512, 2 threads, the least of three
+/// runs' medians in ms per call; `dW` is the filter gradient, which has the direct and the
+/// im2col algorithms):
 ///
 /// | layer          | direct | im2col | F(2×2) | F(4×4) | dW direct | dW im2col |
 /// |----------------|--------|--------|--------|--------|-----------|-----------|
-/// | 28×28, 1 → 16  | 0.192  | 0.739  | 2.581  | 1.042  | 0.204     | 0.533     |
-/// | 14×14, 16 → 32 | 0.620  | 0.790  | 0.971  | 0.673  | 0.537     | 0.832     |
-/// | 14×14, 32 → 32 | 1.162  | 1.313  | 1.410  | 0.996  | 1.030     | 1.328     |
-/// | 7×7, 32 → 64   | 0.616  | 0.667  | 0.942  | 0.721  | 0.508     | 0.682     |
-/// | 7×7, 64 → 64   | 1.145  | 1.272  | 1.463  | 1.328  | 0.978     | 1.242     |
+/// | 28×28, 1 → 16  | 0.188  | 1.155  | 0.575  | 0.388  | 0.130     | 0.537     |
+/// | 32×32, 3 → 32  | 0.685  | 1.397  | 1.527  | 1.386  | 0.576     | 1.238     |
+/// | 14×14, 16 → 32 | 0.623  | 0.778  | 0.503  | 0.461  | 0.567     | 0.752     |
+/// | 14×14, 32 → 32 | 1.175  | 1.295  | 0.814  | 0.677  | 1.002     | 1.327     |
+/// | 7×7, 32 → 64   | 0.614  | 0.656  | 0.565  | 0.400  | 0.559     | 0.648     |
+/// | 7×7, 64 → 64   | 1.134  | 1.291  | 0.942  | 0.664  | 0.987     | 1.262     |
 ///
-/// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s)
-/// and needs no patch matrix, so it is the choice wherever it applies. F(4×4) does fewer
-/// multiplications but its transforms cost what they save at these sizes, and its error is ten
-/// times larger (see `winograd.rs`); F(2×2) stays for the shapes the direct kernel declines.
-/// With one input channel, or one output channel, the transforms outweigh the products saved.
+/// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s),
+/// so only an algorithm with fewer multiplications beats it: F(4×4) does a quarter of them
+/// (a third on 7×7 images, whose 4×4 tiles overhang), and with its products in the direct
+/// kernel's microkernel and its transforms in vector registers it is 1.35–1.75× faster from
+/// 16 channels on. Its error is larger than the direct sum's (see `winograd.rs`), within what
+/// the tests bound. With one or three input channels the transforms outweigh the products
+/// saved, and the direct kernel stays.
 const WINOGRAD_MIN_CHANNELS: usize = 16;
 
 /// The algorithm named by the environment variable `FERROTAPE_CONV_ALGORITHM` (`direct`,
@@ -384,19 +390,19 @@ fn forced_conv_algorithm() -> Option<ConvAlgorithm> {
 }
 
 /// The algorithm `conv2d` uses for a shape (of float32 data: other types take im2col whatever
-/// this says): the direct kernel where it applies, else Winograd's F(2×2) for 3×3 layers with
-/// enough channels, else im2col. `FERROTAPE_CONV_ALGORITHM` overrides the choice.
+/// this says): Winograd's F(4×4) for 3×3 stride-1 layers with enough channels, else the direct
+/// kernel where it applies, else im2col. `FERROTAPE_CONV_ALGORITHM` overrides the choice.
 pub fn conv_algorithm(w: &Window2d, out_c: usize) -> ConvAlgorithm {
     if let Some(forced) = forced_conv_algorithm() {
         return forced;
     }
-    if direct_applies(w, out_c) {
-        ConvAlgorithm::Direct
-    } else if winograd::applies(w, out_c)
+    if winograd::applies(w, out_c)
         && w.channels >= WINOGRAD_MIN_CHANNELS
         && out_c >= WINOGRAD_MIN_CHANNELS
     {
-        ConvAlgorithm::Winograd(WinogradTile::F2)
+        ConvAlgorithm::Winograd(WinogradTile::F4)
+    } else if direct_applies(w, out_c) {
+        ConvAlgorithm::Direct
     } else {
         ConvAlgorithm::Im2col
     }
@@ -593,17 +599,7 @@ fn group_patches<'a, T: GemmFloat>(
     matrix
 }
 
-fn conv2d_typed<T: GemmFloat>(
-    w: &Window2d,
-    x: &[T],
-    filter: &[T],
-    bias: Option<&[T]>,
-    out_c: usize,
-) -> Vec<T> {
-    conv2d_with(conv_algorithm(w, out_c), w, x, filter, bias, out_c)
-}
-
-/// [`conv2d_typed`] by a given algorithm (one that does not apply to the shape or the type
+/// The convolution by a given algorithm (one that does not apply to the shape or the type
 /// falls back to im2col).
 fn conv2d_with<T: GemmFloat>(
     algorithm: ConvAlgorithm,
@@ -675,6 +671,7 @@ fn conv2d_with<T: GemmFloat>(
 /// writes each input-gradient element once, where im2col's adjoint writes a patch matrix
 /// `k_h·k_w` times the image's size and adds it back pixel by pixel.
 fn backprop_input_as_conv<T: GemmFloat>(
+    algorithm: Option<ConvAlgorithm>,
     w: &Window2d,
     filter: &[T],
     dy: &[T],
@@ -711,10 +708,19 @@ fn backprop_input_as_conv<T: GemmFloat>(
             }
         }
     }
-    Some(conv2d_typed(&flipped_window, dy, &flipped, None, c))
+    let algorithm = algorithm.unwrap_or_else(|| conv_algorithm(&flipped_window, c));
+    Some(conv2d_with(
+        algorithm,
+        &flipped_window,
+        dy,
+        &flipped,
+        None,
+        c,
+    ))
 }
 
 fn conv2d_backprop_input_typed<T: GemmFloat>(
+    algorithm: Option<ConvAlgorithm>,
     w: &Window2d,
     filter: &[T],
     dy: &[T],
@@ -725,8 +731,8 @@ fn conv2d_backprop_input_typed<T: GemmFloat>(
     if len == 0 || positions == 0 {
         return vec![T::zero(); len];
     }
-    if !w.is_pointwise() {
-        if let Some(dx) = backprop_input_as_conv(w, filter, dy, out_c) {
+    if !w.is_pointwise() && algorithm != Some(ConvAlgorithm::Im2col) {
+        if let Some(dx) = backprop_input_as_conv(algorithm, w, filter, dy, out_c) {
             return dx;
         }
     }
@@ -1058,6 +1064,20 @@ pub fn conv2d_backprop_input(
     dy: &Array,
     params: &Conv2dParams,
 ) -> Result<Array> {
+    conv2d_backprop_input_by(None, input_shape, filter, dy, params)
+}
+
+/// [`conv2d_backprop_input`] by a given algorithm: `Im2col` multiplies by the transposed filter
+/// and scatters the patches back (col2im); any other, for a stride-1 window, computes the
+/// convolution of `dy` with the flipped filter by that algorithm (as [`conv2d_by`] does,
+/// falling back where it does not apply); `None` chooses.
+pub fn conv2d_backprop_input_by(
+    algorithm: Option<ConvAlgorithm>,
+    input_shape: &[usize],
+    filter: &Array,
+    dy: &Array,
+    params: &Conv2dParams,
+) -> Result<Array> {
     const OP: &str = "Conv2DBackpropInput";
     let w = params.window(OP, input_shape, filter.shape())?;
     check_patches(OP, &w, filter.dtype())?;
@@ -1072,8 +1092,8 @@ pub fn conv2d_backprop_input(
         OP,
         [filter, dy],
         input_shape,
-        |f, dy| conv2d_backprop_input_typed(&w, f, dy, out_c),
-        |f, dy| conv2d_backprop_input_typed(&w, f, dy, out_c),
+        |f, dy| conv2d_backprop_input_typed(algorithm, &w, f, dy, out_c),
+        |f, dy| conv2d_backprop_input_typed(algorithm, &w, f, dy, out_c),
     )
 }
 
@@ -1136,6 +1156,7 @@ pub(super) fn check_output_gradient(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::simd::{at_level, SimdLevel};
 
     /// Direct convolution by definition, in f64.
     fn conv_reference(
@@ -1271,7 +1292,7 @@ pub(super) mod tests {
     /// its error bound of the float64 definition. The bound is relative to the sum of the
     /// absolute products (`|x| * |f|` convolved), the scale float32 rounding works at.
     #[test]
-    fn every_algorithm_matches_the_float64_definition() {
+    fn every_algorithm_matches_the_float64_definition_at_every_level() {
         let cases = [
             ([2, 5, 7, 3], 4, Padding::Same),
             ([1, 1, 1, 8], 3, Padding::Same),
@@ -1284,12 +1305,23 @@ pub(super) mod tests {
             ([40, 7, 7, 64], 64, Padding::Same),
         ];
         let algorithms = [
-            // Measured worst cases: 2.6e-7 direct, 2.0e-7 im2col, 1.3e-7 F(2x2), 1.4e-6 F(4x4).
+            // Measured worst cases: 2.6e-7 direct, 2.0e-7 im2col, 1.3e-7 F(2x2); F(4x4) 1.4e-6
+            // forward, 9.6e-6 input gradient of the VALID window (see `winograd.rs`).
             (ConvAlgorithm::Direct, 1e-6),
             (ConvAlgorithm::Im2col, 1e-6),
             (ConvAlgorithm::Winograd(WinogradTile::F2), 1e-6),
-            (ConvAlgorithm::Winograd(WinogradTile::F4), 5e-6),
+            (ConvAlgorithm::Winograd(WinogradTile::F4), 1.5e-5),
         ];
+        let check = |what: &str, got: &[f32], want: &[f64], scale: &[f64], bound: f64| {
+            assert_eq!(got.len(), want.len(), "{what}");
+            for (i, ((g, e), s)) in got.iter().zip(want).zip(scale).enumerate() {
+                let tolerance = bound * s + 1e-7;
+                assert!(
+                    (f64::from(*g) - e).abs() <= tolerance,
+                    "{what}, element {i}: {g} vs {e} (tolerance {tolerance})"
+                );
+            }
+        };
         for (seed, (xs, out_c, padding)) in cases.into_iter().enumerate() {
             let fs = [3, 3, xs[3], out_c];
             let params = Conv2dParams {
@@ -1301,24 +1333,70 @@ pub(super) mod tests {
             let x = noise(xs.iter().product(), seed as u64);
             let f = noise(fs.iter().product(), 100 + seed as u64);
             let bias = noise(out_c, 200 + seed as u64);
+            let dy = noise(w.batch * w.out_h * w.out_w * out_c, 300 + seed as u64);
             let abs = |v: &[f64]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
-            let want = conv_reference(&x, xs, &f, fs, &w);
-            let scale = conv_reference(&abs(&x), xs, &abs(&f), fs, &w);
+            let mut want = conv_reference(&x, xs, &f, fs, &w);
+            let mut scale = conv_reference(&abs(&x), xs, &abs(&f), fs, &w);
+            for (i, (e, s)) in want.iter_mut().zip(&mut scale).enumerate() {
+                *e += bias[i % out_c];
+                *s += bias[i % out_c].abs();
+            }
+            let want_dx = input_grad_reference(&f, fs, &dy, &w);
+            let scale_dx = input_grad_reference(&abs(&f), fs, &abs(&dy), &w);
             let to32 = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<_>>();
             let (x32, f32_, b32) = (to32(&x), to32(&f), to32(&bias));
-            for (algorithm, bound) in algorithms {
-                let got = conv2d_with(algorithm, &w, &x32, &f32_, Some(&b32), out_c);
-                assert_eq!(got.len(), want.len());
-                for (i, (g, e)) in got.iter().zip(&want).enumerate() {
-                    let e = e + bias[i % out_c];
-                    let tolerance = bound * (scale[i] + bias[i % out_c].abs()) + 1e-7;
-                    assert!(
-                        (f64::from(*g) - e).abs() <= tolerance,
-                        "{algorithm:?} {xs:?} -> {out_c}, element {i}: {g} vs {e} (tolerance {tolerance})"
+            let filter = Array::from_vec(f32_.clone(), &fs).unwrap();
+            let dy = Array::from_vec(to32(&dy), &[w.batch, w.out_h, w.out_w, out_c]).unwrap();
+            for level in SimdLevel::ALL {
+                for (algorithm, bound) in algorithms {
+                    let what = format!("{algorithm:?} {xs:?} -> {out_c} at {level:?}");
+                    let (got, dx) = at_level(level, || {
+                        let dx =
+                            conv2d_backprop_input_by(Some(algorithm), &xs, &filter, &dy, &params);
+                        (
+                            conv2d_with(algorithm, &w, &x32, &f32_, Some(&b32), out_c),
+                            dx.unwrap().to_vec::<f32>(),
+                        )
+                    });
+                    check(&format!("{what}: forward"), &got, &want, &scale, bound);
+                    check(
+                        &format!("{what}: input gradient"),
+                        &dx,
+                        &want_dx,
+                        &scale_dx,
+                        bound,
                     );
                 }
             }
         }
+    }
+
+    /// `dx[n, iy, ix, ci] = Σ f[ky, kx, ci, co] · dy[n, oy, ox, co]` over the outputs whose
+    /// window reads `(iy, ix)`, in float64.
+    fn input_grad_reference(f: &[f64], fs: [usize; 4], dy: &[f64], w: &Window2d) -> Vec<f64> {
+        let (c, out_c) = (fs[2], fs[3]);
+        let mut dx = vec![0.0; w.batch * w.in_h * w.in_w * c];
+        for n in 0..w.batch {
+            for oy in 0..w.out_h {
+                for ox in 0..w.out_w {
+                    let g = &dy[((n * w.out_h + oy) * w.out_w + ox) * out_c..][..out_c];
+                    for ky in 0..fs[0] {
+                        for kx in 0..fs[1] {
+                            let (Some(iy), Some(ix)) = (w.source(oy, ky, 0), w.source(ox, kx, 1))
+                            else {
+                                continue;
+                            };
+                            for ci in 0..c {
+                                let taps = &f[((ky * fs[1] + kx) * c + ci) * out_c..][..out_c];
+                                let sum: f64 = taps.iter().zip(g).map(|(a, b)| a * b).sum();
+                                dx[((n * w.in_h + iy) * w.in_w + ix) * c + ci] += sum;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        dx
     }
 
     #[test]

@@ -34,67 +34,9 @@ use std::arch::x86_64::*;
 use rayon::prelude::*;
 
 use super::conv::Window2d;
+use super::lanes::FmaLanes;
 use crate::simd::{self, SimdLevel};
 use crate::{interrupt, pool};
-
-/// A vector of f32 lanes, the operations the microkernel needs.
-trait Lanes: Copy {
-    const WIDTH: usize;
-    unsafe fn zero() -> Self;
-    unsafe fn load(p: *const f32) -> Self;
-    unsafe fn splat(p: *const f32) -> Self;
-    /// `a · b + c`, rounded once.
-    unsafe fn fma(a: Self, b: Self, c: Self) -> Self;
-    unsafe fn store(self, p: *mut f32);
-}
-
-impl Lanes for __m512 {
-    const WIDTH: usize = 16;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        _mm512_setzero_ps()
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> Self {
-        _mm512_loadu_ps(p)
-    }
-    #[inline(always)]
-    unsafe fn splat(p: *const f32) -> Self {
-        _mm512_set1_ps(*p)
-    }
-    #[inline(always)]
-    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
-        _mm512_fmadd_ps(a, b, c)
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32) {
-        _mm512_storeu_ps(p, self)
-    }
-}
-
-impl Lanes for __m256 {
-    const WIDTH: usize = 8;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        _mm256_setzero_ps()
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> Self {
-        _mm256_loadu_ps(p)
-    }
-    #[inline(always)]
-    unsafe fn splat(p: *const f32) -> Self {
-        _mm256_broadcast_ss(&*p)
-    }
-    #[inline(always)]
-    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
-        _mm256_fmadd_ps(a, b, c)
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32) {
-        _mm256_storeu_ps(p, self)
-    }
-}
 
 /// Steps `a[start..] / b[start..]` taken `len` times, offsets from the tile's bases.
 #[derive(Clone, Copy, Debug)]
@@ -157,7 +99,7 @@ impl Tile<'_> {
 /// # Safety
 /// The CPU has `L`'s instructions, and `t.check(P, V · L::WIDTH)` passed.
 #[inline(always)]
-unsafe fn tile<L: Lanes, const V: usize, const P: usize>(t: &mut Tile) {
+unsafe fn tile<L: FmaLanes, const V: usize, const P: usize>(t: &mut Tile) {
     let mut acc = [[L::zero(); V]; P];
     let c = t.c.as_mut_ptr();
     match t.start {
@@ -281,6 +223,46 @@ fn even_pieces(len: usize, max: usize) -> impl Iterator<Item = (usize, usize)> {
         *start += size;
         Some(piece)
     })
+}
+
+/// `c (rows × n) = a (rows × k, each row `a_row` floats after the last) · b (k × n)`, all
+/// row-major with `c`'s and `b`'s rows packed, by the microkernel: a product small enough that
+/// packing it for the gemm would cost more than the arithmetic (Winograd's per-point products,
+/// `k` and `n` of 16 to 64). `false`, touching nothing, where `n` does not fill whole vectors at
+/// the level in force.
+pub(super) fn small_product(
+    a: &[f32],
+    a_row: usize,
+    b: &[f32],
+    (rows, k, n): (usize, usize, usize),
+    c: &mut [f32],
+) -> bool {
+    let Some(blocking) = blocking(n) else {
+        return false;
+    };
+    if rows == 0 || k == 0 {
+        c[..rows * n].fill(0.0);
+        return true;
+    }
+    let runs = [Run { a: 0, b: 0, len: k }];
+    let block_c = blocking.vectors * blocking.width;
+    for (r0, count) in even_pieces(rows, blocking.max_rows) {
+        for oc in (0..n).step_by(block_c) {
+            let mut t = Tile {
+                a: &a[r0 * a_row..],
+                a_lane: a_row,
+                a_step: 1,
+                b: &b[oc..],
+                b_step: n,
+                runs: &runs,
+                c: &mut c[r0 * n + oc..],
+                c_row: n,
+                start: Start::Zero,
+            };
+            run_tile(blocking, count, &mut t);
+        }
+    }
+    true
 }
 
 /// Whether [`conv`] and [`backprop_filter`] compute this shape at the level in force: stride
@@ -539,7 +521,8 @@ pub fn backprop_filter(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Opt
 mod tests {
     use super::*;
     use crate::kernels::conv::tests::noise;
-    use crate::kernels::{conv2d_backprop_input, Conv2dParams, Padding};
+    use crate::kernels::{conv2d_backprop_input_by, Conv2dParams, ConvAlgorithm, Padding};
+    use crate::simd::at_level;
     use crate::Array;
 
     #[test]
@@ -550,17 +533,6 @@ mod tests {
         assert_eq!(pieces, [(0, 7), (7, 7), (14, 7), (21, 7)]);
         let pieces: Vec<_> = even_pieces(5, 8).collect();
         assert_eq!(pieces, [(0, 5)]);
-    }
-
-    /// Runs `f` with the SIMD level capped at `level`, restoring the default after.
-    fn at_level<R>(level: SimdLevel, f: impl FnOnce() -> R) -> R {
-        let _serial = simd::TEST_LEVEL_LOCK
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        simd::set_max_level(Some(level));
-        let r = f();
-        simd::set_max_level(None);
-        r
     }
 
     #[test]
@@ -684,7 +656,8 @@ mod tests {
             for level in SimdLevel::ALL {
                 let what = format!("{xs:?} * {fs:?} at {level:?}");
                 let (conv, grad, input_grad) = at_level(level, || {
-                    let input_grad = conv2d_backprop_input(
+                    let input_grad = conv2d_backprop_input_by(
+                        Some(ConvAlgorithm::Direct),
                         &xs,
                         &Array::from_vec(f32_.clone(), &fs).unwrap(),
                         &Array::from_vec(dy32.clone(), &[w.batch, w.out_h, w.out_w, out_c])

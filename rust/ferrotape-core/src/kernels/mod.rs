@@ -13,6 +13,8 @@ mod conv;
 mod direct;
 mod elementwise;
 mod float;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod linalg;
 mod matmul;
 mod norm;
@@ -26,8 +28,9 @@ mod winograd;
 pub use cast::cast;
 pub use complex::{complex, complex_part, ComplexPart};
 pub use conv::{
-    conv2d, conv2d_backprop_filter, conv2d_backprop_filter_by, conv2d_backprop_input, conv2d_by,
-    conv_algorithm, Conv2dParams, ConvAlgorithm, Padding, Window2d,
+    conv2d, conv2d_backprop_filter, conv2d_backprop_filter_by, conv2d_backprop_input,
+    conv2d_backprop_input_by, conv2d_by, conv_algorithm, Conv2dParams, ConvAlgorithm, Padding,
+    Window2d,
 };
 pub use elementwise::{
     betainc, binary, compare, logical, logical_not, relu_grad, select, unary, update_in_place,
