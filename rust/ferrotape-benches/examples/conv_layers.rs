@@ -1,5 +1,5 @@
 //! CPU time of each convolution algorithm on the seed CNN's layers and an RGB first layer
-//! (batch 64), and of the filter gradient, for choosing
+//! (batch 64), and of the filter gradient by each, for choosing
 //! between them: `RAYON_NUM_THREADS=1 cargo run --release -p ferrotape-benches --example
 //! conv_layers` (CONV_ALGORITHM=<name> for one algorithm). Prints the median milliseconds of 15 calls per layer and algorithm.
 
@@ -54,9 +54,9 @@ fn main() {
             times.sort_by(f64::total_cmp);
             line += &format!("  {name} {:.3}", times[times.len() / 2]);
         }
-        // The filter gradient, by the two algorithms it has.
+        // The filter gradient, by each algorithm.
         let dy = filled(&[64, side, side, out_c]);
-        for (name, algorithm) in &algorithms[..2] {
+        for (name, algorithm) in &algorithms {
             if only.as_deref().is_some_and(|o| o != *name) {
                 continue;
             }

@@ -12,11 +12,12 @@
 //!
 //! A float32 3×3 convolution with stride 1 and at least 16 input and output channels instead
 //! goes through Winograd's F(4×4, 3×3) (`winograd.rs`), which does 36 products where the
-//! window sums do 144 per sixteen outputs; other stride-1 float32 shapes whose output channels
-//! fill whole vectors take the register-blocked direct kernel (`direct.rs`).
-//! [`conv_algorithm`] makes the choice, from measurements written beside it, and [`conv2d_by`]
-//! and [`conv2d_backprop_input_by`] force one (direct, im2col or either Winograd tile) for
-//! tests and benchmarks.
+//! window sums do 144 per sixteen outputs, for the forward pass and both gradients; other
+//! stride-1 float32 shapes whose output channels fill whole vectors take the register-blocked
+//! direct kernel (`direct.rs`).
+//! [`conv_algorithm`] makes the choice, from measurements written beside it, and [`conv2d_by`],
+//! [`conv2d_backprop_input_by`] and [`conv2d_backprop_filter_by`] force one (direct, im2col or
+//! either Winograd tile) for tests and benchmarks.
 //!
 //! Both backward passes are the same two steps in reverse: the input gradient multiplies the
 //! output gradient by the transposed filter (read through strides) and scatters the patch
@@ -292,6 +293,17 @@ pub trait GemmFloat: Element + num_traits::Float + std::iter::Sum + 'static {
         None
     }
 
+    /// The filter gradient by Winograd's algorithm (as [`GemmFloat::winograd`]).
+    fn winograd_filter_grad(
+        _w: &Window2d,
+        _x: &[Self],
+        _dy: &[Self],
+        _out_c: usize,
+        _tile: WinogradTile,
+    ) -> Option<Vec<Self>> {
+        None
+    }
+
     /// The filter gradient by the direct kernel, where it applies (as [`GemmFloat::direct`]).
     fn direct_filter_grad(
         _w: &Window2d,
@@ -330,6 +342,16 @@ impl GemmFloat for f32 {
     ) -> Option<Vec<f32>> {
         Some(winograd::conv3x3(w, x, filter, bias, out_c, tile))
     }
+
+    fn winograd_filter_grad(
+        w: &Window2d,
+        x: &[f32],
+        dy: &[f32],
+        out_c: usize,
+        tile: WinogradTile,
+    ) -> Option<Vec<f32>> {
+        Some(winograd::backprop_filter3x3(w, x, dy, out_c, tile))
+    }
 }
 
 impl GemmFloat for f64 {}
@@ -346,30 +368,31 @@ pub enum ConvAlgorithm {
     Winograd(WinogradTile),
 }
 
-/// Input and output channels from which a 3×3 float32 convolution (and its input gradient, a
-/// convolution too) goes through Winograd's F(4×4, 3×3).
+/// Input and output channels from which a 3×3 float32 convolution and both its gradients go
+/// through Winograd's F(4×4, 3×3).
 ///
 /// Measured with `cargo run --release -p ferrotape-benches --example conv_layers` (batch 64,
-/// the seed CNN's layers with their bias, Zen 4 with AVX-512, 2 threads, the least of three
-/// runs' medians in ms per call; `dW` is the filter gradient, which has the direct and the
-/// im2col algorithms):
+/// the seed CNN's layers with their bias and an RGB first layer, Zen 4 with AVX-512, 2
+/// threads, the least of three runs' medians in ms per call; `dW` is the filter gradient). The
+/// host ran about half as fast as on a quiet day throughout (the direct kernel's 7×7, 64 → 64
+/// took 1.13 ms in a quiet moment the same day), so compare within a row:
 ///
-/// | layer          | direct | im2col | F(2×2) | F(4×4) | dW direct | dW im2col |
-/// |----------------|--------|--------|--------|--------|-----------|-----------|
-/// | 28×28, 1 → 16  | 0.188  | 1.155  | 0.575  | 0.388  | 0.130     | 0.537     |
-/// | 32×32, 3 → 32  | 0.685  | 1.397  | 1.527  | 1.386  | 0.576     | 1.238     |
-/// | 14×14, 16 → 32 | 0.623  | 0.778  | 0.503  | 0.461  | 0.567     | 0.752     |
-/// | 14×14, 32 → 32 | 1.175  | 1.295  | 0.814  | 0.677  | 1.002     | 1.327     |
-/// | 7×7, 32 → 64   | 0.614  | 0.656  | 0.565  | 0.400  | 0.559     | 0.648     |
-/// | 7×7, 64 → 64   | 1.134  | 1.291  | 0.942  | 0.664  | 0.987     | 1.262     |
+/// | layer          | direct | im2col | F(2×2) | F(4×4) | dW direct | dW im2col | dW F(2×2) | dW F(4×4) |
+/// |----------------|--------|--------|--------|--------|-----------|-----------|-----------|-----------|
+/// | 28×28, 1 → 16  | 0.334  | 1.183  | 1.504  | 0.831  | 0.235     | 0.960     | 1.178     | 0.601     |
+/// | 32×32, 3 → 32  | 1.330  | 2.509  | 3.862  | 2.911  | 1.234     | 2.248     | 3.440     | 2.771     |
+/// | 14×14, 16 → 32 | 1.165  | 1.365  | 0.893  | 0.806  | 0.995     | 1.425     | 0.804     | 0.896     |
+/// | 14×14, 32 → 32 | 2.528  | 2.709  | 1.642  | 1.395  | 2.034     | 2.651     | 1.704     | 1.635     |
+/// | 7×7, 32 → 64   | 1.187  | 1.207  | 0.965  | 0.599  | 0.930     | 1.183     | 0.979     | 0.663     |
+/// | 7×7, 64 → 64   | 2.245  | 2.562  | 1.783  | 1.081  | 1.893     | 2.448     | 1.874     | 1.584     |
 ///
-/// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s),
-/// so only an algorithm with fewer multiplications beats it: F(4×4) does a quarter of them
-/// (a third on 7×7 images, whose 4×4 tiles overhang), and with its products in the direct
-/// kernel's microkernel and its transforms in vector registers it is 1.35–1.75× faster from
-/// 16 channels on. Its error is larger than the direct sum's (see `winograd.rs`), within what
-/// the tests bound. With one or three input channels the transforms outweigh the products
-/// saved, and the direct kernel stays.
+/// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s
+/// on a quiet host), so only an algorithm with fewer multiplications beats it: F(4×4) does a
+/// quarter of them (a third on 7×7 images, whose 4×4 tiles overhang), and with its products in
+/// the direct kernel's microkernel and its transforms in vector registers it is 1.5–2× faster
+/// from 16 channels on, and 1.1–1.4× on the filter gradient. Its error is larger than the
+/// direct sum's (see `winograd.rs`), within what the tests bound. With one or three input
+/// channels the transforms outweigh the products saved, and the direct kernel stays.
 const WINOGRAD_MIN_CHANNELS: usize = 16;
 
 /// The algorithm named by the environment variable `FERROTAPE_CONV_ALGORITHM` (`direct`,
@@ -418,14 +441,11 @@ fn direct_applies(_w: &Window2d, _out_c: usize) -> bool {
     false
 }
 
-/// The algorithm of the filter gradient: the direct kernel wherever it applies (it declines
-/// the shapes it does not compute, which then go through im2col), unless
-/// `FERROTAPE_CONV_ALGORITHM` names another algorithm.
-pub fn filter_grad_algorithm() -> ConvAlgorithm {
-    match forced_conv_algorithm() {
-        Some(ConvAlgorithm::Direct) | None => ConvAlgorithm::Direct,
-        Some(_) => ConvAlgorithm::Im2col,
-    }
+/// The algorithm of the filter gradient: the forward pass's choice ([`conv_algorithm`]; the
+/// direct kernel and Winograd's decline the shapes they do not compute, which then go through
+/// im2col), unless `FERROTAPE_CONV_ALGORITHM` names another algorithm.
+pub fn filter_grad_algorithm(w: &Window2d, out_c: usize) -> ConvAlgorithm {
+    conv_algorithm(w, out_c)
 }
 
 /// Row-major `dst (m×n) = [dst +] lhs (m×k) · rhs (k×n)`, each operand given by its row and
@@ -802,6 +822,13 @@ fn conv2d_backprop_filter_typed<T: GemmFloat>(
     if w.batch == 0 || positions == 0 || filter_len == 0 {
         return vec![T::zero(); filter_len];
     }
+    if let ConvAlgorithm::Winograd(tile) = algorithm {
+        if winograd::applies(w, out_c) {
+            if let Some(grad) = T::winograd_filter_grad(w, x, dy, out_c, tile) {
+                return grad;
+            }
+        }
+    }
     if algorithm == ConvAlgorithm::Direct {
         if let Some(grad) = T::direct_filter_grad(w, x, dy, out_c) {
             return grad;
@@ -1107,8 +1134,8 @@ pub fn conv2d_backprop_filter(
     conv2d_backprop_filter_by(None, x, filter_shape, dy, params)
 }
 
-/// [`conv2d_backprop_filter`] by a given algorithm: `Direct` where the direct kernel applies,
-/// any other through im2col; `None` chooses (see [`filter_grad_algorithm`]).
+/// [`conv2d_backprop_filter`] by a given algorithm: `Direct` or `Winograd` where that
+/// algorithm applies, im2col otherwise; `None` chooses (see [`filter_grad_algorithm`]).
 pub fn conv2d_backprop_filter_by(
     algorithm: Option<ConvAlgorithm>,
     x: &Array,
@@ -1124,7 +1151,7 @@ pub fn conv2d_backprop_filter_by(
     if let Some(r) = device::dispatch([x, dy], |d, [x, dy]| d.conv2d_backprop_filter(x, dy, &w)) {
         return r;
     }
-    let algorithm = algorithm.unwrap_or_else(filter_grad_algorithm);
+    let algorithm = algorithm.unwrap_or_else(|| filter_grad_algorithm(&w, out_c));
     float_kernel(
         OP,
         [x, dy],
@@ -1343,19 +1370,25 @@ pub(super) mod tests {
             }
             let want_dx = input_grad_reference(&f, fs, &dy, &w);
             let scale_dx = input_grad_reference(&abs(&f), fs, &abs(&dy), &w);
+            let want_df = filter_grad_reference(&x, fs, &dy, &w);
+            let scale_df = filter_grad_reference(&abs(&x), fs, &abs(&dy), &w);
             let to32 = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<_>>();
             let (x32, f32_, b32) = (to32(&x), to32(&f), to32(&bias));
             let filter = Array::from_vec(f32_.clone(), &fs).unwrap();
+            let input = Array::from_vec(x32.clone(), &xs).unwrap();
             let dy = Array::from_vec(to32(&dy), &[w.batch, w.out_h, w.out_w, out_c]).unwrap();
             for level in SimdLevel::ALL {
                 for (algorithm, bound) in algorithms {
                     let what = format!("{algorithm:?} {xs:?} -> {out_c} at {level:?}");
-                    let (got, dx) = at_level(level, || {
+                    let (got, dx, df) = at_level(level, || {
                         let dx =
                             conv2d_backprop_input_by(Some(algorithm), &xs, &filter, &dy, &params);
+                        let df =
+                            conv2d_backprop_filter_by(Some(algorithm), &input, &fs, &dy, &params);
                         (
                             conv2d_with(algorithm, &w, &x32, &f32_, Some(&b32), out_c),
                             dx.unwrap().to_vec::<f32>(),
+                            df.unwrap().to_vec::<f32>(),
                         )
                     });
                     check(&format!("{what}: forward"), &got, &want, &scale, bound);
@@ -1366,9 +1399,44 @@ pub(super) mod tests {
                         &scale_dx,
                         bound,
                     );
+                    check(
+                        &format!("{what}: filter gradient"),
+                        &df,
+                        &want_df,
+                        &scale_df,
+                        bound,
+                    );
                 }
             }
         }
+    }
+
+    /// `df[ky, kx, ci, co] = Σ x[n, iy, ix, ci] · dy[n, oy, ox, co]` over the outputs whose
+    /// window reads `(iy, ix)` at tap `(ky, kx)`, in float64.
+    fn filter_grad_reference(x: &[f64], fs: [usize; 4], dy: &[f64], w: &Window2d) -> Vec<f64> {
+        let (c, out_c) = (fs[2], fs[3]);
+        let mut df = vec![0.0; fs.iter().product()];
+        for n in 0..w.batch {
+            for oy in 0..w.out_h {
+                for ox in 0..w.out_w {
+                    let g = &dy[((n * w.out_h + oy) * w.out_w + ox) * out_c..][..out_c];
+                    for ky in 0..fs[0] {
+                        for kx in 0..fs[1] {
+                            let (Some(iy), Some(ix)) = (w.source(oy, ky, 0), w.source(ox, kx, 1))
+                            else {
+                                continue;
+                            };
+                            for ci in 0..c {
+                                let xv = x[((n * w.in_h + iy) * w.in_w + ix) * c + ci];
+                                let row = &mut df[((ky * fs[1] + kx) * c + ci) * out_c..][..out_c];
+                                row.iter_mut().zip(g).for_each(|(d, &g)| *d += xv * g);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        df
     }
 
     /// `dx[n, iy, ix, ci] = Σ f[ky, kx, ci, co] · dy[n, oy, ox, co]` over the outputs whose

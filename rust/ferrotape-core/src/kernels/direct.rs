@@ -4,7 +4,7 @@
 //! One register-blocked microkernel ([`tile`]) does all the arithmetic. It keeps a block of
 //! `P` rows × `V` vectors of results in registers and adds `a[p] · b[v]` onto it, `a[p]` a
 //! broadcast scalar and `b[v]` a vector of consecutive output channels, over a list of
-//! [`Run`]s: each run is a contiguous sequence of steps with fixed increments. Two problems
+//! [`Run`]s: each run is a contiguous sequence of steps with fixed increments. Three problems
 //! take that form:
 //! - **the convolution** (and so the input gradient of a stride-1 convolution, which is a
 //!   convolution of `dy` with the flipped filter): `P` adjacent output pixels of one row, the
@@ -15,7 +15,9 @@
 //!   pixels whose tap lands inside the image and the steps those pixels (no padded copy: the
 //!   runs simply skip what falls outside). An input of one to three channels (a first layer)
 //!   takes a window row's taps and channels together as the rows instead, from the
-//!   zero-bordered copy where they lie side by side.
+//!   zero-bordered copy where they lie side by side;
+//! - **small matrix products** ([`small_product`]): Winograd's per-point products, too small
+//!   to pay for the gemm's packing.
 //!
 //! The block is as large as the registers allow: AVX-512's 32 registers hold up to 24
 //! accumulators plus the `V` filter vectors and the broadcast, so one step issues `P·V` fused
@@ -23,11 +25,12 @@
 //! has 16 registers, so its blocks are smaller. Below AVX2 (no FMA) this module declines and
 //! the caller uses im2col.
 //!
-//! Why this beats im2col + gemm on a small CNN's layers (7×7 to 28×28 images, 16 to 64
-//! channels): im2col writes and reads back a patch matrix nine times the input's size, and the
-//! gemm packs it once more, where this reads each input pixel from L1 for all taps; and
-//! Winograd F(2×2) on 7×7 outputs computes a 8×8 grid of tiles, wasting a third of its
-//! products. Measured figures are in `conv.rs` beside the choice of algorithm.
+//! Why this beats im2col + gemm on a small CNN's layers (7×7 to 28×28 images): im2col writes
+//! and reads back a patch matrix nine times the input's size, and the gemm packs it once more,
+//! where this reads each input pixel from L1 for all taps. From 16 channels on, 3×3 layers go
+//! through Winograd's F(4×4) instead, which does fewer multiplications (with this microkernel
+//! doing them); this kernel keeps the other shapes, first layers of one to three channels
+//! among them. Measured figures are in `conv.rs` beside the choice of algorithm.
 
 use std::arch::x86_64::*;
 
@@ -225,23 +228,30 @@ fn even_pieces(len: usize, max: usize) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
-/// `c (rows × n) = a (rows × k, each row `a_row` floats after the last) · b (k × n)`, all
-/// row-major with `c`'s and `b`'s rows packed, by the microkernel: a product small enough that
-/// packing it for the gemm would cost more than the arithmetic (Winograd's per-point products,
-/// `k` and `n` of 16 to 64). `false`, touching nothing, where `n` does not fill whole vectors at
-/// the level in force.
+/// `c (rows × n) [+]= a (rows × k) · b (k × n)` by the microkernel, where `a[r][s]` is
+/// `a[r·a_row + s·a_step]` and `b` and `c` are row-major with packed rows: a product small
+/// enough that packing it for the gemm would cost more than the arithmetic (Winograd's
+/// per-point products, with 16 to 64 channels). `accumulate` adds onto `c` instead of
+/// overwriting it. `false`, touching nothing, where `n` does not fill whole vectors at the
+/// level in force.
 pub(super) fn small_product(
     a: &[f32],
-    a_row: usize,
+    (a_row, a_step): (usize, usize),
     b: &[f32],
     (rows, k, n): (usize, usize, usize),
     c: &mut [f32],
+    accumulate: bool,
 ) -> bool {
     let Some(blocking) = blocking(n) else {
         return false;
     };
-    if rows == 0 || k == 0 {
-        c[..rows * n].fill(0.0);
+    if rows == 0 {
+        return true;
+    }
+    if k == 0 {
+        if !accumulate {
+            c[..rows * n].fill(0.0);
+        }
         return true;
     }
     let runs = [Run { a: 0, b: 0, len: k }];
@@ -251,13 +261,13 @@ pub(super) fn small_product(
             let mut t = Tile {
                 a: &a[r0 * a_row..],
                 a_lane: a_row,
-                a_step: 1,
+                a_step,
                 b: &b[oc..],
                 b_step: n,
                 runs: &runs,
                 c: &mut c[r0 * n + oc..],
                 c_row: n,
-                start: Start::Zero,
+                start: if accumulate { Start::Load } else { Start::Zero },
             };
             run_tile(blocking, count, &mut t);
         }

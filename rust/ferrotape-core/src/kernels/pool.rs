@@ -81,20 +81,57 @@ fn keep_max<T: GemmFloat>(best: &mut [T], values: &[T]) {
     }
 }
 
+/// Channels [`max_pool_image`] carries in registers across a window's taps.
+const CHANNEL_BLOCK: usize = 16;
+
 /// One image's window maxima (`out`: `positions × channels`).
+///
+/// Whole blocks of [`CHANNEL_BLOCK`] channels keep their running maxima in registers over the
+/// window's taps and are stored once; a loop over a run-time number of channels instead
+/// compiled to narrow vectors with the maxima going through memory at every tap.
 #[inline(always)] // into `simd::dispatch`'s wide-vector function
 fn max_pool_image<T: GemmFloat>(w: &Window2d, taps: &Taps, image: &[T], out: &mut [T]) {
     let c = w.channels;
+    let blocked = c / CHANNEL_BLOCK * CHANNEL_BLOCK;
     for oy in 0..w.out_h {
         for ox in 0..w.out_w {
-            let best = &mut out[(oy * w.out_w + ox) * c..][..c];
+            let pixel_out = &mut out[(oy * w.out_w + ox) * c..][..c];
+            for c0 in (0..blocked).step_by(CHANNEL_BLOCK) {
+                let mut best: Option<[T; CHANNEL_BLOCK]> = None;
+                taps.each(
+                    oy,
+                    ox,
+                    #[inline(always)]
+                    |pixel| {
+                        let values: [T; CHANNEL_BLOCK] = image[pixel * c + c0..][..CHANNEL_BLOCK]
+                            .try_into()
+                            .expect("a block of channels");
+                        best = Some(match best {
+                            None => values,
+                            Some(mut b) => {
+                                for (b, v) in b.iter_mut().zip(values) {
+                                    *b = if beats(v, *b) { v } else { *b };
+                                }
+                                b
+                            }
+                        });
+                    },
+                );
+                if let Some(best) = best {
+                    pixel_out[c0..c0 + CHANNEL_BLOCK].copy_from_slice(&best);
+                }
+            }
+            let best = &mut pixel_out[blocked..];
+            if best.is_empty() {
+                continue;
+            }
             let mut first = true;
             taps.each(
                 oy,
                 ox,
                 #[inline(always)]
                 |pixel| {
-                    let values = &image[pixel * c..(pixel + 1) * c];
+                    let values = &image[pixel * c + blocked..(pixel + 1) * c];
                     if first {
                         best.copy_from_slice(values);
                         first = false;

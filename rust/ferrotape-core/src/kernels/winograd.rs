@@ -29,6 +29,11 @@
 //! transform, with its sixths and twenty-fourths, is computed in float64 and rounded once.
 //! float64 convolutions never take this path.
 //!
+//! The filter gradient ([`backprop_filter3x3`]) runs the same transforms the other way: the
+//! output gradient's tiles through the adjoint of the output transform, per point a product
+//! summed over the tiles, and only the per-pair sums back through the filter transform's
+//! adjoint.
+//!
 //! Work is split by groups of images sized so that one group's transformed tiles (`V`) and
 //! products (`M`) stay in L2, one group per thread; a batch too small for that splits a
 //! group's points across the threads instead.
@@ -173,6 +178,9 @@ trait Tile<const A: usize, const M: usize> {
     fn filter<X: Arith<f64>>(g: [X; 3]) -> [X; A];
     /// `Aᵀ m`: transformed points back to output values.
     fn output<X: Arith<f32>>(m: [X; A]) -> [X; M];
+    /// `A y`, the adjoint of [`Tile::output`]: an output column's gradient to the gradient of
+    /// its transformed points.
+    fn output_adjoint<X: Arith<f32>>(y: [X; M]) -> [X; A];
 }
 
 /// `L x Lᵀ` for the row-major `R × R` tile `x`, where `L` (`S × R`) is the 1-D transform
@@ -230,6 +238,11 @@ impl Tile<4, 2> for F2 {
     fn output<X: Arith<f32>>([m0, m1, m2, m3]: [X; 4]) -> [X; 2] {
         [m0 + m1 + m2, m1 - m2 - m3]
     }
+
+    #[inline(always)]
+    fn output_adjoint<X: Arith<f32>>([y0, y1]: [X; 2]) -> [X; 4] {
+        [y0, y0 + y1, y0 - y1, y1 * -1.0]
+    }
 }
 
 /// F(4, 3) with interpolation points 0, 1, -1, 2, -2 and ∞.
@@ -276,6 +289,21 @@ impl Tile<6, 4> for F4 {
             n12 + n34 * 2.0,
             p12 + p34 * 4.0,
             n12 + n34 * 8.0 + m5,
+        ]
+    }
+
+    #[inline(always)]
+    fn output_adjoint<X: Arith<f32>>([y0, y1, y2, y3]: [X; 4]) -> [X; 6] {
+        // Points 1/2 and 3/4 differ only in the sign of the odd terms.
+        let (even1, odd1) = (y0 + y2, y1 + y3);
+        let (even2, odd2) = (y0 + y2 * 4.0, y1 * 2.0 + y3 * 8.0);
+        [
+            y0,
+            even1 + odd1,
+            even1 - odd1,
+            even2 + odd2,
+            even2 - odd2,
+            y3,
         ]
     }
 }
@@ -440,7 +468,7 @@ fn conv<const A: usize, const M: usize, T: Tile<A, M>>(
 /// pack both, which at 16 to 64 channels costs as much as the arithmetic.
 fn point_product(v: &[f32], u: &[f32], (tiles, in_c, out_c): (usize, usize, usize), m: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if super::direct::small_product(v, in_c, u, (tiles, in_c, out_c), m) {
+    if super::direct::small_product(v, (in_c, 1), u, (tiles, in_c, out_c), m, false) {
         return;
     }
     gemm_strided(
@@ -455,16 +483,230 @@ fn point_product(v: &[f32], u: &[f32], (tiles, in_c, out_c): (usize, usize, usiz
     );
 }
 
-/// The channels `0..c` as `(vectors, rest)`: the whole vectors of `width` channels, then the
-/// channels left over, which the transforms take one at a time.
-fn split_channels(c: usize, width: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let whole = c / width * width;
-    (0..whole, whole..c)
+/// A transform over a range of channels, generic in the value type so that [`by_vectors`]
+/// can run it on whole vector registers at the SIMD level in force and on single channels.
+trait ChannelPass {
+    /// Runs over `channels` (a multiple of `X::WIDTH` long), `X::WIDTH` channels at a time.
+    /// Implementations are `#[inline(always)]`, so that they compile with the level's
+    /// instructions inside the `pass_*` functions below.
+    fn run<X: Point>(&mut self, channels: std::ops::Range<usize>);
+}
+
+/// Runs `pass` over the channels `0..c`: whole vectors at the level in force, then the
+/// channels left over one at a time.
+fn by_vectors(c: usize, pass: &mut impl ChannelPass) {
+    let split = |width: usize| (0..c / width * width, c / width * width..c);
+    let rest = match simd::level() {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 => {
+            let (vectors, rest) = split(16);
+            // SAFETY: the level in force never exceeds what the CPU has.
+            unsafe { pass_avx512(pass, vectors) };
+            rest
+        }
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 => {
+            let (vectors, rest) = split(8);
+            // SAFETY: as above.
+            unsafe { pass_avx2(pass, vectors) };
+            rest
+        }
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Baseline => {
+            // SSE2, x86-64's baseline: no target feature to enable.
+            let (vectors, rest) = split(4);
+            pass.run::<Vector<__m128>>(vectors);
+            rest
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => 0..c,
+    };
+    pass.run::<f32>(rest);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,fma")]
+unsafe fn pass_avx512(pass: &mut impl ChannelPass, channels: std::ops::Range<usize>) {
+    pass.run::<Vector<__m512>>(channels)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn pass_avx2(pass: &mut impl ChannelPass, channels: std::ops::Range<usize>) {
+    pass.run::<Vector<__m256>>(channels)
+}
+
+/// A tile's position: its image `n` (within the group), and the first output row and column.
+#[derive(Clone, Copy)]
+struct TileAt {
+    n: usize,
+    oy: usize,
+    ox: usize,
+}
+
+/// The tiles of `images` images, in the order of `V`'s and `M`'s rows.
+fn tiles_of<const M: usize>(w: &Window2d, images: usize) -> impl Iterator<Item = TileAt> {
+    let (tiles_h, tiles_w) = tile_counts::<M>(w);
+    (0..images * tiles_h * tiles_w).map(move |t| {
+        let (n, rest) = (t / (tiles_h * tiles_w), t % (tiles_h * tiles_w));
+        TileAt {
+            n,
+            oy: rest / tiles_w * M,
+            ox: rest % tiles_w * M,
+        }
+    })
 }
 
 /// `V[ξ][t][c]` for the tiles `t` of images `first..first + images`: each tile's input
-/// (zeros outside the image) through `Bᵀ · B`, whole vectors of channels at the SIMD level in
-/// force.
+/// (zeros outside the image) through `Bᵀ · B`.
+struct InputTransform<'a, const A: usize, const M: usize, T> {
+    w: &'a Window2d,
+    x: &'a [f32],
+    first: usize,
+    images: usize,
+    v: &'a mut [f32],
+    tile: std::marker::PhantomData<T>,
+}
+
+impl<const A: usize, const M: usize, T: Tile<A, M>> ChannelPass for InputTransform<'_, A, M, T> {
+    #[inline(always)]
+    fn run<X: Point>(&mut self, channels: std::ops::Range<usize>) {
+        let w = self.w;
+        let c = w.channels;
+        let image_len = w.in_h * w.in_w * c;
+        let tiles = self.images * tile_count::<M>(w);
+        for (t, at) in tiles_of::<M>(w, self.images).enumerate() {
+            let image = &self.x[(self.first + at.n) * image_len..][..image_len];
+            let top = at.oy as isize - w.pad_top as isize;
+            let left = at.ox as isize - w.pad_left as isize;
+            let inside = top >= 0
+                && left >= 0
+                && top + A as isize <= w.in_h as isize
+                && left + A as isize <= w.in_w as isize;
+            for c0 in channels.clone().step_by(X::WIDTH) {
+                let v = &mut *self.v;
+                sandwich(
+                    #[inline(always)]
+                    |i: usize, j: usize| -> X {
+                        if inside {
+                            let at = ((top as usize + i) * w.in_w + left as usize + j) * c;
+                            return X::load(&image[at + c0..]);
+                        }
+                        // Points outside the image are the zero padding.
+                        let (iy, ix) = (top + i as isize, left + j as isize);
+                        if iy >= 0 && iy < w.in_h as isize && ix >= 0 && ix < w.in_w as isize {
+                            X::load(&image[(iy as usize * w.in_w + ix as usize) * c + c0..])
+                        } else {
+                            X::zero()
+                        }
+                    },
+                    #[inline(always)]
+                    |d| T::input(d),
+                    #[inline(always)]
+                    |i: usize, j: usize, value: X| {
+                        value.store(&mut v[((i * A + j) * tiles + t) * c + c0..]);
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Each tile's products `M[ξ][t][k]` through `Aᵀ · A`, plus the bias, into the output
+/// pixels inside the image (`dst`: the group's images).
+struct OutputTransform<'a, const A: usize, const M: usize, T> {
+    w: &'a Window2d,
+    m: &'a [f32],
+    tiles: usize,
+    out_c: usize,
+    bias: Option<&'a [f32]>,
+    dst: &'a mut [f32],
+    tile: std::marker::PhantomData<T>,
+}
+
+impl<const A: usize, const M: usize, T: Tile<A, M>> ChannelPass for OutputTransform<'_, A, M, T> {
+    #[inline(always)]
+    fn run<X: Point>(&mut self, channels: std::ops::Range<usize>) {
+        let (w, out_c, m) = (self.w, self.out_c, self.m);
+        let tiles = self.tiles;
+        for (t, at) in tiles_of::<M>(w, tiles / tile_count::<M>(w)).enumerate() {
+            // The output pixels of this tile inside the image.
+            let (rows, columns) = (M.min(w.out_h - at.oy), M.min(w.out_w - at.ox));
+            for k0 in channels.clone().step_by(X::WIDTH) {
+                let shift = self.bias.map_or(X::zero(), |b| X::load(&b[k0..]));
+                let dst = &mut *self.dst;
+                sandwich(
+                    #[inline(always)]
+                    |i: usize, j: usize| X::load(&m[((i * A + j) * tiles + t) * out_c + k0..]),
+                    #[inline(always)]
+                    |d| T::output(d),
+                    #[inline(always)]
+                    |i: usize, j: usize, value: X| {
+                        if i < rows && j < columns {
+                            let (oy, ox) = (at.oy + i, at.ox + j);
+                            let pixel = ((at.n * w.out_h + oy) * w.out_w + ox) * out_c;
+                            (value + shift).store(&mut dst[pixel + k0..]);
+                        }
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// `Y[ξ][t][k]` for the tiles `t` of images `first..first + images`: each tile's output
+/// gradient (zeros past the image's edge) through `A · Aᵀ`, the adjoint of the output
+/// transform.
+struct GradientTransform<'a, const A: usize, const M: usize, T> {
+    w: &'a Window2d,
+    dy: &'a [f32],
+    out_c: usize,
+    first: usize,
+    images: usize,
+    y: &'a mut [f32],
+    tile: std::marker::PhantomData<T>,
+}
+
+impl<const A: usize, const M: usize, T: Tile<A, M>> ChannelPass for GradientTransform<'_, A, M, T> {
+    #[inline(always)]
+    fn run<X: Point>(&mut self, channels: std::ops::Range<usize>) {
+        let (w, out_c) = (self.w, self.out_c);
+        let image_len = w.out_h * w.out_w * out_c;
+        let tiles = self.images * tile_count::<M>(w);
+        for (t, at) in tiles_of::<M>(w, self.images).enumerate() {
+            let image = &self.dy[(self.first + at.n) * image_len..][..image_len];
+            let (rows, columns) = (M.min(w.out_h - at.oy), M.min(w.out_w - at.ox));
+            for k0 in channels.clone().step_by(X::WIDTH) {
+                let y = &mut *self.y;
+                sandwich(
+                    #[inline(always)]
+                    |i: usize, j: usize| -> X {
+                        if i < rows && j < columns {
+                            let pixel = ((at.oy + i) * w.out_w + at.ox + j) * out_c;
+                            X::load(&image[pixel + k0..])
+                        } else {
+                            X::zero()
+                        }
+                    },
+                    #[inline(always)]
+                    |g| T::output_adjoint(g),
+                    #[inline(always)]
+                    |i: usize, j: usize, value: X| {
+                        value.store(&mut y[((i * A + j) * tiles + t) * out_c + k0..]);
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Tiles per image.
+fn tile_count<const M: usize>(w: &Window2d) -> usize {
+    let (tiles_h, tiles_w) = tile_counts::<M>(w);
+    tiles_h * tiles_w
+}
+
+/// `V[ξ][t][c]` for the tiles of images `first..first + images` (see [`InputTransform`]).
 fn transform_input<const A: usize, const M: usize, T: Tile<A, M>>(
     w: &Window2d,
     x: &[f32],
@@ -472,122 +714,18 @@ fn transform_input<const A: usize, const M: usize, T: Tile<A, M>>(
     images: usize,
     v: &mut [f32],
 ) {
-    let c = w.channels;
-    let rest = match simd::level() {
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 => {
-            let (vectors, rest) = split_channels(c, 16);
-            // SAFETY: the level in force never exceeds what the CPU has.
-            unsafe { input_avx512::<A, M, T>(w, x, first, images, v, vectors) };
-            rest
-        }
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx2 => {
-            let (vectors, rest) = split_channels(c, 8);
-            // SAFETY: as above.
-            unsafe { input_avx2::<A, M, T>(w, x, first, images, v, vectors) };
-            rest
-        }
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Baseline => {
-            // SSE2, x86-64's baseline: no target feature to enable.
-            let (vectors, rest) = split_channels(c, 4);
-            input_points::<Vector<__m128>, A, M, T>(w, x, first, images, v, vectors);
-            rest
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => 0..c,
+    let mut pass = InputTransform::<A, M, T> {
+        w,
+        x,
+        first,
+        images,
+        v,
+        tile: std::marker::PhantomData,
     };
-    input_points::<f32, A, M, T>(w, x, first, images, v, rest);
+    by_vectors(w.channels, &mut pass);
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,fma")]
-unsafe fn input_avx512<const A: usize, const M: usize, T: Tile<A, M>>(
-    w: &Window2d,
-    x: &[f32],
-    first: usize,
-    images: usize,
-    v: &mut [f32],
-    channels: std::ops::Range<usize>,
-) {
-    input_points::<Vector<__m512>, A, M, T>(w, x, first, images, v, channels)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn input_avx2<const A: usize, const M: usize, T: Tile<A, M>>(
-    w: &Window2d,
-    x: &[f32],
-    first: usize,
-    images: usize,
-    v: &mut [f32],
-    channels: std::ops::Range<usize>,
-) {
-    input_points::<Vector<__m256>, A, M, T>(w, x, first, images, v, channels)
-}
-
-/// [`transform_input`] for the channels `channels` (a multiple of `X::WIDTH` long), `X::WIDTH`
-/// at a time.
-#[inline(always)]
-fn input_points<X: Point, const A: usize, const M: usize, T: Tile<A, M>>(
-    w: &Window2d,
-    x: &[f32],
-    first: usize,
-    images: usize,
-    v: &mut [f32],
-    channels: std::ops::Range<usize>,
-) {
-    if channels.is_empty() {
-        return;
-    }
-    let c = w.channels;
-    let (tiles_h, tiles_w) = tile_counts::<M>(w);
-    let tiles = images * tiles_h * tiles_w;
-    let image_len = w.in_h * w.in_w * c;
-    for n in 0..images {
-        let image = &x[(first + n) * image_len..(first + n + 1) * image_len];
-        for ty in 0..tiles_h {
-            for tx in 0..tiles_w {
-                let t = (n * tiles_h + ty) * tiles_w + tx;
-                let top = (ty * M) as isize - w.pad_top as isize;
-                let left = (tx * M) as isize - w.pad_left as isize;
-                let inside = top >= 0
-                    && left >= 0
-                    && top + A as isize <= w.in_h as isize
-                    && left + A as isize <= w.in_w as isize;
-                for c0 in channels.clone().step_by(X::WIDTH) {
-                    sandwich(
-                        #[inline(always)]
-                        |i: usize, j: usize| -> X {
-                            if inside {
-                                let at = ((top as usize + i) * w.in_w + left as usize + j) * c;
-                                return X::load(&image[at + c0..]);
-                            }
-                            // Points outside the image are the zero padding.
-                            let (iy, ix) = (top + i as isize, left + j as isize);
-                            if iy >= 0 && iy < w.in_h as isize && ix >= 0 && ix < w.in_w as isize {
-                                let at = (iy as usize * w.in_w + ix as usize) * c;
-                                X::load(&image[at + c0..])
-                            } else {
-                                X::zero()
-                            }
-                        },
-                        #[inline(always)]
-                        |d| T::input(d),
-                        #[inline(always)]
-                        |i: usize, j: usize, value: X| {
-                            value.store(&mut v[((i * A + j) * tiles + t) * c + c0..]);
-                        },
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// Each tile's products `M[ξ][t][k]` through `Aᵀ · A`, plus the bias, into the output
-/// pixels inside the image; whole vectors of channels at the SIMD level in force.
+/// The output pixels of a group from its products (see [`OutputTransform`]).
 fn transform_output<const A: usize, const M: usize, T: Tile<A, M>>(
     w: &Window2d,
     m: &[f32],
@@ -596,100 +734,179 @@ fn transform_output<const A: usize, const M: usize, T: Tile<A, M>>(
     bias: Option<&[f32]>,
     dst: &mut [f32],
 ) {
-    let rest = match simd::level() {
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 => {
-            let (vectors, rest) = split_channels(out_c, 16);
-            // SAFETY: the level in force never exceeds what the CPU has.
-            unsafe { output_avx512::<A, M, T>(w, m, tiles, out_c, bias, dst, vectors) };
-            rest
-        }
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx2 => {
-            let (vectors, rest) = split_channels(out_c, 8);
-            // SAFETY: as above.
-            unsafe { output_avx2::<A, M, T>(w, m, tiles, out_c, bias, dst, vectors) };
-            rest
-        }
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Baseline => {
-            // SSE2, x86-64's baseline: no target feature to enable.
-            let (vectors, rest) = split_channels(out_c, 4);
-            output_points::<Vector<__m128>, A, M, T>(w, m, tiles, out_c, bias, dst, vectors);
-            rest
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => 0..out_c,
+    let mut pass = OutputTransform::<A, M, T> {
+        w,
+        m,
+        tiles,
+        out_c,
+        bias,
+        dst,
+        tile: std::marker::PhantomData,
     };
-    output_points::<f32, A, M, T>(w, m, tiles, out_c, bias, dst, rest);
+    by_vectors(out_c, &mut pass);
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,fma")]
-unsafe fn output_avx512<const A: usize, const M: usize, T: Tile<A, M>>(
+/// The gradient of [`conv3x3`] in its HWIO filter, by F(m×m, 3×3), given the output gradient
+/// `dy`. The caller checks [`applies`].
+///
+/// The forward pass is `y = Aᵀ [U ⊙ V] A` per tile with `U = G g Gᵀ`, so the filter's
+/// gradient is `Gᵀ [Σ_tiles (A dy Aᵀ) ⊙ V] G`: the output gradient's tiles go through the
+/// adjoint of the output transform (`Y`), each point ξ's `Σ_t V[ξ][t][ci] · Y[ξ][t][co]` is one
+/// product over the tiles (the direct kernel's microkernel, rows of input channels), and
+/// only the per-pair sums, not the tiles, go back through `G`'s adjoint, in float64. Groups of
+/// images are split across threads, each summing a fixed range into its own sums, added in
+/// order, so the result does not depend on the schedule.
+pub fn backprop_filter3x3(
     w: &Window2d,
-    m: &[f32],
-    tiles: usize,
+    x: &[f32],
+    dy: &[f32],
     out_c: usize,
-    bias: Option<&[f32]>,
-    dst: &mut [f32],
-    channels: std::ops::Range<usize>,
-) {
-    output_points::<Vector<__m512>, A, M, T>(w, m, tiles, out_c, bias, dst, channels)
+    tile: WinogradTile,
+) -> Vec<f32> {
+    match tile {
+        WinogradTile::F2 => backprop_filter::<4, 2, F2>(w, x, dy, out_c),
+        WinogradTile::F4 => backprop_filter::<6, 4, F4>(w, x, dy, out_c),
+    }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn output_avx2<const A: usize, const M: usize, T: Tile<A, M>>(
+fn backprop_filter<const A: usize, const M: usize, T: Tile<A, M>>(
     w: &Window2d,
-    m: &[f32],
-    tiles: usize,
+    x: &[f32],
+    dy: &[f32],
     out_c: usize,
-    bias: Option<&[f32]>,
-    dst: &mut [f32],
-    channels: std::ops::Range<usize>,
-) {
-    output_points::<Vector<__m256>, A, M, T>(w, m, tiles, out_c, bias, dst, channels)
+) -> Vec<f32> {
+    let in_c = w.channels;
+    let plane = in_c * out_c;
+    let tiles_per_image = tile_count::<M>(w);
+    let per_image_floats = A * A * tiles_per_image * (in_c + out_c);
+    let group = (GROUP_FLOATS / per_image_floats.max(1)).clamp(1, w.batch);
+    let groups = w.batch.div_ceil(group);
+    let work = w.batch * w.out_h * w.out_w * out_c * in_c;
+    let parts = if work >= super::PARALLEL_THRESHOLD {
+        rayon::current_num_threads().min(groups)
+    } else {
+        1
+    };
+    let per_part = groups.div_ceil(parts);
+    // Σ over the part's groups of each point's products: dU[ξ][ci][co].
+    let sum_part = |part: usize| {
+        let mut sums = vec![0.0f32; A * A * plane];
+        let (mut v, mut y) = (Scratch::<f32>::new(), Scratch::<f32>::new());
+        for g in part * per_part..((part + 1) * per_part).min(groups) {
+            if interrupt::requested() {
+                break; // the caller turns the unfinished gradient into `Cancelled`.
+            }
+            let first = g * group;
+            let images = group.min(w.batch - first);
+            let tiles = images * tiles_per_image;
+            let v = v.resize(A * A * tiles * in_c);
+            let y = y.resize(A * A * tiles * out_c);
+            transform_input::<A, M, T>(w, x, first, images, v);
+            let mut pass = GradientTransform::<A, M, T> {
+                w,
+                dy,
+                out_c,
+                first,
+                images,
+                y,
+                tile: std::marker::PhantomData,
+            };
+            by_vectors(out_c, &mut pass);
+            for (xi, sums) in sums.chunks_exact_mut(plane).enumerate() {
+                let vx = &v[xi * tiles * in_c..][..tiles * in_c];
+                let yx = &y[xi * tiles * out_c..][..tiles * out_c];
+                point_product_over_tiles(vx, yx, (tiles, in_c, out_c), sums);
+            }
+        }
+        sums
+    };
+    let partial: Vec<Vec<f32>> = if parts > 1 {
+        (0..parts).into_par_iter().map(sum_part).collect()
+    } else {
+        vec![sum_part(0)]
+    };
+    let mut partial = partial.into_iter();
+    let mut sums: Vec<f64> = partial
+        .next()
+        .expect("at least one part")
+        .iter()
+        .map(|&s| f64::from(s))
+        .collect();
+    for part in partial {
+        sums.iter_mut()
+            .zip(&part)
+            .for_each(|(s, &p)| *s += f64::from(p));
+    }
+    // dW[ky][kx] = Σ_{r,s} G[r][ky] · G[s][kx] · dU[r][s]: `G`'s entries from unit taps.
+    let units = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(T::filter::<f64>);
+    let mut grad = vec![0.0f32; 9 * plane];
+    for (tap, dst) in grad.chunks_exact_mut(plane).enumerate() {
+        let (ky, kx) = (tap / 3, tap % 3);
+        let mut acc = vec![0.0f64; plane];
+        for r in 0..A {
+            for s in 0..A {
+                let k = units[ky][r] * units[kx][s];
+                if k != 0.0 {
+                    let point = &sums[(r * A + s) * plane..][..plane];
+                    acc.iter_mut().zip(point).for_each(|(a, &p)| *a += k * p);
+                }
+            }
+        }
+        dst.iter_mut().zip(&acc).for_each(|(d, &a)| *d = a as f32);
+    }
+    grad
 }
 
-/// [`transform_output`] for the output channels `channels` (a multiple of `X::WIDTH` long),
-/// `X::WIDTH` at a time.
-#[inline(always)]
-fn output_points<X: Point, const A: usize, const M: usize, T: Tile<A, M>>(
-    w: &Window2d,
-    m: &[f32],
-    tiles: usize,
-    out_c: usize,
-    bias: Option<&[f32]>,
-    dst: &mut [f32],
-    channels: std::ops::Range<usize>,
+/// `sums (in_c × out_c) += v (tiles × in_c)ᵀ · y (tiles × out_c)`: one point's products summed
+/// over the tiles, by the direct kernel's microkernel where the output channels fill its
+/// vectors (rows of input channels, one run over the tiles), else by the gemm.
+fn point_product_over_tiles(
+    v: &[f32],
+    y: &[f32],
+    (tiles, in_c, out_c): (usize, usize, usize),
+    sums: &mut [f32],
 ) {
-    if channels.is_empty() {
+    #[cfg(target_arch = "x86_64")]
+    if super::direct::small_product(v, (1, in_c), y, (in_c, tiles, out_c), sums, true) {
         return;
     }
-    let (tiles_h, tiles_w) = tile_counts::<M>(w);
-    let per_image = tiles_h * tiles_w;
-    for t in 0..tiles {
-        let (n, rest) = (t / per_image, t % per_image);
-        let (ty, tx) = (rest / tiles_w, rest % tiles_w);
-        // The output pixels of this tile inside the image.
-        let (rows, columns) = (M.min(w.out_h - ty * M), M.min(w.out_w - tx * M));
-        for k0 in channels.clone().step_by(X::WIDTH) {
-            let shift = bias.map_or(X::zero(), |b| X::load(&b[k0..]));
-            sandwich(
-                #[inline(always)]
-                |i: usize, j: usize| X::load(&m[((i * A + j) * tiles + t) * out_c + k0..]),
-                #[inline(always)]
-                |d| T::output(d),
-                #[inline(always)]
-                |i: usize, j: usize, value: X| {
-                    if i < rows && j < columns {
-                        let (oy, ox) = (ty * M + i, tx * M + j);
-                        let at = ((n * w.out_h + oy) * w.out_w + ox) * out_c + k0;
-                        (value + shift).store(&mut dst[at..]);
-                    }
-                },
-            );
+    gemm_strided(
+        in_c,
+        out_c,
+        tiles,
+        sums,
+        true,
+        (v, 1, in_c as isize),
+        (y, out_c as isize, 1),
+        false,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `⟨Aᵀ m, y⟩ = ⟨m, A y⟩` for every pair of unit vectors: `output_adjoint` is the transpose
+    /// of `output`, entry by entry (the filter gradient relies on it).
+    fn adjoint_matches<const A: usize, const M: usize, T: Tile<A, M>>() {
+        for xi in 0..A {
+            for i in 0..M {
+                let mut m = [0.0f32; A];
+                m[xi] = 1.0;
+                let mut y = [0.0f32; M];
+                y[i] = 1.0;
+                assert_eq!(
+                    T::output(m)[i],
+                    T::output_adjoint(y)[xi],
+                    "point {xi}, output {i}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn the_output_adjoint_is_the_transposed_output_transform() {
+        adjoint_matches::<4, 2, F2>();
+        adjoint_matches::<6, 4, F4>();
     }
 }
