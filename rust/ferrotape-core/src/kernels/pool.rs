@@ -97,29 +97,23 @@ fn max_pool_image<T: GemmFloat>(w: &Window2d, taps: &Taps, image: &[T], out: &mu
         for ox in 0..w.out_w {
             let pixel_out = &mut out[(oy * w.out_w + ox) * c..][..c];
             for c0 in (0..blocked).step_by(CHANNEL_BLOCK) {
-                let mut best: Option<[T; CHANNEL_BLOCK]> = None;
+                // Every tap beats -inf or equals it, so starting there takes the first tap's
+                // values as the first tap would: no special case to branch on.
+                let mut best = [T::neg_infinity(); CHANNEL_BLOCK];
                 taps.each(
                     oy,
                     ox,
                     #[inline(always)]
                     |pixel| {
-                        let values: [T; CHANNEL_BLOCK] = image[pixel * c + c0..][..CHANNEL_BLOCK]
+                        let values: &[T; CHANNEL_BLOCK] = image[pixel * c + c0..][..CHANNEL_BLOCK]
                             .try_into()
                             .expect("a block of channels");
-                        best = Some(match best {
-                            None => values,
-                            Some(mut b) => {
-                                for (b, v) in b.iter_mut().zip(values) {
-                                    *b = if beats(v, *b) { v } else { *b };
-                                }
-                                b
-                            }
-                        });
+                        for (b, &v) in best.iter_mut().zip(values) {
+                            *b = if beats(v, *b) { v } else { *b };
+                        }
                     },
                 );
-                if let Some(best) = best {
-                    pixel_out[c0..c0 + CHANNEL_BLOCK].copy_from_slice(&best);
-                }
+                pixel_out[c0..c0 + CHANNEL_BLOCK].copy_from_slice(&best);
             }
             let best = &mut pixel_out[blocked..];
             if best.is_empty() {
