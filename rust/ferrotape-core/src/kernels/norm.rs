@@ -7,8 +7,10 @@
 //! have `inner = 1`). Sums are accumulated in f64 per feature, and the variance is never taken
 //! as `E[x²] - E[x]²`, which loses digits when the mean is large: channels-last inputs sum
 //! around a shift that lies among the values (see `statistics_typed`), others around the mean
-//! (a second pass). Rows are split across threads when the input is large; each thread keeps
-//! its own per-feature sums.
+//! (a second pass). Rows are split across threads when the input is large. Channels-last sums
+//! are kept per fixed block of rows and added in block order, so they come out the same bit for
+//! bit whatever the number of threads or the SIMD level (see `channel_sums`); the general
+//! path's threads each keep their own per-feature sums.
 
 use num_traits::{AsPrimitive, Float};
 use rayon::prelude::*;
