@@ -64,9 +64,69 @@ fn scale_and_shift(
     Ok((gamma_values, scale, shift))
 }
 
+/// The fused forward pass's values: `y`, the batch mean and variance, `1/sqrt(variance + ε)`
+/// and γ's values (ones when absent).
+struct Forward {
+    y: Array,
+    mean: Vec<f64>,
+    variance: Vec<f64>,
+    inv_std: Vec<f64>,
+    gamma: Vec<f64>,
+}
+
+fn forward(
+    x: &Array,
+    gamma: Option<&Tensor>,
+    beta: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+) -> Result<Forward> {
+    let (mean, variance) = kernels::batch_norm_statistics(x, axis)?;
+    let inv_std = inverse_std(&variance, epsilon);
+    let (gamma, scale, shift) = scale_and_shift(&mean, &inv_std, gamma, beta)?;
+    let y = kernels::batch_norm_apply(x, axis, &scale, &shift)?;
+    Ok(Forward {
+        y,
+        mean,
+        variance,
+        inv_std,
+        gamma,
+    })
+}
+
+impl Forward {
+    /// `y`, then the batch mean and variance as `[features]` tensors of `dtype`, then (`saved`)
+    /// the mean and inverse std the backward pass takes, as one `[2, features]` float64
+    /// tensor (see [`fused_batch_norm`]).
+    fn tensors(self, dtype: DType, saved: bool) -> Result<Vec<Tensor>> {
+        let features = self.mean.len();
+        let stats = |v: &[f64]| -> Result<Tensor> {
+            Ok(Tensor::new(kernels::cast(
+                &Array::from_vec(v.to_vec(), &[features])?,
+                dtype,
+            )?))
+        };
+        let mut out = vec![
+            Tensor::new(self.y),
+            stats(&self.mean)?,
+            stats(&self.variance)?,
+        ];
+        if saved {
+            let both = [self.mean, self.inv_std].concat();
+            out.push(Tensor::new(Array::from_vec(both, &[2, features])?));
+        }
+        Ok(out)
+    }
+}
+
 /// Normalises `x` along every axis but `axis` with the batch's statistics, then scales by
 /// `gamma` and shifts by `beta` (each `[features]` or absent). Returns `y` and the batch mean
 /// and (biased) variance as untracked `[features]` tensors, for moving averages.
+///
+/// While tracing, the traced forward node has one more result: the float64 mean and inverse
+/// std that the backward pass takes, which the traced backward node reads. A replayed step
+/// then computes the statistics once, as the eager step does, rather than again in the
+/// backward pass (a whole pass over `x`), and uses the very values the eager step uses.
 pub fn fused_batch_norm(
     x: &Tensor,
     gamma: Option<&Tensor>,
@@ -74,40 +134,36 @@ pub fn fused_batch_norm(
     axis: usize,
     epsilon: f64,
 ) -> Result<(Tensor, Tensor, Tensor)> {
-    let features = x.shape()[axis];
-    let (mean, variance) = kernels::batch_norm_statistics(x.value(), axis)?;
-    let inv_std = inverse_std(&variance, epsilon);
-    let (gamma_values, scale, shift) = scale_and_shift(&mean, &inv_std, gamma, beta)?;
-    let y = Tensor::new(kernels::batch_norm_apply(x.value(), axis, &scale, &shift)?);
+    let values = forward(x.value(), gamma, beta, axis, epsilon)?;
+    let (mean, inv_std, gamma_values) = (
+        values.mean.clone(),
+        values.inv_std.clone(),
+        values.gamma.clone(),
+    );
+    let tracing = trace::is_tracing();
+    let outputs = values.tensors(x.dtype(), tracing)?;
+    let (y, batch_mean, batch_variance) = (&outputs[0], &outputs[1], &outputs[2]);
+    let saved = outputs.get(3).cloned();
     let mut inputs = vec![x];
     inputs.extend(gamma);
     inputs.extend(beta);
-    let stats = |v: &[f64]| -> Result<Tensor> {
-        Ok(Tensor::new(kernels::cast(
-            &Array::from_vec(v.to_vec(), &[features])?,
-            x.dtype(),
-        )?))
-    };
-    let (batch_mean, batch_variance) = (stats(&mean)?, stats(&variance)?);
-    // The statistics are host values read from `x`: a replay computes them again.
     let (has_gamma, has_beta) = (gamma.is_some(), beta.is_some());
+    let dtype = x.dtype();
     trace::node(
         "FusedBatchNormV3",
         &inputs,
-        &[&y, &batch_mean, &batch_variance],
+        &outputs.iter().collect::<Vec<_>>(),
         || {
             move |t: &[Tensor]| {
                 let gamma = has_gamma.then(|| &t[1]);
                 let beta = has_beta.then(|| &t[1 + usize::from(has_gamma)]);
-                let (y, m, v) = fused_batch_norm(&t[0], gamma, beta, axis, epsilon)?;
-                Ok(vec![y, m, v])
+                forward(t[0].value(), gamma, beta, axis, epsilon)?.tensors(dtype, true)
             }
         },
     );
-    record("FusedBatchNormV3", &inputs, &[&y], || {
+    record("FusedBatchNormV3", &inputs, &[y], || {
         let x = x.clone();
-        let (gamma, has_beta) = (gamma.cloned(), beta.is_some());
-        let (mean, inv_std) = (mean.clone(), inv_std.clone());
+        let gamma = gamma.cloned();
         move |gs: &[Tensor], needs: &[bool]| {
             let g = &gs[0];
             let mut watched = vec![g, &x];
@@ -128,26 +184,7 @@ pub fn fused_batch_norm(
                     Tensor::new(grads.dgamma),
                     Tensor::new(grads.dbeta),
                 );
-                let mut inputs = vec![&x, g];
-                inputs.extend(gamma.as_ref());
-                trace::node(
-                    "FusedBatchNormGradV3",
-                    &inputs,
-                    &[&grads.0, &grads.1, &grads.2],
-                    || {
-                        let has_gamma = gamma.is_some();
-                        move |t: &[Tensor]| {
-                            let (dx, dgamma, dbeta) = fused_backward(
-                                &t[0],
-                                &t[1],
-                                has_gamma.then(|| &t[2]),
-                                axis,
-                                epsilon,
-                            )?;
-                            Ok(vec![dx, dgamma, dbeta])
-                        }
-                    },
-                );
+                trace_backward(&x, g, gamma.as_ref(), saved.as_ref(), axis, epsilon, &grads);
                 grads
             };
             let mut out = vec![needs[0].then_some(dx)];
@@ -160,11 +197,67 @@ pub fn fused_batch_norm(
             Ok(out)
         }
     });
-    Ok((y, batch_mean, batch_variance))
+    Ok((y.clone(), batch_mean.clone(), batch_variance.clone()))
 }
 
-/// The backward kernel of [`fused_batch_norm`] with the statistics computed again from `x`
-/// (what a replayed trace runs: the statistics were host values while tracing).
+/// Records the fused backward kernel while tracing: from `saved` (the traced forward's mean
+/// and inverse std) when the forward pass was traced, else from the statistics of `x`
+/// computed again (a forward pass run before the trace began, whose `x` is a constant of it).
+fn trace_backward(
+    x: &Tensor,
+    g: &Tensor,
+    gamma: Option<&Tensor>,
+    saved: Option<&Tensor>,
+    axis: usize,
+    epsilon: f64,
+    (dx, dgamma, dbeta): &(Tensor, Tensor, Tensor),
+) {
+    let mut inputs = vec![x, g];
+    inputs.extend(gamma);
+    inputs.extend(saved);
+    let (has_gamma, has_saved) = (gamma.is_some(), saved.is_some());
+    trace::node(
+        "FusedBatchNormGradV3",
+        &inputs,
+        &[dx, dgamma, dbeta],
+        || {
+            move |t: &[Tensor]| {
+                let gamma = has_gamma.then(|| &t[2]);
+                let (dx, dgamma, dbeta) = match has_saved {
+                    true => saved_backward(&t[0], &t[1], gamma, &t[t.len() - 1], axis)?,
+                    false => fused_backward(&t[0], &t[1], gamma, axis, epsilon)?,
+                };
+                Ok(vec![dx, dgamma, dbeta])
+            }
+        },
+    );
+}
+
+/// The backward kernel of [`fused_batch_norm`] with the statistics it saved (`[2, features]`:
+/// the mean, then the inverse std).
+fn saved_backward(
+    x: &Tensor,
+    g: &Tensor,
+    gamma: Option<&Tensor>,
+    saved: &Tensor,
+    axis: usize,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let saved = saved.value().to_vec::<f64>();
+    let (mean, inv_std) = saved.split_at(saved.len() / 2);
+    let gamma_values = match gamma {
+        Some(g) => as_f64(g)?,
+        None => vec![1.0; mean.len()],
+    };
+    let grads =
+        kernels::batch_norm_backward(x.value(), g.value(), axis, mean, inv_std, &gamma_values)?;
+    Ok((
+        Tensor::new(grads.dx),
+        Tensor::new(grads.dgamma),
+        Tensor::new(grads.dbeta),
+    ))
+}
+
+/// The backward kernel of [`fused_batch_norm`] with the statistics computed again from `x`.
 fn fused_backward(
     x: &Tensor,
     g: &Tensor,

@@ -7,8 +7,10 @@
 //! have `inner = 1`). Sums are accumulated in f64 per feature, and the variance is never taken
 //! as `E[x²] - E[x]²`, which loses digits when the mean is large: channels-last inputs sum
 //! around a shift that lies among the values (see `statistics_typed`), others around the mean
-//! (a second pass). Rows are split across threads when the input is large; each thread keeps
-//! its own per-feature sums.
+//! (a second pass). Rows are split across threads when the input is large. Channels-last sums
+//! are kept per fixed block of rows and added in block order, so they come out the same bit for
+//! bit whatever the number of threads or the SIMD level (see `channel_sums`); the general
+//! path's threads each keep their own per-feature sums.
 
 use num_traits::{AsPrimitive, Float};
 use rayon::prelude::*;
@@ -140,115 +142,160 @@ fn map_features<T: Float + crate::Element>(
     out
 }
 
-/// Rows per task when channels-last rows are split across threads.
-const ROWS_PER_TASK: usize = 2048;
+/// The loops of the channels-last passes run over a tile of whole rows, at least this many
+/// elements, with each per-feature value repeated across the tile: a plain loop over
+/// run-time-many elements, which the compiler's loop vectoriser widens. (Loops over a
+/// fixed-size block of features rely on the straight-line vectoriser instead, which the
+/// module's link-time optimisation at opt-level 2 does not run: they came out scalar.)
+const TILE_ELEMENTS: usize = 256;
 
-/// Features [`paired_sums`] keeps in registers at once: one AVX-512 vector of f32.
-const FEATURE_BLOCK: usize = 16;
+/// Elements per block of the channels-last passes (whole tiles; at least one): the unit
+/// whose partial sums are kept apart, and the unit threads share out.
+const BLOCK_ELEMENTS: usize = 8192;
 
-/// Rows per block of [`paired_sums`] (whose partial sums are then added into the totals).
-const ROW_BLOCK: usize = 256;
+/// How a channels-last pass over `len` elements (`features` per row) is cut: tiles of
+/// `tile` elements, blocks of `block` (whole tiles), and one contiguous run of `per_thread`
+/// blocks for each thread (the last run shorter). A pass over `x` and the pass after it split
+/// alike, so each thread reads again the rows it has just read (from its own cache rather
+/// than the other core's).
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    tile: usize,
+    block: usize,
+    blocks: usize,
+    per_thread: usize,
+}
 
-/// Channels-last (`inner = 1`, `c` features per row): per-feature `Σ (a - ka)` and
-/// `Σ (a - ka)·(b - kb)` over every row, threads splitting the rows.
+impl Split {
+    fn new(features: usize, len: usize) -> Split {
+        let features = features.max(1);
+        let tile = features * TILE_ELEMENTS.div_ceil(features);
+        let block = tile * (BLOCK_ELEMENTS / tile).max(1);
+        let blocks = len.div_ceil(block);
+        // One run per thread and no more: rayon's threads are the cores, and a task more than
+        // that only adds a hand-over. Below the threshold the calling thread does it all.
+        let threads = if len < PARALLEL_THRESHOLD {
+            1
+        } else {
+            rayon::current_num_threads().clamp(1, blocks.max(1))
+        };
+        Split {
+            tile,
+            block,
+            blocks,
+            per_thread: blocks.div_ceil(threads).max(1),
+        }
+    }
+
+    /// The elements of block `b` (of `len` in all).
+    fn elements(&self, b: usize, len: usize) -> std::ops::Range<usize> {
+        b * self.block..((b + 1) * self.block).min(len)
+    }
+
+    fn parallel(&self) -> bool {
+        self.per_thread < self.blocks
+    }
+}
+
+/// `v` (one value per feature) repeated to fill a tile.
+fn tiled<T: Copy>(v: &[T], tile: usize) -> Vec<T> {
+    v.iter().copied().cycle().take(tile).collect()
+}
+
+/// Channels-last (`c` features per row): per-feature `(Σ u, Σ u·v)` over every row, with
+/// `u = a - k, v = u` when `STATISTICS` (`b` unused) and `u = a, v = b - k` otherwise — the
+/// statistics of `x` around a shift, or the backward pass's `Σ dy` and `Σ dy·(x - mean)`.
 ///
-/// Each block of [`ROW_BLOCK`] rows is summed feature block by feature block with four
-/// independent float64 partial sums per feature (rows taken four at a time) held in
-/// registers, so no add waits on the one before it and no sum goes through memory per row;
-/// the blocks' sums are then added in row order, whatever the thread count.
-fn paired_sums<T: Float + AsPrimitive<f64> + Send + Sync>(
+/// Every sum is float64, each element widened as it is read (float32 sums lose the variance
+/// of a large-mean feature, see `statistics_typed`). Each block is summed tile by tile into
+/// one float64 sum per tile element (a few rows per sum, no add waiting on the one before),
+/// folded per feature at the block's end; the blocks' sums are kept apart and added in block
+/// order. Every sum is thus taken in the same order whatever the number of threads and at
+/// every SIMD level (vectors only work on several elements' sums at once).
+fn channel_sums<T: Float + AsPrimitive<f64> + Send + Sync, const STATISTICS: bool>(
     c: usize,
     rows: usize,
-    (a, ka): (&[T], &[f64]),
-    (b, kb): (&[T], &[f64]),
+    (a, b): (&[T], &[T]),
+    k: &[f64],
 ) -> (Vec<f64>, Vec<f64>) {
-    let sum_rows = |range: std::ops::Range<usize>| {
-        let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
-        simd::dispatch(
-            #[inline(always)]
-            || {
-                let mut start = range.start;
-                while start < range.end {
-                    let end = (start + ROW_BLOCK).min(range.end);
-                    let mut f0 = 0;
-                    while f0 + FEATURE_BLOCK <= c {
-                        feature_block::<T, FEATURE_BLOCK>(
-                            c,
-                            f0,
-                            start..end,
-                            (a, ka),
-                            (b, kb),
-                            (&mut s1, &mut s2),
-                        );
-                        f0 += FEATURE_BLOCK;
+    let len = rows * c;
+    let split = Split::new(c, len);
+    let k = tiled(k, split.tile);
+    // Each block's sums: `Σ u` in `first`, `Σ u·v` in `second`.
+    let (mut first, mut second) = (
+        vec![0.0f64; split.blocks * c],
+        vec![0.0f64; split.blocks * c],
+    );
+    let sum_blocks = |block0: usize, (first, second): (&mut [f64], &mut [f64])| {
+        let (mut su, mut suv) = (vec![0.0f64; split.tile], vec![0.0f64; split.tile]);
+        let sums = first.chunks_exact_mut(c).zip(second.chunks_exact_mut(c));
+        for (i, (s, q)) in sums.enumerate() {
+            let range = split.elements(block0 + i, len);
+            su.fill(0.0);
+            suv.fill(0.0);
+            let tiles = a[range.clone()]
+                .chunks(split.tile)
+                .zip(b[range].chunks(split.tile));
+            let (su, suv) = (&mut su, &mut suv);
+            simd::dispatch(
+                #[inline(always)]
+                || {
+                    for (a, b) in tiles {
+                        let n = a.len();
+                        tile_sums::<T, STATISTICS>((&mut su[..n], &mut suv[..n]), (a, b), &k[..n]);
                     }
-                    for r in start..end {
-                        for j in f0..c {
-                            let u = a[r * c + j].as_() - ka[j];
-                            s1[j] += u;
-                            s2[j] += u * (b[r * c + j].as_() - kb[j]);
-                        }
-                    }
-                    start = end;
-                }
-            },
-        );
-        (s1, s2)
-    };
-    if rows * c < PARALLEL_THRESHOLD {
-        return sum_rows(0..rows);
-    }
-    let partial: Vec<(Vec<f64>, Vec<f64>)> = (0..rows.div_ceil(ROWS_PER_TASK))
-        .into_par_iter()
-        .map(|t| sum_rows(t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(rows)))
-        .collect();
-    let (mut s1, mut s2) = (vec![0.0f64; c], vec![0.0f64; c]);
-    for (p1, p2) in partial {
-        s1.iter_mut().zip(&p1).for_each(|(x, y)| *x += y);
-        s2.iter_mut().zip(&p2).for_each(|(x, y)| *x += y);
-    }
-    (s1, s2)
-}
-
-/// [`paired_sums`] over features `f0..f0 + W` of rows `rows`, added onto `s1` and `s2`.
-#[inline(always)]
-fn feature_block<T: Float + AsPrimitive<f64>, const W: usize>(
-    c: usize,
-    f0: usize,
-    rows: std::ops::Range<usize>,
-    (a, ka): (&[T], &[f64]),
-    (b, kb): (&[T], &[f64]),
-    (s1, s2): (&mut [f64], &mut [f64]),
-) {
-    let ka: &[f64; W] = ka[f0..f0 + W].try_into().expect("a block of features");
-    let kb: &[f64; W] = kb[f0..f0 + W].try_into().expect("a block of features");
-    let mut p = [[0.0f64; W]; 4];
-    let mut q = [[0.0f64; W]; 4];
-    // Rows r, r+1, ... go to partial sums 0, 1, 2, 3, 0, ... (the loop body is written out
-    // rather than a closure, which would keep the partial sums in memory).
-    let mut r = rows.start;
-    while r < rows.end {
-        let lanes = (rows.end - r).min(4);
-        for (k, (pk, qk)) in p.iter_mut().zip(q.iter_mut()).enumerate().take(lanes) {
-            let at = (r + k) * c + f0;
-            let av: &[T; W] = a[at..at + W].try_into().expect("a block of features");
-            let bv: &[T; W] = b[at..at + W].try_into().expect("a block of features");
-            for j in 0..W {
-                let u = av[j].as_() - ka[j];
-                pk[j] += u;
-                qk[j] += u * (bv[j].as_() - kb[j]);
+                },
+            );
+            for (su, suv) in su.chunks_exact(c).zip(suv.chunks_exact(c)) {
+                s.iter_mut().zip(su).for_each(|(s, v)| *s += v);
+                q.iter_mut().zip(suv).for_each(|(q, v)| *q += v);
             }
         }
-        r += lanes;
+    };
+    if split.parallel() {
+        let per = split.per_thread * c;
+        first
+            .par_chunks_mut(per)
+            .zip(second.par_chunks_mut(per))
+            .enumerate()
+            .for_each(|(t, out)| sum_blocks(t * split.per_thread, out));
+    } else {
+        sum_blocks(0, (&mut first, &mut second));
     }
-    for j in 0..W {
-        s1[f0 + j] += (p[0][j] + p[1][j]) + (p[2][j] + p[3][j]);
-        s2[f0 + j] += (q[0][j] + q[1][j]) + (q[2][j] + q[3][j]);
+    let (mut s, mut q) = (vec![0.0f64; c], vec![0.0f64; c]);
+    for (p, r) in first.chunks_exact(c).zip(second.chunks_exact(c)) {
+        s.iter_mut().zip(p).for_each(|(x, y)| *x += y);
+        q.iter_mut().zip(r).for_each(|(x, y)| *x += y);
+    }
+    (s, q)
+}
+
+/// One tile's terms of [`channel_sums`], added element by element onto `su` and `suv` (all
+/// slices as long as `a`).
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
+fn tile_sums<T: Float + AsPrimitive<f64>, const STATISTICS: bool>(
+    (su, suv): (&mut [f64], &mut [f64]),
+    (a, b): (&[T], &[T]),
+    k: &[f64],
+) {
+    let sums = su.iter_mut().zip(suv.iter_mut());
+    if STATISTICS {
+        for ((s, q), (&a, &k)) in sums.zip(a.iter().zip(k)) {
+            let d = a.as_() - k;
+            *s += d;
+            *q += d * d;
+        }
+    } else {
+        for ((s, q), ((&a, &b), &k)) in sums.zip(a.iter().zip(b).zip(k)) {
+            let g = a.as_();
+            *s += g;
+            *q += g * (b.as_() - k);
+        }
     }
 }
 
-/// Channels-last: `out = x·a + dy·b + c` per feature (`dy` optional), rows split across
-/// threads. Both the normalisation and the input gradient have this form.
+/// Channels-last: `out = x·a + dy·b + c` per feature (`dy` optional), split across threads as
+/// [`channel_sums`] splits them. Both the normalisation and the input gradient have this form.
 fn row_affine<T: Float + crate::Element>(
     features: usize,
     x: &[T],
@@ -262,75 +309,62 @@ fn row_affine<T: Float + crate::Element>(
     }
     // Every element is written below.
     let mut out: Vec<T> = crate::pool::overwritten(x.len());
-    let task = |(k, chunk): (usize, &mut [T])| {
-        let start = k * ROWS_PER_TASK * features;
-        for (r, row) in chunk.chunks_mut(features).enumerate() {
-            let at = start + r * features;
-            let xs = &x[at..at + features];
-            // Whole blocks of 16 features as fixed-size arrays: a loop over a row of only 16
-            // or 32 runtime-many features would not fill a vector register.
-            let blocks = features / FEATURE_BLOCK * FEATURE_BLOCK;
-            for f0 in (0..blocks).step_by(FEATURE_BLOCK) {
-                let block = f0..f0 + FEATURE_BLOCK;
-                affine_block::<T, FEATURE_BLOCK>(
-                    (&mut row[block.clone()]).try_into().expect("a block"),
-                    xs[block.clone()].try_into().expect("a block"),
-                    dy.map(|dy| {
-                        dy[at + f0..at + f0 + FEATURE_BLOCK]
-                            .try_into()
-                            .expect("a block")
-                    }),
-                    (
-                        a[block.clone()].try_into().expect("a block"),
-                        b[block.clone()].try_into().expect("a block"),
-                        c[block].try_into().expect("a block"),
-                    ),
-                );
-            }
-            for j in blocks..features {
-                row[j] = match dy {
-                    Some(dy) => xs[j] * a[j] + dy[at + j] * b[j] + c[j],
-                    None => xs[j] * a[j] + c[j],
-                };
-            }
-        }
-    };
-    let chunk = ROWS_PER_TASK * features;
-    if x.len() < PARALLEL_THRESHOLD {
+    let split = Split::new(features, x.len());
+    let (a, b, c) = (
+        tiled(a, split.tile),
+        tiled(b, split.tile),
+        tiled(c, split.tile),
+    );
+    let run = |start: usize, out: &mut [T]| {
+        let at = start..start + out.len();
+        let (x, dy) = (&x[at.clone()], dy.map(|dy| &dy[at]));
+        let tiles = out.chunks_mut(split.tile).zip(x.chunks(split.tile));
         simd::dispatch(
             #[inline(always)]
-            || out.chunks_mut(chunk).enumerate().for_each(task),
-        );
+            || match dy {
+                Some(dy) => {
+                    for ((out, x), dy) in tiles.zip(dy.chunks(split.tile)) {
+                        let n = out.len();
+                        affine_tile::<T, true>(out, (x, dy), (&a[..n], &b[..n], &c[..n]));
+                    }
+                }
+                None => {
+                    for (out, x) in tiles {
+                        let n = out.len();
+                        affine_tile::<T, false>(out, (x, x), (&a[..n], &b[..n], &c[..n]));
+                    }
+                }
+            },
+        )
+    };
+    if split.parallel() {
+        let per = split.per_thread * split.block;
+        out.par_chunks_mut(per)
+            .enumerate()
+            .for_each(|(t, out)| run(t * per, out));
     } else {
-        out.par_chunks_mut(chunk).enumerate().for_each(|item| {
-            simd::dispatch(
-                #[inline(always)]
-                || task(item),
-            )
-        });
+        run(0, &mut out);
     }
     out
 }
 
-/// One block of [`row_affine`]: `out = x·a + dy·b + c`.
-#[inline(always)]
+/// One tile of [`row_affine`]: `out = x·a + dy·b + c` (`x·a + c` unless `WITH_DY`), every
+/// slice as long as `out`.
+#[inline(always)] // into `simd::dispatch`'s wide-vector function
 #[allow(clippy::type_complexity)]
-fn affine_block<T: Float, const W: usize>(
-    out: &mut [T; W],
-    x: &[T; W],
-    dy: Option<&[T; W]>,
-    (a, b, c): (&[T; W], &[T; W], &[T; W]),
+fn affine_tile<T: Float, const WITH_DY: bool>(
+    out: &mut [T],
+    (x, dy): (&[T], &[T]),
+    (a, b, c): (&[T], &[T], &[T]),
 ) {
-    match dy {
-        Some(dy) => {
-            for j in 0..W {
-                out[j] = x[j] * a[j] + dy[j] * b[j] + c[j];
-            }
+    let terms = out.iter_mut().zip(x.iter().zip(a).zip(c));
+    if WITH_DY {
+        for ((o, ((&x, &a), &c)), (&g, &b)) in terms.zip(dy.iter().zip(b)) {
+            *o = x * a + g * b + c;
         }
-        None => {
-            for j in 0..W {
-                out[j] = x[j] * a[j] + c[j];
-            }
+    } else {
+        for (o, ((&x, &a), &c)) in terms {
+            *o = x * a + c;
         }
     }
 }
@@ -354,7 +388,7 @@ fn statistics_typed<T: Float + AsPrimitive<f64> + Send + Sync>(
         if shift.len() < c {
             return (vec![0.0; c], vec![0.0; c]);
         }
-        let (sums, squares) = paired_sums(c, layout.outer, (x, &shift), (x, &shift));
+        let (sums, squares) = channel_sums::<T, true>(c, layout.outer, (x, x), &shift);
         let mean: Vec<f64> = (0..c).map(|j| shift[j] + sums[j] / n).collect();
         let variance = (0..c)
             .map(|j| ((squares[j] - sums[j] * sums[j] / n) / n).max(0.0))
@@ -405,7 +439,7 @@ fn backward_typed<T: Float + AsPrimitive<f64> + crate::Element>(
     if layout.inner == 1 {
         let c = layout.features;
         // Σ dy and Σ dy·x̂ = inv_std·Σ dy·(x - mean).
-        let (dbeta, centred) = paired_sums(c, layout.outer, (dy, &vec![0.0; c]), (x, mean));
+        let (dbeta, centred) = channel_sums::<T, false>(c, layout.outer, (dy, x), mean);
         let dgamma: Vec<f64> = (0..c).map(|j| centred[j] * inv_std[j]).collect();
         // dx = k·(g - mean(g) - x̂·mean(g·x̂)) = g·k + x·b + c per feature, with
         // k = γ·inv_std, b = -k·inv_std·mean(g·x̂), c = -k·mean(g) - b·mean.
@@ -650,15 +684,84 @@ mod tests {
         }
     }
 
+    /// Sizes for the channels-last paths: 3 features (tiles of 86 rows), 16, 37 (tiles of 7
+    /// rows) and 64, with row counts that end in a part of a tile and, but for the last,
+    /// span several blocks shared between threads.
+    const CHANNELS_LAST_CASES: [(usize, usize); 5] =
+        [(40_000, 3), (9_999, 16), (3_001, 37), (1_601, 64), (7, 16)];
+
     #[test]
     fn the_channels_last_path_agrees_with_the_general_one() {
-        // Rows × features large enough for the threaded paths (and a few rows, which are not),
-        // against the same data laid out features-first ([c, rows], features on axis 0: the
-        // general path). 3 features take the per-element loop, 16 one register block, 37 two
-        // blocks and the loop; the row counts are not multiples of the four partial sums.
-        for (rows, c) in [(40_000usize, 3usize), (9_999, 16), (3_001, 37), (7, 16)] {
-            channels_last_agrees_with_general(rows, c);
+        // Against the same data laid out features-first ([c, rows], features on axis 0: the
+        // general path), at every SIMD level.
+        let _serial = simd::TEST_LEVEL_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for level in simd::SimdLevel::ALL {
+            if level > simd::detected() {
+                continue;
+            }
+            simd::set_max_level(Some(level));
+            for (rows, c) in CHANNELS_LAST_CASES {
+                channels_last_agrees_with_general(rows, c);
+            }
         }
+        simd::set_max_level(None);
+    }
+
+    #[test]
+    fn channels_last_results_do_not_depend_on_the_simd_level_or_the_threads() {
+        // Every sum is taken in one order whatever the vector width and however many threads
+        // share the blocks: the results agree bit for bit (so a traced step, which may run on
+        // another thread, equals the eager one).
+        let _serial = simd::TEST_LEVEL_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for (rows, c) in CHANNELS_LAST_CASES {
+            let x = Array::from_vec(noise(rows * c, 0.3), &[rows, c]).unwrap();
+            let dy = Array::from_vec(noise(rows * c, -0.7), &[rows, c]).unwrap();
+            let run = || {
+                let (mean, variance) = batch_norm_statistics(&x, 1).unwrap();
+                let inv: Vec<f64> = variance.iter().map(|v| 1.0 / (v + 1e-3).sqrt()).collect();
+                let y = batch_norm_apply(&x, 1, &inv, &mean).unwrap();
+                let g = batch_norm_backward(&x, &dy, 1, &mean, &inv, &variance).unwrap();
+                let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+                let wide = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+                (
+                    (wide(mean), wide(variance)),
+                    (bits(y.to_vec()), bits(g.dx.to_vec())),
+                    (bits(g.dgamma.to_vec()), bits(g.dbeta.to_vec())),
+                )
+            };
+            let mut seen = Vec::new();
+            for level in simd::SimdLevel::ALL {
+                if level > simd::detected() {
+                    continue;
+                }
+                simd::set_max_level(Some(level));
+                for threads in [1, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    seen.push(pool.install(run));
+                }
+            }
+            simd::set_max_level(None);
+            assert!(seen.len() >= 2);
+            assert!(
+                seen.iter().all(|r| *r == seen[0]),
+                "{rows} rows of {c} features"
+            );
+        }
+    }
+
+    /// Float32 values in about `[offset - 0.5, offset + 0.5)`, irregular enough that sums in
+    /// another order would round differently.
+    fn noise(len: usize, offset: f32) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * 7919 + 13) % 1009) as f32 / 1009.0 - 0.5 + offset)
+            .collect()
     }
 
     fn channels_last_agrees_with_general(rows: usize, c: usize) {
