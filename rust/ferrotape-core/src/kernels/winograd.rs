@@ -459,6 +459,7 @@ fn conv<const A: usize, const M: usize, T: Tile<A, M>>(
             one_group(&mut buffers, g, dst);
         }
     }
+    pool::give(u);
     out
 }
 
@@ -789,8 +790,11 @@ fn backprop_filter<const A: usize, const M: usize, T: Tile<A, M>>(
     };
     let per_part = groups.div_ceil(parts);
     // Σ over the part's groups of each point's products: dU[ξ][ci][co].
+    // Working buffers come from the pool and go back to it: fresh ones of this size would be
+    // new pages, cleared by the system on every call.
     let sum_part = |part: usize| {
-        let mut sums = vec![0.0f32; A * A * plane];
+        let mut sums = pool::overwritten::<f32>(A * A * plane);
+        sums.fill(0.0);
         let (mut v, mut y) = (Scratch::<f32>::new(), Scratch::<f32>::new());
         for g in part * per_part..((part + 1) * per_part).min(groups) {
             if interrupt::requested() {
@@ -825,17 +829,18 @@ fn backprop_filter<const A: usize, const M: usize, T: Tile<A, M>>(
     } else {
         vec![sum_part(0)]
     };
-    let mut partial = partial.into_iter();
-    let mut sums: Vec<f64> = partial
-        .next()
-        .expect("at least one part")
-        .iter()
-        .map(|&s| f64::from(s))
-        .collect();
-    for part in partial {
-        sums.iter_mut()
-            .zip(&part)
-            .for_each(|(s, &p)| *s += f64::from(p));
+    let mut sums = pool::overwritten::<f64>(A * A * plane);
+    for (i, part) in partial.into_iter().enumerate() {
+        if i == 0 {
+            sums.iter_mut()
+                .zip(&part)
+                .for_each(|(s, &p)| *s = f64::from(p));
+        } else {
+            sums.iter_mut()
+                .zip(&part)
+                .for_each(|(s, &p)| *s += f64::from(p));
+        }
+        pool::give(part);
     }
     // dW[ky][kx] = Σ_{r,s} G[r][ky] · G[s][kx] · dU[r][s]: `G`'s entries from unit taps.
     let units = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(T::filter::<f64>);
@@ -854,6 +859,7 @@ fn backprop_filter<const A: usize, const M: usize, T: Tile<A, M>>(
         }
         dst.iter_mut().zip(&acc).for_each(|(d, &a)| *d = a as f32);
     }
+    pool::give(sums);
     grad
 }
 
