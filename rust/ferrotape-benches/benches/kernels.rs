@@ -62,11 +62,21 @@ fn conv2d(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("backprop_input", &id), |b| {
             b.iter(|| kernels::conv2d_backprop_input(x.shape(), &f, &dy, &params).unwrap())
         });
-        // The filter gradient's two algorithms (the automatic choice is the direct kernel
-        // wherever it applies).
+        group.bench_function(BenchmarkId::new("backprop_filter", &id), |b| {
+            b.iter(|| kernels::conv2d_backprop_filter(&x, f.shape(), &dy, &params).unwrap())
+        });
+        // Each filter-gradient algorithm on its own (the automatic choice is above).
         for (name, algorithm) in [
             ("backprop_filter_direct", ConvAlgorithm::Direct),
             ("backprop_filter_im2col", ConvAlgorithm::Im2col),
+            (
+                "backprop_filter_winograd2",
+                ConvAlgorithm::Winograd(WinogradTile::F2),
+            ),
+            (
+                "backprop_filter_winograd4",
+                ConvAlgorithm::Winograd(WinogradTile::F4),
+            ),
         ] {
             group.bench_function(BenchmarkId::new(name, &id), |b| {
                 b.iter(|| {
