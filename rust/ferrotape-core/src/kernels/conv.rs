@@ -389,7 +389,7 @@ pub enum ConvAlgorithm {
 /// The direct kernel runs at about the gemm's rate (7×7, 64 → 64 is 231 MFLOP: 200 GFLOP/s
 /// on a quiet host), so only an algorithm with fewer multiplications beats it: F(4×4) does a
 /// quarter of them (a third on 7×7 images, whose 4×4 tiles overhang), and with its products in
-/// the direct kernel's microkernel and its transforms in vector registers it is 1.5–2× faster
+/// the direct kernel's microkernel and its transforms in vector registers it is 1.4–2.1× faster
 /// from 16 channels on, and 1.1–1.4× on the filter gradient. Its error is larger than the
 /// direct sum's (see `winograd.rs`), within what the tests bound. With one or three input
 /// channels the transforms outweigh the products saved, and the direct kernel stays.
