@@ -17,12 +17,20 @@ GPU or when the two runs differ by more than float32 rounding allows.
 """
 
 import argparse
+import os
 import sys
 
 import numpy as np
 from keras_cnn import build_model
 
 import ferrotape as tf
+
+# The CPU run convolves by direct sums, as the GPU does, not by the CPU's default for these
+# layers, Winograd's F(4x4): its float32 rounding is about ten times coarser, and Adam's first
+# steps (which move each weight by about the learning rate whatever its gradient's size) carry
+# that into the losses beyond what this check allows, on a correct GPU. The setting is read at
+# the first convolution, which comes later.
+os.environ.setdefault("FERROTAPE_CONV_ALGORITHM", "direct")
 from ferrotape.keras.losses import categorical_crossentropy
 from ferrotape.keras.optimizers import Adam
 
