@@ -1361,17 +1361,12 @@ pub(super) mod tests {
             let f = noise(fs.iter().product(), 100 + seed as u64);
             let bias = noise(out_c, 200 + seed as u64);
             let dy = noise(w.batch * w.out_h * w.out_w * out_c, 300 + seed as u64);
-            let abs = |v: &[f64]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
-            let mut want = conv_reference(&x, xs, &f, fs, &w);
-            let mut scale = conv_reference(&abs(&x), xs, &abs(&f), fs, &w);
+            let [(mut want, mut scale), (want_df, scale_df), (want_dx, scale_dx)] =
+                window_sums_reference(&w, &x, &f, &dy, out_c);
             for (i, (e, s)) in want.iter_mut().zip(&mut scale).enumerate() {
                 *e += bias[i % out_c];
                 *s += bias[i % out_c].abs();
             }
-            let want_dx = input_grad_reference(&f, fs, &dy, &w);
-            let scale_dx = input_grad_reference(&abs(&f), fs, &abs(&dy), &w);
-            let want_df = filter_grad_reference(&x, fs, &dy, &w);
-            let scale_df = filter_grad_reference(&abs(&x), fs, &abs(&dy), &w);
             let to32 = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<_>>();
             let (x32, f32_, b32) = (to32(&x), to32(&f), to32(&bias));
             let filter = Array::from_vec(f32_.clone(), &fs).unwrap();
@@ -1411,60 +1406,49 @@ pub(super) mod tests {
         }
     }
 
-    /// `df[ky, kx, ci, co] = Σ x[n, iy, ix, ci] · dy[n, oy, ox, co]` over the outputs whose
-    /// window reads `(iy, ix)` at tap `(ky, kx)`, in float64.
-    fn filter_grad_reference(x: &[f64], fs: [usize; 4], dy: &[f64], w: &Window2d) -> Vec<f64> {
-        let (c, out_c) = (fs[2], fs[3]);
-        let mut df = vec![0.0; fs.iter().product()];
+    /// The three sums of a convolution in float64, by definition, each paired with the same
+    /// sum of absolute values (the scale float32 rounding works at): the output, the filter
+    /// gradient and the input gradient.
+    #[allow(clippy::type_complexity)]
+    pub(in crate::kernels) fn window_sums_reference(
+        w: &Window2d,
+        x: &[f64],
+        f: &[f64],
+        dy: &[f64],
+        out_c: usize,
+    ) -> [(Vec<f64>, Vec<f64>); 3] {
+        let c = w.channels;
+        let mut out = (vec![0.0; dy.len()], vec![0.0; dy.len()]);
+        let mut df = (vec![0.0; f.len()], vec![0.0; f.len()]);
+        let mut dx = (vec![0.0; x.len()], vec![0.0; x.len()]);
         for n in 0..w.batch {
             for oy in 0..w.out_h {
                 for ox in 0..w.out_w {
-                    let g = &dy[((n * w.out_h + oy) * w.out_w + ox) * out_c..][..out_c];
-                    for ky in 0..fs[0] {
-                        for kx in 0..fs[1] {
+                    for ky in 0..w.k_h {
+                        for kx in 0..w.k_w {
                             let (Some(iy), Some(ix)) = (w.source(oy, ky, 0), w.source(ox, kx, 1))
                             else {
                                 continue;
                             };
                             for ci in 0..c {
-                                let xv = x[((n * w.in_h + iy) * w.in_w + ix) * c + ci];
-                                let row = &mut df[((ky * fs[1] + kx) * c + ci) * out_c..][..out_c];
-                                row.iter_mut().zip(g).for_each(|(d, &g)| *d += xv * g);
+                                let xi = ((n * w.in_h + iy) * w.in_w + ix) * c + ci;
+                                for co in 0..out_c {
+                                    let fi = ((ky * w.k_w + kx) * c + ci) * out_c + co;
+                                    let oi = ((n * w.out_h + oy) * w.out_w + ox) * out_c + co;
+                                    out.0[oi] += x[xi] * f[fi];
+                                    out.1[oi] += (x[xi] * f[fi]).abs();
+                                    df.0[fi] += x[xi] * dy[oi];
+                                    df.1[fi] += (x[xi] * dy[oi]).abs();
+                                    dx.0[xi] += f[fi] * dy[oi];
+                                    dx.1[xi] += (f[fi] * dy[oi]).abs();
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        df
-    }
-
-    /// `dx[n, iy, ix, ci] = Σ f[ky, kx, ci, co] · dy[n, oy, ox, co]` over the outputs whose
-    /// window reads `(iy, ix)`, in float64.
-    fn input_grad_reference(f: &[f64], fs: [usize; 4], dy: &[f64], w: &Window2d) -> Vec<f64> {
-        let (c, out_c) = (fs[2], fs[3]);
-        let mut dx = vec![0.0; w.batch * w.in_h * w.in_w * c];
-        for n in 0..w.batch {
-            for oy in 0..w.out_h {
-                for ox in 0..w.out_w {
-                    let g = &dy[((n * w.out_h + oy) * w.out_w + ox) * out_c..][..out_c];
-                    for ky in 0..fs[0] {
-                        for kx in 0..fs[1] {
-                            let (Some(iy), Some(ix)) = (w.source(oy, ky, 0), w.source(ox, kx, 1))
-                            else {
-                                continue;
-                            };
-                            for ci in 0..c {
-                                let taps = &f[((ky * fs[1] + kx) * c + ci) * out_c..][..out_c];
-                                let sum: f64 = taps.iter().zip(g).map(|(a, b)| a * b).sum();
-                                dx[((n * w.in_h + iy) * w.in_w + ix) * c + ci] += sum;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        dx
+        [out, df, dx]
     }
 
     #[test]

@@ -530,7 +530,7 @@ pub fn backprop_filter(w: &Window2d, x: &[f32], dy: &[f32], out_c: usize) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::conv::tests::noise;
+    use crate::kernels::conv::tests::{noise, window_sums_reference};
     use crate::kernels::{conv2d_backprop_input_by, Conv2dParams, ConvAlgorithm, Padding};
     use crate::simd::at_level;
     use crate::Array;
@@ -560,53 +560,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// The three sums of a convolution in float64, by definition, each paired with the same
-    /// sum of absolute values (the scale float32 rounding works at): the output, the filter
-    /// gradient and the input gradient.
-    #[allow(clippy::type_complexity)]
-    fn reference(
-        w: &Window2d,
-        x: &[f64],
-        f: &[f64],
-        dy: &[f64],
-        out_c: usize,
-    ) -> [(Vec<f64>, Vec<f64>); 3] {
-        let c = w.channels;
-        let mut out = (vec![0.0; dy.len()], vec![0.0; dy.len()]);
-        let mut df = (vec![0.0; f.len()], vec![0.0; f.len()]);
-        let mut dx = (vec![0.0; x.len()], vec![0.0; x.len()]);
-        for n in 0..w.batch {
-            for oy in 0..w.out_h {
-                for ox in 0..w.out_w {
-                    for ky in 0..w.k_h {
-                        for kx in 0..w.k_w {
-                            let (Some(iy), Some(ix)) = (
-                                (oy + ky).checked_sub(w.pad_top).filter(|&i| i < w.in_h),
-                                (ox + kx).checked_sub(w.pad_left).filter(|&i| i < w.in_w),
-                            ) else {
-                                continue;
-                            };
-                            for ci in 0..c {
-                                let xi = ((n * w.in_h + iy) * w.in_w + ix) * c + ci;
-                                for co in 0..out_c {
-                                    let fi = ((ky * w.k_w + kx) * c + ci) * out_c + co;
-                                    let oi = ((n * w.out_h + oy) * w.out_w + ox) * out_c + co;
-                                    out.0[oi] += x[xi] * f[fi];
-                                    out.1[oi] += (x[xi] * f[fi]).abs();
-                                    df.0[fi] += x[xi] * dy[oi];
-                                    df.1[fi] += (x[xi] * dy[oi]).abs();
-                                    dx.0[xi] += f[fi] * dy[oi];
-                                    dx.1[xi] += (f[fi] * dy[oi]).abs();
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        [out, df, dx]
     }
 
     fn assert_close(what: &str, got: &[f32], (want, scale): &(Vec<f64>, Vec<f64>)) {
@@ -656,7 +609,7 @@ mod tests {
             let f = noise(fs.iter().product(), 100 + seed);
             let bias = noise(out_c, 200 + seed);
             let dy = noise(w.batch * w.out_h * w.out_w * out_c, 300 + seed);
-            let [mut out, df, dx] = reference(&w, &x, &f, &dy, out_c);
+            let [mut out, df, dx] = window_sums_reference(&w, &x, &f, &dy, out_c);
             for (i, o) in out.0.iter_mut().enumerate() {
                 *o += bias[i % out_c];
                 out.1[i] += bias[i % out_c].abs();
