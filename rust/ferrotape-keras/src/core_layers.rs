@@ -1,7 +1,7 @@
 //! Dense, Dropout and Embedding.
 
 use ferrotape_autodiff::core::random::{self, StdRng};
-use ferrotape_autodiff::core::{kernels, Array, DType};
+use ferrotape_autodiff::core::DType;
 use ferrotape_autodiff::{ops, trace};
 use ferrotape_autodiff::{Error, Result, Tensor, Variable};
 use std::sync::Arc;
@@ -89,21 +89,12 @@ fn mask_shape(noise_shape: Option<Vec<Option<usize>>>, shape: &[usize]) -> Resul
 /// GPU run drops exactly what a CPU run does; the multiply that applies the mask uploads it
 /// (a queued copy: no wait).
 fn dropout_mask(rng: &Mutex<StdRng>, shape: &[usize], rate: f64, dtype: DType) -> Result<Tensor> {
-    let draws = random::uniform(&mut rng.lock(), shape, 0.0, 1.0, DType::F32)?;
     let keep_scale = 1.0 / (1.0 - rate);
-    let scaled: Vec<f32> = draws
-        .to_vec::<f32>()
-        .into_iter()
-        .map(|u| {
-            if f64::from(u) >= rate {
-                keep_scale as f32
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    Ok(Tensor::new(kernels::cast(
-        &Array::from_vec(scaled, shape)?,
+    Ok(Tensor::new(random::keep_mask(
+        &mut rng.lock(),
+        shape,
+        rate,
+        keep_scale,
         dtype,
     )?))
 }
