@@ -156,6 +156,18 @@ def test_dead_computations_are_not_replayed():
     assert names == ["Binary"]
 
 
+def test_elementwise_chains_fuse_and_match_the_eager_bits():
+    def f(x, y):
+        return ft.sqrt(ft.abs(x * 2.0 - y)) / (y * y + 1.0)
+
+    compiled = ft.function(f)
+    rng = np.random.default_rng(0)
+    x, y = (ft.constant(rng.normal(size=(300, 401)).astype(np.float32)) for _ in range(2))
+    np.testing.assert_array_equal(compiled(x, y).numpy(), f(x, y).numpy())
+    names = compiled.get_concrete_function(x, y).graph.node_names()
+    assert names == ["FusedElementwise", "FusedElementwise"], names
+
+
 def test_tf_print_runs_on_every_call(capsys):
     @ft.function
     def f(x):

@@ -32,6 +32,9 @@ use smallvec::SmallVec;
 
 use crate::tensor::{next_id, Tensor, TensorId};
 
+mod fusion;
+pub use fusion::Elementwise;
+
 /// A recorded kernel call: the tensors of its input slots in, its results out.
 pub type ReplayFn = dyn Fn(&[Tensor]) -> Result<Vec<Tensor>> + Send + Sync;
 
@@ -40,6 +43,10 @@ pub type EffectFn = dyn Fn(&[Tensor]) -> Result<()> + Send + Sync;
 
 enum Work {
     Kernel(Box<ReplayFn>),
+    /// An element-wise kernel, which a plan may fuse with its neighbours (see `fusion`).
+    Elementwise(Elementwise),
+    /// A chain of element-wise kernels fused by the plan.
+    Fused(fusion::Chain),
     Effect(Box<EffectFn>),
     /// A kernel call whose attributes were read from tensor values while tracing: a replay
     /// would reuse them stale, so a trace that still needs it after its callers had their
@@ -62,6 +69,8 @@ pub struct Recording {
     slots: FxHashMap<TensorId, usize>,
     constants: Vec<(usize, Tensor)>,
     inputs: Vec<usize>,
+    /// The shapes and dtypes of the function's tensor arguments, in the order of `inputs`.
+    input_kinds: Vec<(Shape, DType)>,
     nodes: Vec<Node>,
     slot_count: usize,
     /// Whether some effect calls back into the host (see [`host_effect`]).
@@ -151,6 +160,16 @@ pub fn node1<F>(
     node(name, inputs, &[output], || {
         let f = make_replay();
         move |x: &[Tensor]| Ok(vec![f(x)?])
+    });
+}
+
+/// Records an element-wise kernel call while tracing (`output` = `op` of `inputs`): a plan
+/// may fuse it with the element-wise calls around it.
+pub fn elementwise(op: Elementwise, inputs: &[&Tensor], output: &Tensor) {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.push(op.name(), Work::Elementwise(op), inputs, &[output]);
+        }
     });
 }
 
@@ -245,6 +264,7 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             slots: FxHashMap::default(),
             constants: Vec::new(),
             inputs: Vec::new(),
+            input_kinds: Vec::new(),
             nodes: Vec::new(),
             slot_count: 0,
             calls_host: false,
@@ -254,6 +274,7 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             let s = rec.new_slot();
             rec.slots.insert(t.id(), s);
             rec.inputs.push(s);
+            rec.input_kinds.push((Shape::from(t.shape()), t.dtype()));
         }
         *r = Some(rec);
         Ok(())
@@ -332,11 +353,23 @@ impl Graph {
             .zip(keep)
             .filter_map(|(n, k)| k.then_some(n))
             .collect();
-        let constants = rec
+        let constants: Vec<(usize, Tensor)> = rec
             .constants
             .into_iter()
             .filter(|(s, _)| live[*s])
             .collect();
+        let mut kinds: FxHashMap<usize, (Shape, DType)> = FxHashMap::default();
+        for (&s, kind) in rec.inputs.iter().zip(&rec.input_kinds) {
+            kinds.insert(s, kind.clone());
+        }
+        for (s, t) in &constants {
+            kinds.insert(*s, (Shape::from(t.shape()), t.dtype()));
+        }
+        let nodes = if fusion_enabled() {
+            fuse(nodes, &outputs, kinds)
+        } else {
+            nodes
+        };
         // Last uses: a slot is freed after the last node reading it, unless it is an output.
         let mut last_use: FxHashMap<usize, usize> = FxHashMap::default();
         for (i, n) in nodes.iter().enumerate() {
@@ -425,20 +458,22 @@ impl Graph {
                     let results = f(&args)?;
                     for ((s, shape, dtype), t) in node.outputs.iter().zip(results) {
                         if t.shape() != &shape[..] || t.dtype() != *dtype {
-                            return Err(Error::invalid(
-                                node.name,
-                                format!(
-                                    "a replayed trace made a {} tensor of shape {:?} where the \
-                                     trace made {} of shape {:?}",
-                                    t.dtype(),
-                                    t.shape(),
-                                    dtype,
-                                    shape
-                                ),
-                            ));
+                            return Err(shape_changed(node.name, &t, shape, *dtype));
                         }
                         values[*s] = Some(t);
                     }
+                }
+                Work::Elementwise(_) | Work::Fused(_) => {
+                    let (s, shape, dtype) = &node.outputs[0];
+                    let t = match &node.work {
+                        Work::Elementwise(op) => op.run(&args)?,
+                        Work::Fused(chain) => chain.run(&args, shape, *dtype)?,
+                        _ => unreachable!("matched above"),
+                    };
+                    if t.shape() != &shape[..] || t.dtype() != *dtype {
+                        return Err(shape_changed(node.name, &t, shape, *dtype));
+                    }
+                    values[*s] = Some(t);
                 }
                 Work::Effect(f) => f(&args)?,
                 Work::Opaque => unreachable!("refused when planned"),
@@ -453,6 +488,118 @@ impl Graph {
             .map(|&s| values[s].clone().expect("an output slot is filled"))
             .collect())
     }
+}
+
+/// The error of a replayed kernel whose result differs in shape or dtype from the traced one.
+fn shape_changed(op: &'static str, t: &Tensor, shape: &Shape, dtype: DType) -> Error {
+    Error::invalid(
+        op,
+        format!(
+            "a replayed trace made a {} tensor of shape {:?} where the trace made {} of shape {:?}",
+            t.dtype(),
+            t.shape(),
+            dtype,
+            shape
+        ),
+    )
+}
+
+/// Whether plans fuse element-wise chains: `FERROTAPE_FUSION=0` turns it off (to compare).
+fn fusion_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("FERROTAPE_FUSION").map_or(true, |v| v.trim() != "0"))
+}
+
+/// `nodes` with each fusible element-wise chain (see `fusion`) merged into its last node.
+/// `kinds` holds the shape and dtype of every slot that no node makes (inputs, constants).
+fn fuse(
+    nodes: Vec<Node>,
+    outputs: &[usize],
+    mut kinds: FxHashMap<usize, (Shape, DType)>,
+) -> Vec<Node> {
+    let mut producer: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut users: FxHashMap<usize, SmallVec<[usize; 2]>> = FxHashMap::default();
+    let mut effects_before = Vec::with_capacity(nodes.len() + 1);
+    let mut effects = 0;
+    for (i, n) in nodes.iter().enumerate() {
+        effects_before.push(effects);
+        effects += usize::from(matches!(n.work, Work::Effect(_)));
+        for &s in &n.inputs {
+            users.entry(s).or_default().push(i);
+        }
+        for (s, shape, dtype) in &n.outputs {
+            producer.insert(*s, i);
+            kinds.insert(*s, (shape.clone(), *dtype));
+        }
+    }
+    effects_before.push(effects);
+    let element_wise = |n: &Node| matches!(n.work, Work::Elementwise(_) | Work::Fused(_));
+    // Every operand of a chain of `shape`: a tensor of that shape or a single element.
+    let operands_fit = |inputs: &[usize], shape: &Shape| {
+        inputs.iter().all(|s| {
+            kinds
+                .get(s)
+                .is_some_and(|(k, _)| k == shape || k.iter().product::<usize>() == 1)
+        })
+    };
+    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    for j in 0..nodes.len() {
+        let Some(node) = nodes[j].as_ref() else {
+            continue;
+        };
+        let Work::Elementwise(op) = node.work else {
+            continue;
+        };
+        let (_, shape, dtype) = &node.outputs[0];
+        if !fusion::fusible_dtype(*dtype) || shape.iter().product::<usize>() <= 1 {
+            continue;
+        }
+        let fusible_input = node.inputs.iter().copied().find(|s| {
+            let Some(&p) = producer.get(s) else {
+                return false;
+            };
+            let Some(prev) = nodes[p].as_ref() else {
+                return false;
+            };
+            element_wise(prev)
+                && prev.outputs[0].1 == *shape
+                && prev.outputs[0].2 == *dtype
+                && !outputs.contains(s)
+                && users[s].iter().all(|&u| u == j)
+                && effects_before[j] == effects_before[p + 1]
+                && operands_fit(&prev.inputs, shape)
+                && operands_fit(&node.inputs, shape)
+        });
+        let Some(s) = fusible_input else {
+            continue;
+        };
+        let p = producer[&s];
+        let prev = nodes[p].take().expect("checked above");
+        let node = nodes[j].take().expect("checked above");
+        let mut chain = match prev.work {
+            Work::Fused(chain) => chain,
+            Work::Elementwise(prev_op) => fusion::Chain::single(prev_op),
+            _ => unreachable!("checked above"),
+        };
+        let previous: Vec<bool> = node.inputs.iter().map(|&x| x == s).collect();
+        chain.then(op, &previous, prev.inputs.len());
+        let mut inputs = prev.inputs;
+        inputs.extend(node.inputs.iter().copied().filter(|&x| x != s));
+        for &x in &inputs {
+            let list = users.entry(x).or_default();
+            if !list.contains(&j) {
+                list.push(j);
+            }
+        }
+        producer.insert(node.outputs[0].0, j);
+        nodes[j] = Some(Node {
+            name: "FusedElementwise",
+            work: Work::Fused(chain),
+            inputs,
+            outputs: node.outputs,
+        });
+    }
+    nodes.into_iter().flatten().collect()
 }
 
 /// Shares a graph between the host's handles (it is immutable once planned).
@@ -481,9 +628,93 @@ mod tests {
         let y = ops::mul(&ops::relu(&x).unwrap(), &x.scalar_like(3.0)).unwrap();
         let graph = end(std::slice::from_ref(&y)).unwrap();
         assert!(!is_tracing());
-        assert_eq!(graph.node_names(), ["Unary", "Binary"]);
+        // relu's result feeds only the multiply: one fused node.
+        assert_eq!(graph.node_names(), ["FusedElementwise"]);
         let out = graph.run(&[vector(&[-1.0, 4.0])]).unwrap();
         assert_eq!(values(&out[0]), [0.0, 12.0]);
+    }
+
+    /// `(exp(x) * 0.5 - y) / (x * x + 1)`, then `sqrt` of its absolute value, as eager ops.
+    fn chain(x: &Tensor, y: &Tensor) -> (Tensor, Tensor) {
+        let half = x.scalar_like(0.5);
+        let e = ops::sub(&ops::mul(&ops::exp(x).unwrap(), &half).unwrap(), y).unwrap();
+        let d = ops::add(&ops::mul(x, x).unwrap(), &x.scalar_like(1.0)).unwrap();
+        let q = ops::div(&e, &d).unwrap();
+        (ops::sqrt(&ops::abs(&q).unwrap()).unwrap(), q)
+    }
+
+    fn kernels_scale(a: &Array, by: f32) -> Array {
+        let s = Array::from_vec(vec![by], &[]).unwrap();
+        ferrotape_core::kernels::binary(ferrotape_core::kernels::BinaryOp::Mul, a, &s).unwrap()
+    }
+
+    #[test]
+    fn fused_chains_compute_the_bits_of_the_kernels_one_by_one() {
+        // Over several blocks, with a ragged last one, and on a tensor of one block.
+        for n in [100_003usize, 7] {
+            let x: Vec<f32> = (0..n)
+                .map(|i| ((i * 37) % 101) as f32 * 0.03 - 1.5)
+                .collect();
+            let y: Vec<f32> = (0..n)
+                .map(|i| ((i * 13) % 89) as f32 * 0.02 - 0.9)
+                .collect();
+            let (x, y) = (vector(&x), vector(&y));
+            begin(&[x.clone(), y.clone()]).unwrap();
+            let (root, q) = chain(&x, &y);
+            let graph = end(&[root, q]).unwrap();
+            // q is returned, so its chain stops there; x * x + 1 feeds only the division.
+            assert_eq!(
+                graph.node_names(),
+                ["FusedElementwise", "FusedElementwise", "FusedElementwise"],
+                "{n}"
+            );
+            let (x2, y2) = (
+                Tensor::new(kernels_scale(x.value(), 1.25)),
+                Tensor::new(kernels_scale(y.value(), -0.5)),
+            );
+            let replayed = graph.run(&[x2.clone(), y2.clone()]).unwrap();
+            let (root, q) = chain(&x2, &y2);
+            let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&replayed[0]), bits(&root), "{n}");
+            assert_eq!(bits(&replayed[1]), bits(&q), "{n}");
+        }
+    }
+
+    #[test]
+    fn chains_do_not_fuse_across_effects_broadcast_rows_or_other_users() {
+        let v = Variable::new(Array::from_vec(vec![1.0f32; 6], &[6]).unwrap(), true, "v");
+        let x = Tensor::new(Array::from_vec(vec![2.0f32; 6], &[2, 3]).unwrap());
+        let row = vector(&[1.0, 2.0, 3.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        // exp's result feeds only the sum, whose other operand is a row broadcast over x:
+        // neither one element nor x's shape.
+        let plus_row = ops::add(&ops::exp(&x).unwrap(), &row).unwrap();
+        let read = ops::exp(&v.read()).unwrap();
+        effect("AssignVariableOp", &[&read], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        // The read's result is used after the write: not moved past it.
+        let after = ops::mul(&read, &read).unwrap();
+        let graph = end(&[plus_row, after]).unwrap();
+        assert_eq!(
+            graph.node_names(),
+            [
+                "Unary",
+                "Binary",
+                "ReadVariableOp",
+                "Unary",
+                "AssignVariableOp",
+                "Binary"
+            ]
+        );
+        let out = graph.run(std::slice::from_ref(&x)).unwrap();
+        let e = 2f32.exp();
+        assert_eq!(
+            values(&out[0]),
+            [e + 1.0, e + 2.0, e + 3.0, e + 1.0, e + 2.0, e + 3.0]
+        );
+        assert_eq!(values(&out[1])[0], 1f32.exp() * 1f32.exp());
     }
 
     #[test]

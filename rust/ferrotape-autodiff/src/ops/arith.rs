@@ -10,17 +10,13 @@ use crate::trace;
 
 pub(crate) fn binary_kernel(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::binary(op, a.value(), b.value())?);
-    trace::node1("Binary", &[a, b], &y, || {
-        move |x: &[Tensor]| binary_kernel(op, &x[0], &x[1])
-    });
+    trace::elementwise(trace::Elementwise::Binary(op), &[a, b], &y);
     Ok(y)
 }
 
 pub(crate) fn unary_kernel(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::unary(op, x.value())?);
-    trace::node1("Unary", &[x], &y, || {
-        move |t: &[Tensor]| unary_kernel(op, &t[0])
-    });
+    trace::elementwise(trace::Elementwise::Unary(op), &[x], &y);
     Ok(y)
 }
 
