@@ -8,6 +8,7 @@ use ferrotape_benches::filled;
 use ferrotape_core::kernels::{
     self, BinaryOp, Conv2dParams, ConvAlgorithm, Padding, ReduceOp, UnaryOp, Window2d, WinogradTile,
 };
+use ferrotape_core::DType;
 
 fn matmul(c: &mut Criterion) {
     let mut group = c.benchmark_group("sgemm");
@@ -128,8 +129,42 @@ fn pooling_and_normalization(c: &mut Criterion) {
     group.bench_function("bias_gradient_sum", |b| {
         b.iter(|| kernels::reduce(ReduceOp::Sum, &x, &mask, false).unwrap())
     });
+    let scale = filled(&[]);
+    group.bench_function("times_scalar", |b| {
+        b.iter(|| kernels::binary(BinaryOp::Mul, &x, &scale).unwrap())
+    });
     group.finish();
 }
 
-criterion_group!(benches, matmul, conv2d, pooling_and_normalization);
+/// The seed CNN's hidden dense layer (576 → 256) at batch 64: its forward product, its input
+/// gradient `dy @ kernelᵀ` (the transposed right operand) and its kernel gradient
+/// `xᵀ @ dy`; and dropout's mask on its output.
+fn dense_layer(c: &mut Criterion) {
+    let (x, kernel, dy) = (filled(&[64, 576]), filled(&[576, 256]), filled(&[64, 256]));
+    let mut group = c.benchmark_group("dense_64x576x256");
+    group.bench_function("forward", |b| {
+        b.iter(|| kernels::matmul(&x, &kernel, false, false).unwrap())
+    });
+    group.bench_function("input_gradient", |b| {
+        b.iter(|| kernels::matmul(&dy, &kernel, false, true).unwrap())
+    });
+    group.bench_function("kernel_gradient", |b| {
+        b.iter(|| kernels::matmul(&x, &dy, true, false).unwrap())
+    });
+    let mut rng = ferrotape_core::random::op_rng(1, 2);
+    group.bench_function("dropout_mask", |b| {
+        b.iter(|| {
+            ferrotape_core::random::keep_mask(&mut rng, &[64, 256], 0.5, 2.0, DType::F32).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    matmul,
+    conv2d,
+    pooling_and_normalization,
+    dense_layer
+);
 criterion_main!(benches);
