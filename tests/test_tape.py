@@ -7,7 +7,10 @@ integer tensor), either channel is accepted.
 
 import gc
 import logging
+import os
 import re
+import subprocess
+import sys
 import threading
 import warnings
 import weakref
@@ -1071,6 +1074,53 @@ def test_tapes_in_two_threads_are_independent():
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(worker, s) for s in (2.0, 3.0)]
         assert [f.result(timeout=60) for f in futures] == [2.0, 3.0]
+
+
+def test_large_gradients_from_the_main_thread_and_another_at_once_agree():
+    # The main thread (which imported ferrotape) is one of the compute pool's threads; another
+    # thread's ops go to the pool's own threads. Both at once must give the single-thread
+    # results, and neither may wait on the other forever.
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(32, 28, 28, 8)).astype(np.float32))
+    w = tf.Variable(rng.normal(size=(3, 3, 8, 16)).astype(np.float32))
+
+    def gradient():
+        with tf.GradientTape() as tape:
+            y = tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME"))
+            loss = tf.reduce_sum(y * y)
+        return tape.gradient(loss, w).numpy()
+
+    expected = gradient()
+
+    def worker():
+        return [gradient() for _ in range(5)]
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(worker)
+        mine = [gradient() for _ in range(5)]
+        theirs = future.result(timeout=120)
+    for g in mine + theirs:
+        np.testing.assert_array_equal(g, expected)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_second_thread_computes_whatever_the_pool_size(threads):
+    # With one thread in all the main thread stays out of the pool (it would be the pool's
+    # only thread, and another thread's kernels would wait for it forever).
+    code = (
+        "import threading, numpy as np, ferrotape as tf\n"
+        "x = tf.constant(np.ones((400, 400), np.float32))\n"
+        "out = []\n"
+        "t = threading.Thread(target=lambda: out.append(float(tf.reduce_sum(x @ x))))\n"
+        "t.start(); t.join(60)\n"
+        "print(out, float(tf.reduce_sum(x * 2.0)))\n"
+    )
+    env = {**os.environ, "RAYON_NUM_THREADS": threads}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[64000000.0]", "320000.0"]
 
 
 def test_tape_stack_is_per_thread():

@@ -32,8 +32,9 @@ images) unless ``--full`` (the 60,000 + 10,000 images, looked for where
 ``fashion_mnist.load_data`` looks) or ``--data DIR`` (the four IDX files in ``DIR``) is given.
 
 ``--threads N`` sets ``RAYON_NUM_THREADS``, the size of the native module's thread pool. The pool
-reads that variable once, when the first op runs, so the variable has to be set before any
-tensor is computed; the command does that first thing, before loading the data.
+reads that variable once, when ferrotape is imported (which running this command has already
+done), so the command sets it and starts itself again in a fresh process before loading the
+data; called in-process with ``main(argv)``, it only sets the variable.
 
 ``--device gpu`` trains on the first GPU of a build with the ``gpu`` feature (the model, the
 optimizer and each batch live there; an op without a GPU kernel runs on the CPU); without a GPU
@@ -160,7 +161,7 @@ def build_parser():
         "write the weights, the history and a plot of the training curves.",
         epilog="Ctrl-C stops at the end of the current step and saves the run into --out; "
         "--resume DIR goes on from there. The native thread pool reads RAYON_NUM_THREADS "
-        "once, when the first op runs; --threads sets it before any op. Progress bars go to "
+        "once, at import; --threads sets it and restarts the command. Progress bars go to "
         "standard error, results to standard output.",
     )
     # The run's settings default to None here: an option left out is taken from the saved
@@ -264,6 +265,13 @@ def main(argv=None):
     """Runs the command line ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    threads = getattr(args, "threads", None)
+    if threads is not None and os.environ.get("RAYON_NUM_THREADS") != str(threads):
+        # The native pool was sized when ferrotape was imported: a command of its own starts
+        # again with the variable set, so that the pool has the threads asked for.
+        os.environ["RAYON_NUM_THREADS"] = str(threads)
+        if argv is None:
+            os.execv(sys.executable, [sys.executable, "-m", "ferrotape", *sys.argv[1:]])
     try:
         return args.handler(args)
     except CommandError as error:
@@ -292,9 +300,6 @@ _SETTINGS = (
 
 def train_command(args):
     """``ferrotape train``: loads the data, trains, evaluates and writes the results."""
-    if args.threads is not None:
-        # Before the first op: the native pool reads this variable once, when it starts.
-        os.environ["RAYON_NUM_THREADS"] = str(args.threads)
     import ferrotape as ft
 
     saved_arrays, state = (None, None)

@@ -434,10 +434,10 @@ def _enable_op_determinism():
     """Accepted with a warning: with several threads, a few reductions (batch-norm statistics,
     convolution filter gradients) add per-thread partial sums in an order the thread pool
     chooses, so results can differ in the last bits from run to run. One thread
-    (``RAYON_NUM_THREADS=1`` before the first op) makes every op deterministic."""
+    (``RAYON_NUM_THREADS=1`` before ferrotape is imported) makes every op deterministic."""
     warnings.warn(
         "enable_op_determinism: ferrotape does not make multi-threaded reductions bit-identical "
-        "across runs; set RAYON_NUM_THREADS=1 before the first op for that",
+        "across runs; set RAYON_NUM_THREADS=1 before importing ferrotape for that",
         stacklevel=2,
     )
 

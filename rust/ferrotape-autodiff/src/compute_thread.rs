@@ -1,8 +1,10 @@
 //! Where a long sequence of kernels runs: a traced function's replay, a backward sweep.
 //!
-//! Called from a host thread (Python's), every parallel kernel hands its whole work to the
-//! compute pool and puts the caller to sleep until the pool is done; on a 2-core machine that
-//! handover costs more than many kernels of a training step take. Running the sequence on a
+//! Called from a host thread outside the pool (any Python thread but the main one, which joins
+//! the pool at import: `ferrotape_core::threads::join_pool_from_this_thread`), every parallel
+//! kernel hands its whole work to the compute pool and puts the caller to sleep until the pool
+//! is done; on a 2-core machine that handover costs more than many kernels of a training step
+//! take. Running the sequence on a
 //! pool thread instead pays the handover once, and each parallel kernel then splits its work
 //! between that thread and the others, without putting the thread that runs the sequence to
 //! sleep.

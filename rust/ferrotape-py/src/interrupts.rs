@@ -44,7 +44,7 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-fn on_main_thread() -> bool {
+pub fn on_main_thread() -> bool {
     // SAFETY: a plain query of the calling thread's identifier; needs no GIL.
     let current = unsafe { pyo3::ffi::PyThread_get_thread_ident() } as u64;
     MAIN_THREAD.get() == Some(&current)

@@ -119,5 +119,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "keras", keras::register)?;
     submodule(m, "optimizers", optimizers::register)?;
     interrupts::install(m.py())?;
+    // The main thread (which runs most programs' ops) becomes one of the compute pool's
+    // threads, so that its parallel kernels do not hand their work over and sleep (see
+    // `join_pool_from_this_thread`); FERROTAPE_MAIN_THREAD_IN_POOL=0 keeps it out, to compare.
+    if interrupts::on_main_thread()
+        && std::env::var_os("FERROTAPE_MAIN_THREAD_IN_POOL").is_none_or(|v| v != "0")
+    {
+        ferrotape_autodiff::core::threads::join_pool_from_this_thread();
+    }
     Ok(())
 }
