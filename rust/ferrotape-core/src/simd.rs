@@ -148,6 +148,29 @@ pub(crate) fn at_level<R>(level: SimdLevel, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// `run`'s result at every level this CPU has, each with 1 and with 3 threads (holding
+/// [`TEST_LEVEL_LOCK`]), for tests that a kernel's bits depend on neither.
+#[cfg(test)]
+pub(crate) fn at_every_level_and_thread_count<R: Send>(run: impl Fn() -> R + Sync) -> Vec<R> {
+    let _serial = TEST_LEVEL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut seen = Vec::new();
+    for level in SimdLevel::ALL {
+        if level > detected() {
+            continue;
+        }
+        set_max_level(Some(level));
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            seen.push(pool.install(&run));
+        }
+    }
+    set_max_level(None);
+    seen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -714,9 +714,6 @@ mod tests {
         // Every sum is taken in one order whatever the vector width and however many threads
         // share the blocks: the results agree bit for bit (so a traced step, which may run on
         // another thread, equals the eager one).
-        let _serial = simd::TEST_LEVEL_LOCK
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
         for (rows, c) in CHANNELS_LAST_CASES {
             let x = Array::from_vec(noise(rows * c, 0.3), &[rows, c]).unwrap();
             let dy = Array::from_vec(noise(rows * c, -0.7), &[rows, c]).unwrap();
@@ -733,21 +730,7 @@ mod tests {
                     (bits(g.dgamma.to_vec()), bits(g.dbeta.to_vec())),
                 )
             };
-            let mut seen = Vec::new();
-            for level in simd::SimdLevel::ALL {
-                if level > simd::detected() {
-                    continue;
-                }
-                simd::set_max_level(Some(level));
-                for threads in [1, 3] {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .unwrap();
-                    seen.push(pool.install(run));
-                }
-            }
-            simd::set_max_level(None);
+            let seen = simd::at_every_level_and_thread_count(run);
             assert!(seen.len() >= 2);
             assert!(
                 seen.iter().all(|r| *r == seen[0]),

@@ -611,21 +611,7 @@ mod tests {
                     .map(f32::to_bits)
                     .collect::<Vec<_>>()
             };
-            let mut seen = Vec::new();
-            for level in simd::SimdLevel::ALL {
-                if level > simd::detected() {
-                    continue;
-                }
-                simd::at_level(level, || {
-                    for threads in [1, 3] {
-                        let pool = rayon::ThreadPoolBuilder::new()
-                            .num_threads(threads)
-                            .build()
-                            .unwrap();
-                        seen.push(pool.install(run));
-                    }
-                });
-            }
+            let seen = simd::at_every_level_and_thread_count(run);
             assert!(seen.iter().all(|r| *r == seen[0]), "{rows} rows of {c}");
             for (j, &bits) in seen[0].iter().enumerate() {
                 let column = v.iter().skip(j).step_by(c).map(|&x| f64::from(x));
