@@ -17,8 +17,10 @@ fn sum_of(n: u64) -> u64 {
 #[test]
 fn the_joining_thread_works_in_the_pool_and_other_threads_still_get_it() {
     // Three threads in all, whatever the machine (the only test of this binary: nothing else
-    // reads the environment meanwhile).
+    // reads the environment meanwhile); between ops the other two poll until the next op
+    // starts, for as long as the test needs.
     std::env::set_var("RAYON_NUM_THREADS", "3");
+    std::env::set_var("FERROTAPE_POOL_SPIN_US", "60000000");
     assert!(threads::join_pool_from_this_thread());
     assert_eq!(rayon::current_num_threads(), 3);
     // Built once: a second call changes nothing.
@@ -52,4 +54,41 @@ fn the_joining_thread_works_in_the_pool_and_other_threads_still_get_it() {
         threads::on_compute_thread(rayon::current_thread_index),
         Some(0)
     );
+
+    // Between ops, the two other threads poll for the next op instead of sleeping...
+    assert_eq!(threads::threads_polling(), 0);
+    threads::op_finished();
+    assert_eq!(threads::threads_polling(), 2);
+    // ... a second end of op adds no more pollers...
+    threads::op_finished();
+    assert_eq!(threads::threads_polling(), 2);
+    // ... a parallel kernel that did not say it starts is still right (the joined thread
+    // does the work; the pollers take none)...
+    assert_eq!(sum_of(300_000), 299_999 * 300_000 / 2);
+    // ... and as an op starts they go back to the pool and take their share.
+    threads::op_starting();
+    wait_until("the pollers return", || threads::threads_polling() == 0);
+    let x = Array::from_vec((0..300_000).map(|i| (i % 5) as f32).collect(), &[300_000]).unwrap();
+    let doubled = kernels::binary(kernels::BinaryOp::Add, &x, &x).unwrap();
+    assert_eq!(doubled.to_vec::<f32>()[13], 6.0);
+    // Another thread's ops, while the pool's threads poll: they announce themselves too.
+    threads::op_finished();
+    let other = std::thread::spawn(|| {
+        threads::op_starting();
+        sum_of(400_000)
+    });
+    assert_eq!(other.join().unwrap(), 399_999 * 400_000 / 2);
+    wait_until("the pollers return", || threads::threads_polling() == 0);
+}
+
+/// Waits up to ten seconds for `done`, failing the test after that.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "timed out waiting until {what}"
+        );
+        std::thread::yield_now();
+    }
 }

@@ -27,6 +27,9 @@ pub fn compute<T: Send>(
     if work >= DETACH_THRESHOLD {
         crate::interrupts::run(py, f)
     } else {
+        // Small, but a kernel may still split its work (a product with a long inner axis):
+        // the pool's polling threads must go back to take it.
+        ferrotape_autodiff::core::threads::op_starting();
         f()
     }
 }
