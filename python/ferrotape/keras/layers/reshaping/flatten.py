@@ -1,6 +1,6 @@
 """``Flatten`` (Keras 3's ``keras.src.layers.reshaping.flatten``)."""
 
-import numpy as np
+import math
 
 from .... import _core
 from ..layer import Layer
@@ -18,4 +18,6 @@ class Flatten(Layer):
         shape = inputs.shape.as_list()
         if not shape:
             raise ValueError("Flatten: the input must have a batch axis, received a scalar")
-        return _core.reshape(inputs, [shape[0], int(np.prod(shape[1:], dtype=np.int64))])
+        # math.prod, not numpy's: inside a training step numpy's reduction machinery is out of
+        # the CPU caches, and np.prod of three numbers took 65-85 us there (3 us alone).
+        return _core.reshape(inputs, [shape[0], math.prod(shape[1:])])
