@@ -316,6 +316,8 @@ pub struct Graph {
     /// Whether the replay moves to the compute pool (see `compute_thread`): some result is
     /// large enough for parallel kernels, and no effect calls back into the host.
     on_pool: bool,
+    /// The number of elements of the largest value computed.
+    largest: usize,
 }
 
 impl Graph {
@@ -397,10 +399,17 @@ impl Graph {
             slot_count: rec.slot_count,
             frees,
             on_pool,
+            largest,
         })
     }
 
     /// The number of recorded kernel calls and effects kept after dead-code removal.
+    /// Whether a value computed is large enough for a kernel to split its work across the
+    /// pool.
+    pub fn runs_parallel_kernels(&self) -> bool {
+        self.largest >= ferrotape_core::kernels::PARALLEL_THRESHOLD
+    }
+
     pub fn len(&self) -> usize {
         self.nodes.len()
     }

@@ -69,13 +69,13 @@ pub fn join_pool_from_this_thread() -> bool {
 /// CPU. An eager program runs Python between its ops, often longer than those rounds, so each
 /// parallel kernel began by waking the others and ran alone until they came: a 400K-element
 /// relu took 18 µs right after another op and 35 µs after 100 µs of Python (2-core Zen 4 VM).
-/// So as an op from the host language ends ([`op_finished`]) the pool's other threads are each
-/// given a job that polls ([`poll_until_next_op`]) until the next op starts ([`op_starting`]),
+/// So as an op from the host language ends ([`op_finished`]; the binding wraps each op in
+/// [`around_op`]) the pool's other threads are each given a job that polls ([`poll_until_next_op`]) until the next op starts ([`op_starting`]),
 /// then returns, leaving the thread awake in rayon's own loop to take its share; after
 /// `FERROTAPE_POOL_SPIN_US` microseconds (300 by default, 0 to turn it off) without an op it
 /// returns too and the thread may sleep. OpenMP runtimes do the same (their "active wait").
-/// Measured in alternating runs: the seed MLP's eager step 0.32 → 0.30 ms, CNN inference at
-/// batch 256 9.45 → 9.1–9.4 ms, the CNN's eager training step about 1% faster.
+/// Measured in alternating runs: the seed MLP's eager step 0.342–0.349 → 0.326–0.334 ms, CNN
+/// inference at batch 256 9.45 → 9.1–9.4 ms.
 ///
 /// The polling job reads one counter and never takes work from the pool (rayon's
 /// `yield_now` would, but its mere presence once slowed rayon's idle loop: see
@@ -103,6 +103,19 @@ static POLLING: AtomicUsize = AtomicUsize::new(0);
 /// The pool index of the thread that joined it with [`join_pool_from_this_thread`], which
 /// runs the ops and must never poll.
 static HOST_INDEX: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Runs `f`, an op called from the host language, between [`op_starting`] and, when the op
+/// may have run parallel kernels (`parallel`), [`op_finished`]. After a small op the pool's
+/// threads are left as they are: handing out polling jobs costs a microsecond or two, which
+/// made the tiny traced functions of the Jacobian workloads (W6, 20–30 µs a call) 3–6% slower.
+pub fn around_op<T>(parallel: bool, f: impl FnOnce() -> T) -> T {
+    op_starting();
+    let out = f();
+    if parallel {
+        op_finished();
+    }
+    out
+}
 
 /// Called as an op from the host language starts: polling threads go back to the pool.
 pub fn op_starting() {

@@ -71,6 +71,13 @@ fn the_joining_thread_works_in_the_pool_and_other_threads_still_get_it() {
     let x = Array::from_vec((0..300_000).map(|i| (i % 5) as f32).collect(), &[300_000]).unwrap();
     let doubled = kernels::binary(kernels::BinaryOp::Add, &x, &x).unwrap();
     assert_eq!(doubled.to_vec::<f32>()[13], 6.0);
+    // An op too small to have split its work leaves them asleep; a larger one does not.
+    threads::around_op(false, || ());
+    assert_eq!(threads::threads_polling(), 0);
+    threads::around_op(true, || ());
+    assert_eq!(threads::threads_polling(), 2);
+    threads::op_starting();
+    wait_until("the pollers return", || threads::threads_polling() == 0);
     // Another thread's ops, while the pool's threads poll: they announce themselves too.
     threads::op_finished();
     let other = std::thread::spawn(|| {

@@ -32,7 +32,13 @@ impl PyTracedGraph {
             .map(tensor_of)
             .collect::<PyResult<Vec<Tensor>>>()?;
         let graph = self.graph.clone();
-        let outputs = crate::interrupts::run(py, || graph.run(&inputs)).raise()?;
+        // A small graph (no kernel large enough to split) leaves the pool's threads as they
+        // are (see `threads::around_op`).
+        let parallel = graph.runs_parallel_kernels();
+        let outputs = ferrotape_autodiff::core::threads::around_op(parallel, || {
+            crate::interrupts::run(py, || graph.run(&inputs))
+        })
+        .raise()?;
         Ok(outputs.into_iter().map(PyTensor::new).collect())
     }
 

@@ -54,10 +54,6 @@ pub fn on_main_thread() -> bool {
 /// on the main thread. A stopped op returns what Python's signal handler raised.
 pub fn run<T: Send>(py: Python<'_>, f: impl Fn() -> Result<T> + Sync) -> Result<T> {
     let main = on_main_thread();
-    // Between ops the pool's other threads poll instead of sleeping (see
-    // `ferrotape_core::threads::op_finished`).
-    ferrotape_autodiff::core::threads::op_starting();
-    let _finished = OpFinished;
     loop {
         let out = py.detach(|| {
             let _stoppable = main.then(Cancellable::enter);
@@ -79,14 +75,5 @@ pub fn run<T: Send>(py: Python<'_>, f: impl Fn() -> Result<T> + Sync) -> Result<
                 std::thread::yield_now();
             }
         });
-    }
-}
-
-/// Tells the compute pool an op ended, however `run` returns.
-struct OpFinished;
-
-impl Drop for OpFinished {
-    fn drop(&mut self) {
-        ferrotape_autodiff::core::threads::op_finished();
     }
 }

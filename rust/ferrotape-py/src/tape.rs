@@ -231,13 +231,16 @@ impl PyGradientTape {
         f: impl Fn(&Tape) -> ferrotape_autodiff::Result<T> + Sync,
     ) -> ferrotape_autodiff::Result<T> {
         let tape = &self.tape;
-        if tape.persistent() {
-            crate::interrupts::run(py, || f(tape))
-        } else if tape.len() > DETACH_SWEEP_ENTRIES {
-            py.detach(|| f(tape))
-        } else {
-            f(tape)
-        }
+        // A backward sweep is one op to the pool's polling threads (`threads::around_op`).
+        ferrotape_autodiff::core::threads::around_op(true, || {
+            if tape.persistent() {
+                crate::interrupts::run(py, || f(tape))
+            } else if tape.len() > DETACH_SWEEP_ENTRIES {
+                py.detach(|| f(tape))
+            } else {
+                f(tape)
+            }
+        })
     }
 }
 

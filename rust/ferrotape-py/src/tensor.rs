@@ -3,6 +3,7 @@
 //! the tensor's dtype first, as TensorFlow's operator overloads do.
 
 use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
+use ferrotape_autodiff::core::threads;
 use ferrotape_autodiff::ops::{self, AxisSlice};
 use ferrotape_autodiff::{DType, Error, Result, Tensor};
 use pyo3::prelude::*;
@@ -24,14 +25,17 @@ pub fn compute<T: Send>(
     work: usize,
     f: impl Fn() -> Result<T> + Sync,
 ) -> Result<T> {
-    if work >= DETACH_THRESHOLD {
-        crate::interrupts::run(py, f)
-    } else {
-        // Small, but a kernel may still split its work (a product with a long inner axis):
-        // the pool's polling threads must go back to take it.
-        ferrotape_autodiff::core::threads::op_starting();
-        f()
-    }
+    // Between ops the pool's other threads poll for the next one instead of sleeping
+    // (`threads::around_op`); even a small op may split its work (a product with a long inner
+    // axis), so every op tells them it starts.
+    let parallel = work >= ferrotape_autodiff::core::kernels::PARALLEL_THRESHOLD;
+    threads::around_op(parallel, || {
+        if work >= DETACH_THRESHOLD {
+            crate::interrupts::run(py, &f)
+        } else {
+            f()
+        }
+    })
 }
 
 /// An immutable n-dimensional array of one dtype (`tf.Tensor`). Operators (`+ - * / // % **
