@@ -403,13 +403,13 @@ impl Graph {
         })
     }
 
-    /// The number of recorded kernel calls and effects kept after dead-code removal.
     /// Whether a value computed is large enough for a kernel to split its work across the
     /// pool.
     pub fn runs_parallel_kernels(&self) -> bool {
         self.largest >= ferrotape_core::kernels::PARALLEL_THRESHOLD
     }
 
+    /// The number of recorded kernel calls and effects kept after dead-code removal.
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
