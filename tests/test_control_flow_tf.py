@@ -321,3 +321,96 @@ def test_print_text_matches_tensorflow(make, summarize, tmp_path):
         module.print(*make(module), summarize=summarize, sep=" | ", output_stream=f"file://{path}")
         texts.append(path.read_text())
     assert texts[1] == texts[0]
+
+
+# Branches on tensor values inside a compiled function: TensorFlow converts them to graph ops
+# (autograph), ferrotape guards its traces on them. Each program makes a compiled step and
+# calls it on inputs that take every path more than once; the results and the variables after
+# each call must agree.
+BRANCH_INPUTS = [([1.0, 2.0], 2), ([-1.0, 0.5], 3), ([2.0, -1.0], 0), ([1.0, 2.0], 2)] * 2
+
+
+def branches_then_updates(tf):
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def step(x, n):
+        y = x * 2.0 if tf.reduce_sum(x) > 0 else -x
+        i = tf.constant(0)
+        while i < n:
+            y = y + 1.0
+            i += 1
+        z = tf.cond(y[0] > 3.0, lambda: y * 10.0, lambda: y)
+        _, w = tf.while_loop(lambda k, w: k < n, lambda k, w: (k + 1, w * 0.5), (0, z))
+        for j in tf.range(n):
+            w = w + tf.cast(j, tf.float32)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.cond(x[0] > 0, lambda: tf.reduce_sum(x**3), lambda: tf.reduce_sum(tf.sin(x)))
+        g = tape.gradient(loss, x)
+        if w[1] > 0:
+            v.assign_add(tf.reduce_sum(w))
+        else:
+            v.assign_sub(1.0)
+        return w, g
+
+    return step, v
+
+
+def an_update_then_a_branch(tf):
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def step(x, n):
+        v.assign(v * 0.5 + tf.reduce_sum(x))
+        total = tf.zeros_like(x)
+        for _ in tf.range(n):
+            total = total + v
+        return total
+
+    return step, v
+
+
+def an_if_on_a_variable_read(tf):
+    counter = tf.Variable(0)
+
+    @tf.function
+    def step(x, n):
+        del n
+        y = x * 2.0 if counter % 3 == 1 else x
+        counter.assign_add(1)
+        return (y,)
+
+    return step, counter
+
+
+# Each program, and whether ferrotape runs it eagerly (a variable changes before a branch).
+BRANCH_PROGRAMS = [
+    (branches_then_updates, False),
+    (an_update_then_a_branch, True),
+    (an_if_on_a_variable_read, False),
+]
+
+
+@pytest.mark.parametrize(
+    "make, eagerly", BRANCH_PROGRAMS, ids=[make.__name__ for make, _ in BRANCH_PROGRAMS]
+)
+def test_branches_inside_a_compiled_function_agree_with_tensorflow(make, eagerly):
+    import warnings
+
+    runs = []
+    for module in (real_tf, ferrotape):
+        step, variable = make(module)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            runs.append(
+                [
+                    _normalise(
+                        plain((*step(module.constant(x), module.constant(n)), variable), module)
+                    )
+                    for x, n in BRANCH_INPUTS
+                ]
+            )
+    assert runs[1] == runs[0]
+    fallbacks = [w for w in caught if "runs eagerly" in str(w.message)]
+    assert bool(fallbacks) == eagerly, [str(w.message) for w in fallbacks]

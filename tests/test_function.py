@@ -181,18 +181,21 @@ def test_tf_print_runs_on_every_call(capsys):
 
 
 def test_reading_a_traced_value_into_python_runs_eagerly_and_says_where():
+    # A branch on a floating-point value itself is not guarded (it would rarely repeat).
     @ft.function
     def f(x):
-        if ft.reduce_sum(x) > 0:
+        if ft.reduce_sum(x):
             return x
         return -x
 
     a = ft.constant([1.0, 2.0])
-    with pytest.warns(RuntimeWarning, match=r"f runs eagerly.*`if`.*test_function\.py:\d+"):
+    with pytest.warns(
+        RuntimeWarning, match=r"f runs eagerly.*`if`.*float32.*test_function\.py:\d+"
+    ):
         np.testing.assert_array_equal(f(a).numpy(), [1.0, 2.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # warned once per reason
-        np.testing.assert_array_equal(f(-a).numpy(), [1.0, 2.0])  # the other branch, eagerly
+        np.testing.assert_array_equal(f(a - a).numpy(), [0.0, 0.0])  # the other branch
     with pytest.raises(ValueError, match="cannot be traced"):
         f.get_concrete_function(a)
 
@@ -360,3 +363,216 @@ def test_replays_from_several_threads_at_once_stay_correct():
             np.testing.assert_allclose(out, expected[i % 8], rtol=1e-4, atol=1e-2)
             np.testing.assert_allclose(printed, 2.0 * np.exp(inputs[i % 8]), rtol=1e-6)
     assert step.experimental_get_tracing_count() == 1
+
+
+def test_a_python_if_on_a_tensor_traces_each_path_once_and_replays_it():
+    paths = []
+
+    @ft.function
+    def f(x):
+        if ft.reduce_sum(x) > 0:
+            paths.append("positive")
+            return x * 2
+        paths.append("other")
+        return -x
+
+    a = ft.constant([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # traced, not run eagerly
+        for scale in [1.0, -1.0, 3.0, -3.0, 0.5, -0.5]:
+            x = a * scale
+            expected = x * 2 if scale > 0 else -x
+            np.testing.assert_array_equal(f(x).numpy(), expected.numpy())
+    assert paths == ["positive", "other"] and f.experimental_get_tracing_count() == 2
+    assert "Guard" in f.get_concrete_function(a).graph.node_names()
+
+
+def test_nested_branches_find_the_trace_of_each_path():
+    @ft.function
+    def f(x, y):
+        z = x + y
+        if x > 0:
+            z = z * 2
+            if y > 0:
+                z = z + 10
+        elif y > 0:
+            z = z - 10
+        return z
+
+    cases = [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)]
+    for _ in range(3):
+        for x, y in cases:
+            expected = f.python_function(ft.constant(x), ft.constant(y)).numpy()
+            assert f(ft.constant(x), ft.constant(y)).numpy() == expected
+    assert f.experimental_get_tracing_count() == 4
+
+
+def test_loops_on_tensor_counts_trace_per_count_up_to_a_limit():
+    from ferrotape.polymorphic_function import MAX_PATHS
+
+    @ft.function
+    def f(x, n):
+        i = ft.constant(0)
+        while i < n:
+            x = x * 2 + 1
+            i += 1
+        for _ in range(int(n)):  # int() of an integer tensor is guarded too
+            x = x - 1
+        return x
+
+    def expected(x, n):
+        for _ in range(n):
+            x = x * 2 + 1
+        return x - n
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n in [1, 3, 2, 3, 1]:
+            assert f(ft.constant(1.0), ft.constant(n)).numpy() == expected(1.0, n)
+    assert f.experimental_get_tracing_count() == 3
+    counts = list(range(4, MAX_PATHS + 3))
+    with pytest.warns(RuntimeWarning, match=f"more than {MAX_PATHS} paths"):
+        for n in counts:
+            assert f(ft.constant(1.0), ft.constant(n)).numpy() == expected(1.0, n)
+    traced = f.experimental_get_tracing_count()
+    for n in [1, 5, 2, 40]:  # now eagerly, still right
+        assert f(ft.constant(1.0), ft.constant(n)).numpy() == expected(1.0, n)
+    assert f.experimental_get_tracing_count() == traced
+
+
+def test_cond_and_while_loop_inside_a_function_with_first_and_second_order_gradients():
+    @ft.function
+    def f(x):
+        with ft.GradientTape() as outer:
+            outer.watch(x)
+            with ft.GradientTape() as inner:
+                inner.watch(x)
+                y = ft.cond(x[0] > 0, lambda: ft.reduce_sum(x**3), lambda: ft.reduce_sum(ft.sin(x)))
+                _, y = ft.while_loop(
+                    lambda i, y: i < ft.cast(x[1], ft.int32), lambda i, y: (i + 1, y * x[0]), (0, y)
+                )
+            g = inner.gradient(y, x)
+        return y, g, outer.gradient(g, x)
+
+    for _ in range(2):
+        for x0, x1 in [(1.5, 2.0), (-0.5, 3.0), (2.0, 1.0), (-1.0, 0.0)]:
+            x = ft.constant([x0, x1], ft.float64)
+            for got, want in zip(f(x), f.python_function(x), strict=True):
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    assert f.experimental_get_tracing_count() == 4
+
+
+def test_a_variable_change_before_a_branch_runs_eagerly_and_counts_once():
+    v = ft.Variable(0.0)
+
+    @ft.function
+    def f(x):
+        v.assign_add(1.0)
+        if x > 0:
+            return x
+        return -x
+
+    with pytest.warns(RuntimeWarning, match=r"branch on a tensor value.*AssignVariableOp"):
+        assert f(ft.constant(2.0)).numpy() == 2.0
+    assert f(ft.constant(-3.0)).numpy() == 3.0
+    assert v.numpy() == 2.0
+
+
+def test_variable_changes_and_prints_after_a_branch_happen_once_per_call(capsys):
+    v = ft.Variable(0.0)
+
+    @ft.function
+    def f(x):
+        ft.print("x =", x, output_stream=sys.stdout)
+        if x > 0:
+            v.assign_add(x)
+        else:
+            v.assign_sub(1.0)
+        ft.print("v =", v, output_stream=sys.stdout)
+        return v.read_value()
+
+    total, lines = 0.0, []
+    for x in [2.0, -1.0, 3.0, -5.0, 1.0]:
+        total = total + x if x > 0 else total - 1.0
+        assert f(ft.constant(x)).numpy() == total
+        lines += [f"x = {x:g}", f"v = {total:g}"]
+    assert capsys.readouterr().out.splitlines() == lines
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_a_concrete_function_replays_only_its_own_path():
+    @ft.function
+    def f(x):
+        return x if x[0] > 0 else -x
+
+    a = ft.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(a)
+    np.testing.assert_array_equal(concrete(a * 3).numpy(), [3.0, 6.0])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="branched on a tensor value"):
+        concrete(-a)
+    np.testing.assert_array_equal(f(-a).numpy(), [1.0, 2.0])
+
+
+SHAPE_ARGUMENTS = {
+    "range": lambda n: ft.range(n) * 2,
+    "fill": lambda n: ft.fill(ft.stack([n, 2]), 1.5),
+    "zeros": lambda n: ft.zeros(ft.reshape(n, [1])),
+    "one_hot": lambda n: ft.one_hot([0, 1], n),
+    "reshape": lambda n: ft.reshape(ft.range(12), ft.stack([n, -1])),
+    "tile": lambda n: ft.tile(ft.constant([1, 2]), ft.reshape(n, [1])),
+    "slice": lambda n: ft.range(10)[:n],
+}
+
+
+@pytest.mark.parametrize("name", SHAPE_ARGUMENTS)
+def test_integer_tensors_read_as_op_arguments_are_guarded(name):
+    # The ops read these values on the host: a replay of the first call's value would be
+    # silently wrong, so each value read is a guard of the trace.
+    fn = SHAPE_ARGUMENTS[name]
+    f = ft.function(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n in [2, 3, 2, 4, 3]:
+            np.testing.assert_array_equal(f(ft.constant(n)).numpy(), fn(ft.constant(n)).numpy())
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_a_float_tensor_read_as_an_op_argument_runs_eagerly():
+    f = ft.function(lambda limit: ft.range(limit))
+    with pytest.warns(RuntimeWarning, match="Range reads a traced float32"):
+        np.testing.assert_array_equal(f(ft.constant(2.0)).numpy(), [0.0, 1.0])
+    np.testing.assert_array_equal(f(ft.constant(3.0)).numpy(), [0.0, 1.0, 2.0])
+
+
+def _tensor_array_loop(x):
+    written = ft.TensorArray(ft.float32, size=4)
+    for i in ft.range(4):
+        written = written.write(i, x[i] * ft.cast(i, ft.float32))
+    return written.stack()
+
+
+CONTROL_FLOW = {
+    "map_fn with cond": lambda x: ft.map_fn(
+        lambda r: ft.cond(r[0] > 0, lambda: r * 2, lambda: -r), x
+    ),
+    "scan": lambda x: ft.scan(lambda a, r: a + r, x),
+    "foldl": lambda x: ft.foldl(lambda a, r: a * 0.5 + r, x),
+    "vectorized_map": lambda x: ft.vectorized_map(lambda r: ft.reduce_sum(r**2), x),
+    "TensorArray": _tensor_array_loop,
+    "switch_case": lambda x: ft.switch_case(
+        ft.cast(x[0, 0] > 0, ft.int32), [lambda: x, lambda: -x]
+    ),
+    "case": lambda x: ft.case([(x[0, 0] > 0, lambda: x)], default=lambda: x * 3),
+}
+
+
+@pytest.mark.parametrize("name", CONTROL_FLOW)
+def test_control_flow_ops_are_traced_and_replayed(name):
+    fn = CONTROL_FLOW[name]
+    f = ft.function(fn)
+    x = ft.constant(np.arange(12, dtype=np.float32).reshape(4, 3) - 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        for v in [x, -x, x * 2, -x * 3]:
+            np.testing.assert_allclose(f(v).numpy(), fn(v).numpy(), rtol=1e-6)
+    assert f.experimental_get_tracing_count() <= 2

@@ -282,7 +282,7 @@ def test_an_untraceable_step_warns_once_and_gives_the_eager_results():
     assert eager[3] == []
     assert len(traced[3]) == 1, traced[3]  # one warning, though each shape traced once
     assert "HostReading.train_step runs eagerly" in traced[3][0]
-    assert "float() or int() reads a traced tensor's value" in traced[3][0]
+    assert "float() or int() reads a traced float32 tensor's value" in traced[3][0]
     assert len(traced[1]) == len(eager[1]) == 12  # the Python line ran on every batch
     np.testing.assert_allclose(traced[1], eager[1], rtol=1e-6)
     assert traced[0] == eager[0]

@@ -5,7 +5,10 @@ and the graph-era names that eager programs still call (``identity_n``, ``no_op`
 
 Everything here is plain Python around ferrotape's ops: a branch or loop body runs as ordinary
 eager code, so every op inside is recorded by the active tapes and gradients (of any order) flow
-through without a derivative of their own.
+through without a derivative of their own. Inside ``ft.function`` each decision (a predicate, a
+branch index, a loop condition) is read into Python as a bool or integer, which makes it a guard
+of the trace: a later call deciding otherwise runs the trace of its own path (see
+``polymorphic_function``).
 
 Where TensorFlow's eager and ``tf.function`` behaviour differ, ``while_loop`` follows
 ``tf.function`` (which is where real programs run loops): the result has ``loop_vars``'

@@ -13,9 +13,21 @@ objects; other objects by identity), and which arguments are the same tensor. An
 trace per concrete shape (a ``None`` dimension matches any size), which only shows as Python
 side effects running again for a new shape.
 
+Branches on tensor values (a Python ``if`` or ``while`` on a tensor, ``tf.cond``,
+``tf.while_loop``, ``int(t)`` of an integer tensor) are *guarded*: the trace records the value
+the branch read (a bool or integer value of at most 64 elements), and a replay that sees another
+value stops there, before changing any variable, and replays the trace of that other path, or
+traces it when it is new. Each key keeps up to ``MAX_PATHS`` such traces; a function that takes
+more paths for one key (a loop whose count changes on every call) then runs eagerly for it,
+with a warning. The results are TensorFlow's; only Python side effects differ: TensorFlow's
+autograph traces both branches of an ``if`` once, ferrotape traces the branch taken, once per
+path.
+
 What cannot be replayed runs eagerly instead, with a one-time warning naming the reason and the
-Python line: reading a traced tensor's value into Python (``.numpy()``, ``float(t)``, a Python
-``if`` on a tensor), or an operation ferrotape cannot record yet. A function called while a
+Python line: reading a traced floating-point value into Python (``.numpy()``, ``float(t)``, an
+``if`` on a float tensor itself), a branch on a tensor value after a variable was changed in the
+same call (a replay taking another branch could not undo the change), or an operation
+ferrotape cannot record yet. A function called while a
 gradient tape outside it is recording, or a forward accumulator is active, also runs eagerly,
 so that the tape (or accumulator) sees every operation (the result is the same).
 ``tf.config.run_functions_eagerly(True)`` turns tracing off.
@@ -23,14 +35,27 @@ so that the tape (or accumulator) sees every operation (the result is the same).
 
 import functools
 import inspect
+import sys
 import warnings
 import weakref
 
 import numpy as np
 
 from . import _core, config, nest
+from .errors import InvalidArgumentError
 
 __all__ = ["Function", "function"]
+
+#: The most traces one key keeps for different paths through branches on tensor values.
+MAX_PATHS = 8
+
+
+def _first_caller_outside_this_module():
+    """The ``stacklevel`` of the user's call, for a warning issued by the caller of this."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _EagerOnly:
@@ -40,10 +65,21 @@ class _EagerOnly:
         self.reason = reason
 
 
+class _Paths:
+    """The traces of one key that branch on tensor values, one per path taken so far, the one
+    replayed last first. Each trace's ``guards`` are the values its branches read, in order."""
+
+    def __init__(self):
+        self.traces = []
+
+    def add(self, concrete):
+        self.traces = [concrete] + [t for t in self.traces if t.guards != concrete.guards]
+
+
 class ConcreteFunction:
     """One trace of a ``Function``: its replayable graph and the structure of its result.
 
-    Calling it replays the graph on tensors shaped like those it was traced with.
+    Calling it with tensors shaped like those it was traced with replays the graph.
     """
 
     def __init__(self, graph, skeleton, leaves, slots, function_name):
@@ -52,14 +88,42 @@ class ConcreteFunction:
         self._leaves = leaves  # its flat leaves: the Python constants, None for tensors
         self._slots = slots  # for each flat leaf, its output index (None: a Python constant)
         self._name = function_name
+        self.guards = graph.guard_values()  # the values its branches on tensors read
 
     @property
     def graph(self):
         """The replayable graph (``node_names()`` lists the recorded kernel calls)."""
         return self._graph
 
+    def __call__(self, *args, **kwargs):
+        """Replays the trace on the tensors among ``args`` and ``kwargs``, in order.
+
+        Raises:
+            InvalidArgumentError: a tensor's shape or dtype differs from the traced one, or a
+                branch on a tensor value goes another way than in this trace.
+        """
+        tensors = [
+            _core.convert_to_tensor(leaf) if isinstance(leaf, np.ndarray) else leaf
+            for leaf in nest.flatten((args, kwargs))
+            if isinstance(leaf, (_core.Tensor, np.ndarray))
+        ]
+        outputs = self._graph.run(tensors)
+        if type(outputs) is tuple:
+            guard, value = outputs
+            raise InvalidArgumentError(
+                f"{self._name}: this trace branched on a tensor value that was "
+                f"{list(self.guards[guard])}, but this call's is {list(value)}; call the "
+                "ft.function itself, which traces the other branch"
+            )
+        return self._pack(outputs)
+
     def _run(self, tensors):
         outputs = self._graph.run(tensors)
+        if self._skeleton is None and self._slots == [0]:
+            return outputs[0]  # a single tensor: the common call, without one more call
+        return self._pack(outputs)
+
+    def _pack(self, outputs):
         if self._skeleton is None and self._slots == [0]:
             # A single tensor returned: nothing to pack (a twentieth of a small step's time).
             return outputs[0]
@@ -180,11 +244,33 @@ class Function:
             return self._python_function(*args, **kwargs)
         key, tensors, (args, kwargs) = self._key(args, kwargs)
         concrete = self._traces.get(key)
+        if type(concrete) is ConcreteFunction:
+            return concrete._run(tensors)
         if concrete is None:
             return self._trace(key, tensors, args, kwargs)
-        if isinstance(concrete, _EagerOnly):
-            return self._python_function(*args, **kwargs)
-        return concrete._run(tensors)
+        if type(concrete) is _Paths:
+            return self._run_paths(concrete, key, tensors, args, kwargs)
+        return self._python_function(*args, **kwargs)
+
+    def _run_paths(self, paths, key, tensors, args, kwargs):
+        """Replays the trace of this call's path, or traces the path if it is new."""
+        concrete, tried = paths.traces[0], []
+        while concrete is not None:
+            outputs = concrete._graph.run(tensors)
+            if type(outputs) is list:
+                if concrete is not paths.traces[0]:
+                    paths.add(concrete)
+                return concrete._pack(outputs)
+            # A branch went another way at guard `guard`: the trace that took the same branches
+            # up to there and this one at it has the same operations up to there.
+            guard, value = outputs
+            tried.append(concrete)
+            taken = concrete.guards[:guard] + (value,)
+            concrete = next(
+                (t for t in paths.traces if t not in tried and t.guards[: guard + 1] == taken),
+                None,
+            )
+        return self._trace(key, tensors, args, kwargs)
 
     def _trace(self, key, tensors, args, kwargs):
         self._tracing_count += 1
@@ -206,13 +292,29 @@ class Function:
                 leaves.append(leaf)
         graph = _core.trace_end(out_tensors)
         if isinstance(graph, str):
-            self._traces[key] = _EagerOnly(graph)
-            self._warn_once(graph)
-        else:
-            # The skeleton holds no tensor of this call, so the trace keeps none of them alive.
-            skeleton = nest.pack_sequence_as(result, leaves)
-            self._traces[key] = ConcreteFunction(graph, skeleton, leaves, slots, self._name)
+            self._eager_only(key, graph)
+            return result
+        # The skeleton holds no tensor of this call, so the trace keeps none of them alive.
+        skeleton = nest.pack_sequence_as(result, leaves)
+        concrete = ConcreteFunction(graph, skeleton, leaves, slots, self._name)
+        if not concrete.guards:
+            self._traces[key] = concrete
+            return result
+        paths = self._traces.get(key)
+        if type(paths) is not _Paths:
+            paths = self._traces[key] = _Paths()
+        paths.add(concrete)
+        if len(paths.traces) > MAX_PATHS:
+            self._eager_only(
+                key,
+                f"its branches on tensor values took more than {MAX_PATHS} paths for the same "
+                "argument shapes",
+            )
         return result
+
+    def _eager_only(self, key, reason):
+        self._traces[key] = _EagerOnly(reason)
+        self._warn_once(reason)
 
     def _warn_once(self, reason):
         if reason in self._warned:
@@ -221,7 +323,7 @@ class Function:
         warnings.warn(
             f"ft.function: {self._name} runs eagerly for these arguments: {reason}",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=_first_caller_outside_this_module(),
         )
 
     def get_concrete_function(self, *args, **kwargs):
@@ -234,6 +336,8 @@ class Function:
         if key not in self._traces:
             self._trace(key, tensors, args, kwargs)
         concrete = self._traces[key]
+        if type(concrete) is _Paths:
+            return concrete.traces[0]  # the path of the last call replayed or traced
         if isinstance(concrete, _EagerOnly):
             raise ValueError(
                 f"{self._name} cannot be traced for these arguments: {concrete.reason}"
@@ -266,7 +370,8 @@ def function(
     Args:
         func: The Python function to compile; ``None`` when called with keyword arguments.
         input_signature: A list of ``ft.TensorSpec`` the tensor arguments must match.
-        autograph: TensorFlow's option; Python control flow on tensor values runs eagerly.
+        autograph: TensorFlow's option; ferrotape guards its traces on Python control flow
+            over tensor values instead of converting it (see this module's documentation).
         jit_compile: Accepted; replays are always compiled kernel sequences.
         reduce_retracing: Accepted; ferrotape traces once per concrete shape.
         experimental_implements: Accepted and ignored.

@@ -22,6 +22,18 @@
 //! Shapes are part of a trace: the caller keys traces by the shapes and dtypes of the inputs,
 //! and a replayed kernel whose result shape differs from the traced one is an error (it can
 //! only mean a value-dependent shape slipped through), never a silent difference.
+//!
+//! Branches on tensor values (a Python `if` or `while` on a tensor, `tf.cond`, `tf.while_loop`)
+//! are handled with **guards**, as tracing JITs do, rather than by recording both branches:
+//! reading a small integer or bool tensor into the host records a [`guard`] holding the value
+//! seen. A replay checks each guard when it reaches it; on another value it stops there
+//! ([`Replay::Diverged`]) and the caller replays or records the trace of that other path, so
+//! each trace is only ever replayed along the path it recorded. A replay stopped by a guard
+//! must leave no trace of itself (random draws before the guard aside: the generator has moved
+//! on, as if those numbers had been drawn and not used), so a plan refuses a variable write or optimizer step before a
+//! guard (it could not be undone), and a replay holds back host callbacks (`tf.print`) until it
+//! has passed every guard. Floating-point values are not guarded: a branch on one would rarely
+//! take the same path twice, so reading one still refuses the trace.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -48,10 +60,26 @@ enum Work {
     /// A chain of element-wise kernels fused by the plan.
     Fused(fusion::Chain),
     Effect(Box<EffectFn>),
+    /// An effect that calls back into the host (see [`host_effect`]).
+    HostEffect(Box<EffectFn>),
+    /// A value the host branched on while tracing (see [`guard`]): the guard's ordinal among
+    /// the trace's guards, the value seen, and where the host read it (for messages).
+    Guard {
+        ordinal: usize,
+        expected: Vec<i64>,
+        place: String,
+    },
     /// A kernel call whose attributes were read from tensor values while tracing: a replay
     /// would reuse them stale, so a trace that still needs it after its callers had their
     /// say (see [`opaque`]) is refused.
     Opaque,
+}
+
+impl Work {
+    /// Whether the node changes state outside its results (kept even if nothing reads it).
+    fn is_effect(&self) -> bool {
+        matches!(self, Work::Effect(_) | Work::HostEffect(_))
+    }
 }
 
 struct Node {
@@ -75,6 +103,8 @@ pub struct Recording {
     slot_count: usize,
     /// Whether some effect calls back into the host (see [`host_effect`]).
     calls_host: bool,
+    /// The number of guards recorded.
+    guards: usize,
     /// Why this trace cannot be replayed (the first reason found).
     pub invalid: Option<String>,
 }
@@ -208,9 +238,47 @@ where
     RECORDING.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             rec.calls_host = true;
-            rec.push(name, Work::Effect(Box::new(make_effect())), inputs, &[]);
+            rec.push(name, Work::HostEffect(Box::new(make_effect())), inputs, &[]);
         }
     });
+}
+
+/// The most elements a guarded value may have: a branch decides on a scalar or a few values,
+/// and comparing more on every replay would cost more than it saves.
+pub const GUARD_MAX_ELEMENTS: usize = 64;
+
+/// The values a guard compares, or `None` for a tensor that cannot be guarded (floating-point,
+/// complex, or more than [`GUARD_MAX_ELEMENTS`] elements).
+fn guard_values(t: &Tensor) -> Option<Vec<i64>> {
+    let dtype = t.dtype();
+    if !(dtype.is_int() || dtype == DType::Bool) || t.len() > GUARD_MAX_ELEMENTS {
+        return None;
+    }
+    let values = ferrotape_core::kernels::cast(t.value(), DType::I64).ok()?;
+    Some(values.to_vec::<i64>())
+}
+
+/// While tracing, records that the host read `t`'s value (at `place`, for messages) to decide
+/// something: replays are valid only where `t` has the same value (see the module docs).
+/// Returns false, recording nothing, when `t` cannot be guarded (see [`GUARD_MAX_ELEMENTS`]);
+/// the caller then refuses the trace.
+pub fn guard(t: &Tensor, place: impl FnOnce() -> String) -> bool {
+    let Some(expected) = guard_values(t) else {
+        return false;
+    };
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            let ordinal = rec.guards;
+            rec.guards += 1;
+            let work = Work::Guard {
+                ordinal,
+                expected,
+                place: place(),
+            };
+            rec.push("Guard", work, &[t], &[]);
+        }
+    });
+    true
 }
 
 /// Marks a tensor made from host values as a constant of the trace.
@@ -268,6 +336,7 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             nodes: Vec::new(),
             slot_count: 0,
             calls_host: false,
+            guards: 0,
             invalid: None,
         };
         for t in inputs {
@@ -303,6 +372,32 @@ pub fn abandon() {
     RECORDING.with(|r| r.borrow_mut().take());
 }
 
+/// What a replay of a [`Graph`] did.
+#[derive(Debug)]
+pub enum Replay {
+    /// It ran to the end: the traced function's outputs.
+    Finished(Vec<Tensor>),
+    /// The guard with this ordinal saw `value` where the trace saw another: the replay stopped
+    /// there, having changed no variable and called back nothing (see the module docs).
+    Diverged { guard: usize, value: Vec<i64> },
+}
+
+impl Replay {
+    /// The outputs, or an error naming the guard for a replay that took another path.
+    pub fn finished(self) -> Result<Vec<Tensor>> {
+        match self {
+            Replay::Finished(outputs) => Ok(outputs),
+            Replay::Diverged { guard, value } => Err(Error::invalid(
+                "function",
+                format!(
+                    "the trace took another branch: guard {guard} saw {value:?}, which this trace \
+                     did not record"
+                ),
+            )),
+        }
+    }
+}
+
 /// A recorded function, ready to replay: its kernel calls and effects in order, with dead
 /// kernel calls removed and each slot's last use known.
 pub struct Graph {
@@ -318,6 +413,8 @@ pub struct Graph {
     on_pool: bool,
     /// The number of elements of the largest value computed.
     largest: usize,
+    /// The values each guard expects, by ordinal.
+    guards: Vec<Vec<i64>>,
 }
 
 impl Graph {
@@ -329,8 +426,9 @@ impl Graph {
         }
         let mut keep = vec![false; rec.nodes.len()];
         for (i, n) in rec.nodes.iter().enumerate().rev() {
-            let needed =
-                matches!(n.work, Work::Effect(_)) || n.outputs.iter().any(|(s, ..)| live[*s]);
+            let needed = n.work.is_effect()
+                || matches!(n.work, Work::Guard { .. })
+                || n.outputs.iter().any(|(s, ..)| live[*s]);
             if needed {
                 keep[i] = true;
                 for &s in &n.inputs {
@@ -355,6 +453,7 @@ impl Graph {
             .zip(keep)
             .filter_map(|(n, k)| k.then_some(n))
             .collect();
+        let guards = guards_after_no_state_change(&nodes)?;
         let constants: Vec<(usize, Tensor)> = rec
             .constants
             .into_iter()
@@ -400,7 +499,13 @@ impl Graph {
             frees,
             on_pool,
             largest,
+            guards,
         })
+    }
+
+    /// The value each guard expects, in the order the trace reached them.
+    pub fn guard_values(&self) -> &[Vec<i64>] {
+        &self.guards
     }
 
     /// Whether a value computed is large enough for a kernel to split its work across the
@@ -425,15 +530,16 @@ impl Graph {
 
     /// Runs the recorded calls on new inputs (same shapes and dtypes as traced), on a thread
     /// of the compute pool when that pays (see `compute_thread`). A replay records nothing, so
-    /// it may leave the caller's thread.
-    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+    /// it may leave the caller's thread. It stops at the first guard that sees another value
+    /// than the trace did.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Replay> {
         if !self.on_pool {
             return self.run_here(inputs);
         }
         crate::compute_thread::on_compute_thread(|| self.run_here(inputs))
     }
 
-    fn run_here(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+    fn run_here(&self, inputs: &[Tensor]) -> Result<Replay> {
         if inputs.len() != self.inputs.len() {
             return Err(Error::invalid(
                 "function",
@@ -452,6 +558,8 @@ impl Graph {
             values[s] = Some(t.clone());
         }
         let mut args: Vec<Tensor> = Vec::new();
+        // With guards, host callbacks wait until every guard has passed (see the module docs).
+        let mut held_back: Vec<(&EffectFn, Vec<Tensor>)> = Vec::new();
         for (node, frees) in self.nodes.iter().zip(&self.frees) {
             ferrotape_core::interrupt::check(node.name)?;
             args.clear();
@@ -485,18 +593,66 @@ impl Graph {
                     values[*s] = Some(t);
                 }
                 Work::Effect(f) => f(&args)?,
+                Work::HostEffect(f) if self.guards.is_empty() => f(&args)?,
+                Work::HostEffect(f) => held_back.push((&**f, args.clone())),
+                Work::Guard {
+                    ordinal, expected, ..
+                } => {
+                    let value = guard_values(&args[0]).expect("a guarded slot keeps its dtype");
+                    if value != *expected {
+                        return Ok(Replay::Diverged {
+                            guard: *ordinal,
+                            value,
+                        });
+                    }
+                }
                 Work::Opaque => unreachable!("refused when planned"),
             }
             for &s in frees {
                 values[s] = None;
             }
         }
-        Ok(self
-            .outputs
-            .iter()
-            .map(|&s| values[s].clone().expect("an output slot is filled"))
-            .collect())
+        for (f, args) in held_back {
+            f(&args)?;
+        }
+        Ok(Replay::Finished(
+            self.outputs
+                .iter()
+                .map(|&s| values[s].clone().expect("an output slot is filled"))
+                .collect(),
+        ))
     }
+}
+
+/// The values the guards of `nodes` expect, by ordinal; or the reason the plan is refused when
+/// a state change (a variable write, an optimizer step) comes before a guard: a replay stopped
+/// by that guard could not undo it.
+fn guards_after_no_state_change(nodes: &[Node]) -> std::result::Result<Vec<Vec<i64>>, String> {
+    let mut guards = Vec::new();
+    let mut first_change: Option<&'static str> = None;
+    for n in nodes {
+        match &n.work {
+            Work::Effect(_) => {
+                first_change.get_or_insert(n.name);
+            }
+            Work::Guard {
+                ordinal,
+                expected,
+                place,
+            } => {
+                if let Some(change) = first_change {
+                    return Err(format!(
+                        "a branch on a tensor value{place} comes after {change} changed a \
+                         variable, which a replay taking another branch could not undo"
+                    ));
+                }
+                debug_assert_eq!(*ordinal, guards.len(), "guards are never removed");
+                guards.push(expected.clone());
+            }
+            _ => {}
+        }
+    }
+    Ok(guards)
 }
 
 /// The error of a replayed kernel whose result differs in shape or dtype from the traced one.
@@ -532,7 +688,7 @@ fn fuse(
     let mut effects = 0;
     for (i, n) in nodes.iter().enumerate() {
         effects_before.push(effects);
-        effects += usize::from(matches!(n.work, Work::Effect(_)));
+        effects += usize::from(n.work.is_effect());
         for &s in &n.inputs {
             users.entry(s).or_default().push(i);
         }
@@ -639,7 +795,11 @@ mod tests {
         assert!(!is_tracing());
         // relu's result feeds only the multiply: one fused node.
         assert_eq!(graph.node_names(), ["FusedElementwise"]);
-        let out = graph.run(&[vector(&[-1.0, 4.0])]).unwrap();
+        let out = graph
+            .run(&[vector(&[-1.0, 4.0])])
+            .unwrap()
+            .finished()
+            .unwrap();
         assert_eq!(values(&out[0]), [0.0, 12.0]);
     }
 
@@ -681,7 +841,11 @@ mod tests {
                 Tensor::new(kernels_scale(x.value(), 1.25)),
                 Tensor::new(kernels_scale(y.value(), -0.5)),
             );
-            let replayed = graph.run(&[x2.clone(), y2.clone()]).unwrap();
+            let replayed = graph
+                .run(&[x2.clone(), y2.clone()])
+                .unwrap()
+                .finished()
+                .unwrap();
             let (root, q) = chain(&x2, &y2);
             let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&replayed[0]), bits(&root), "{n}");
@@ -717,7 +881,11 @@ mod tests {
                 "Binary"
             ]
         );
-        let out = graph.run(std::slice::from_ref(&x)).unwrap();
+        let out = graph
+            .run(std::slice::from_ref(&x))
+            .unwrap()
+            .finished()
+            .unwrap();
         let e = 2f32.exp();
         assert_eq!(
             values(&out[0]),
@@ -738,8 +906,8 @@ mod tests {
         v.assign(doubled.value()).unwrap();
         let graph = end(&[]).unwrap();
         assert_eq!(values(&v.read()), [2.0]);
-        graph.run(&[]).unwrap();
-        graph.run(&[]).unwrap();
+        graph.run(&[]).unwrap().finished().unwrap();
+        graph.run(&[]).unwrap().finished().unwrap();
         assert_eq!(values(&v.read()), [8.0]);
     }
 
@@ -760,7 +928,10 @@ mod tests {
         begin(std::slice::from_ref(&x)).unwrap();
         let y = ops::add(&x, &captured).unwrap();
         let graph = end(&[y]).unwrap();
-        assert_eq!(values(&graph.run(&[vector(&[5.0])]).unwrap()[0]), [15.0]);
+        assert_eq!(
+            values(&graph.run(&[vector(&[5.0])]).unwrap().finished().unwrap()[0]),
+            [15.0]
+        );
     }
 
     #[test]
@@ -772,7 +943,13 @@ mod tests {
         let graph = end(&[y]).unwrap();
         let index = Tensor::new(Array::from_vec(vec![1i32, 1], &[2]).unwrap());
         assert_eq!(
-            values(&graph.run(&[params.clone(), index]).unwrap()[0]),
+            values(
+                &graph
+                    .run(&[params.clone(), index])
+                    .unwrap()
+                    .finished()
+                    .unwrap()[0]
+            ),
             [2.0, 2.0]
         );
 
@@ -792,5 +969,103 @@ mod tests {
         let err = graph.run(&[vector(&[1.0, 2.0, 3.0])]).unwrap_err();
         assert!(err.to_string().contains("replayed trace"), "{err}");
         assert!(graph.run(&[]).is_err());
+    }
+
+    /// `x * 2` if `sum(x) > 0` else `-x`, branching as the host would: by reading the
+    /// comparison (recorded as a guard while tracing).
+    fn branchy(x: &Tensor) -> Tensor {
+        use ferrotape_core::kernels::CompareOp;
+        let positive = ops::compare(
+            CompareOp::Greater,
+            &ops::reduce_sum(x, None, false).unwrap(),
+            &x.scalar_like(0.0),
+        )
+        .unwrap();
+        assert!(guard(&positive, || " at test.py:1".into()));
+        if positive.value().scalar_f64() == Some(1.0) {
+            ops::mul(x, &x.scalar_like(2.0)).unwrap()
+        } else {
+            ops::neg(x).unwrap()
+        }
+    }
+
+    #[test]
+    fn a_guard_lets_replays_on_its_path_finish_and_stops_the_others() {
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let y = branchy(&x);
+        let graph = end(&[y]).unwrap();
+        assert_eq!(graph.guard_values(), [vec![1]]);
+        let out = graph
+            .run(&[vector(&[3.0, -1.0])])
+            .unwrap()
+            .finished()
+            .unwrap();
+        assert_eq!(values(&out[0]), [6.0, -2.0]);
+        match graph.run(&[vector(&[-3.0, 1.0])]).unwrap() {
+            Replay::Diverged { guard, value } => assert_eq!((guard, value), (0, vec![0])),
+            Replay::Finished(_) => panic!("the other branch was replayed"),
+        }
+        let err = graph
+            .run(&[vector(&[-3.0, 1.0])])
+            .unwrap()
+            .finished()
+            .unwrap_err();
+        assert!(err.to_string().contains("another branch"), "{err}");
+    }
+
+    #[test]
+    fn floating_point_and_large_values_are_not_guarded() {
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        assert!(!guard(&ops::exp(&x).unwrap(), String::new));
+        let many = Tensor::new(Array::from_vec(vec![1i32; GUARD_MAX_ELEMENTS + 1], &[65]).unwrap());
+        assert!(!guard(&many, String::new));
+        abandon();
+    }
+
+    #[test]
+    fn a_variable_write_before_a_guard_refuses_and_host_callbacks_wait_for_the_guards() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let v = Variable::new(Array::from_vec(vec![1.0f32], &[1]).unwrap(), true, "v");
+        let x = vector(&[1.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        effect("AssignVariableOp", &[&x], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        let y = branchy(&x);
+        let reason = end(&[y]).err().unwrap();
+        assert!(
+            reason.contains("AssignVariableOp") && reason.contains("test.py:1"),
+            "{reason}"
+        );
+
+        // A callback before the guard runs only once the replay has passed it; a write after
+        // the guard is fine.
+        let calls = Arc::new(AtomicUsize::new(0));
+        begin(std::slice::from_ref(&x)).unwrap();
+        host_effect("HostCallback", &[&x], || {
+            let calls = calls.clone();
+            move |_: &[Tensor]| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }
+        });
+        let y = branchy(&x);
+        effect("AssignVariableOp", &[&y], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        let graph = end(&[]).unwrap();
+        assert!(matches!(
+            graph.run(&[vector(&[-5.0])]).unwrap(),
+            Replay::Diverged { .. }
+        ));
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        assert_eq!(values(&v.read()), [1.0]);
+        graph.run(&[vector(&[5.0])]).unwrap().finished().unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(values(&v.read()), [10.0]);
     }
 }

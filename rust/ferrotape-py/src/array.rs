@@ -573,8 +573,13 @@ fn one_hot(
             .or(off.as_ref())
             .map_or(DType::F32, |t| t.dtype()),
     };
-    let value =
-        |t: Option<Tensor>, default: f64| t.and_then(|t| t.value().scalar_f64()).unwrap_or(default);
+    let value = |t: Option<Tensor>, default: f64| {
+        t.and_then(|t| {
+            crate::function::note_value_read(indices.py(), &t, "OneHot's on_value or off_value");
+            t.value().scalar_f64()
+        })
+        .unwrap_or(default)
+    };
     wrap(ops::one_hot(
         &to_tensor(indices, None)?,
         depth,
@@ -788,6 +793,7 @@ fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// A scalar argument `what` of `op` (`tf.range`'s `limit`, ...) as a float.
 fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     let t = to_tensor(obj, None).map_err(in_argument(what))?;
+    crate::function::note_value_read(obj.py(), &t, op);
     t.value().scalar_f64().ok_or_else(|| {
         errors::invalid_argument(
             op,

@@ -479,6 +479,7 @@ impl FromPyObject<'_, '_> for Flag {
 pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     if let Some(t) = as_tensor(obj) {
         if t.rank() == 0 && t.dtype().is_int() {
+            crate::function::note_value_read(obj.py(), &t, "an integer argument");
             return Ok(t.value().scalar_f64().unwrap_or(0.0) as i64);
         }
         return Err(type_error(format!(
@@ -496,6 +497,7 @@ pub fn int_of(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
 /// A list of ints from an int, a sequence, a numpy array or an integer tensor.
 pub fn ints_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     if let Some(t) = as_tensor(obj) {
+        crate::function::note_value_read(obj.py(), &t, "an integer list argument");
         let v = kernels::cast(t.value(), DType::I64)
             .raise()?
             .to_vec::<i64>();

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use ferrotape_autodiff::trace::{self, Graph};
+use ferrotape_autodiff::trace::{self, Graph, Replay};
 use ferrotape_autodiff::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -25,8 +25,9 @@ pub struct PyTracedGraph {
 #[pymethods]
 impl PyTracedGraph {
     /// Runs the recorded kernels on `inputs` (tensors of the traced shapes and dtypes) and
-    /// returns the traced outputs, without running any Python.
-    fn run(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<PyTensor>> {
+    /// returns the traced outputs (a list), without running any Python. A replay stopped by a
+    /// guard returns `(guard ordinal, value seen)` instead, a tuple (see `guard_values`).
+    fn run(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let inputs = inputs
             .iter()
             .map(tensor_of)
@@ -39,7 +40,28 @@ impl PyTracedGraph {
             crate::interrupts::run(py, || graph.run(&inputs))
         })
         .raise()?;
-        Ok(outputs.into_iter().map(PyTensor::new).collect())
+        Ok(match outputs {
+            Replay::Finished(outputs) => {
+                let outputs: Vec<PyTensor> = outputs.into_iter().map(PyTensor::new).collect();
+                outputs.into_pyobject(py)?.into_any().unbind()
+            }
+            Replay::Diverged { guard, value } => (guard, PyTuple::new(py, value)?)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+        })
+    }
+
+    /// The value each guard of the trace expects (a tuple of ints per guard), in the order
+    /// the trace reached them: the branches on tensor values it recorded.
+    fn guard_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let guards = self
+            .graph
+            .guard_values()
+            .iter()
+            .map(|v| PyTuple::new(py, v))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, guards)
     }
 
     /// The names of the recorded kernel calls and effects kept after dead code was removed.
@@ -135,14 +157,24 @@ pub fn tape_is_recording() -> bool {
     ferrotape_autodiff::tape::any_recording() || ferrotape_autodiff::tape::any_accumulating()
 }
 
-/// Refuses the trace being recorded, if any, because Python read a value of it (`what`
-/// names how), naming the Python line that did.
+/// Python read a value of the trace being recorded, if any (`what` names how): a small
+/// integer or bool value becomes a guard of the trace (replays are valid while it holds the
+/// same value), any other value refuses the trace, naming the Python line that read it.
 pub fn note_value_read(py: Python<'_>, t: &Tensor, what: &str) {
     if !trace::is_traced_value(t) {
         return;
     }
-    let place = python_line(py).unwrap_or_default();
-    trace::refuse(|| format!("{what} reads a traced tensor's value into Python{place}"));
+    let place = || python_line(py).unwrap_or_default();
+    if trace::guard(t, place) {
+        return;
+    }
+    let place = place();
+    trace::refuse(|| {
+        format!(
+            "{what} reads a traced {} tensor's value into Python{place}",
+            t.dtype()
+        )
+    });
 }
 
 /// ` at FILE:LINE` of the innermost Python frame, if there is one.
