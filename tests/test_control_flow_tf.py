@@ -384,25 +384,19 @@ def an_if_on_a_variable_read(tf):
     return step, counter
 
 
-# Each program, and whether ferrotape runs it eagerly (a variable changes before a branch).
-BRANCH_PROGRAMS = [
-    (branches_then_updates, False),
-    (an_update_then_a_branch, True),
-    (an_if_on_a_variable_read, False),
-]
+BRANCH_PROGRAMS = [branches_then_updates, an_update_then_a_branch, an_if_on_a_variable_read]
 
 
-@pytest.mark.parametrize(
-    "make, eagerly", BRANCH_PROGRAMS, ids=[make.__name__ for make, _ in BRANCH_PROGRAMS]
-)
-def test_branches_inside_a_compiled_function_agree_with_tensorflow(make, eagerly):
+@pytest.mark.parametrize("make", BRANCH_PROGRAMS, ids=[make.__name__ for make in BRANCH_PROGRAMS])
+def test_branches_inside_a_compiled_function_agree_with_tensorflow(make):
     import warnings
 
     runs = []
     for module in (real_tf, ferrotape):
         step, variable = make(module)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RuntimeWarning)
+        with warnings.catch_warnings():
+            # TensorFlow's retracing warnings; in ferrotape, no eager fallback.
+            warnings.simplefilter("ignore" if module is real_tf else "error")
             runs.append(
                 [
                     _normalise(
@@ -412,5 +406,3 @@ def test_branches_inside_a_compiled_function_agree_with_tensorflow(make, eagerly
                 ]
             )
     assert runs[1] == runs[0]
-    fallbacks = [w for w in caught if "runs eagerly" in str(w.message)]
-    assert bool(fallbacks) == eagerly, [str(w.message) for w in fallbacks]

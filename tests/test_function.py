@@ -278,12 +278,17 @@ def test_run_functions_eagerly_switches_tracing_off():
 def test_input_signature_is_checked():
     f = ft.function(lambda x: x * 2, input_signature=[ft.TensorSpec([None, 2], ft.float32)])
     np.testing.assert_array_equal(f(ft.ones((3, 2))).numpy(), np.full((3, 2), 2.0))
-    with pytest.raises(ValueError, match="not compatible"):
+    with pytest.raises(TypeError, match="not compatible"):  # TensorFlow's TypeError too
         f(ft.ones((3, 3)))
     with pytest.raises(TypeError, match="int32"):
         f(ft.ones((3, 2), dtype=ft.int32))
     with pytest.raises(TypeError, match="TensorSpecs"):
         f(ft.ones((3, 2)), ft.ones((3, 2)))
+    # Python values are converted to the spec's dtype first, as TensorFlow binds them.
+    np.testing.assert_array_equal(f([[1, 2]]).numpy(), [[2.0, 4.0]])
+    assert f([[1, 2]]).dtype == ft.float32
+    with pytest.raises(TypeError, match="not compatible"):
+        f(3.0)
 
 
 def test_methods_trace_per_instance_and_variables_made_on_the_first_call():
@@ -462,20 +467,41 @@ def test_cond_and_while_loop_inside_a_function_with_first_and_second_order_gradi
     assert f.experimental_get_tracing_count() == 4
 
 
-def test_a_variable_change_before_a_branch_runs_eagerly_and_counts_once():
-    v = ft.Variable(0.0)
+def test_variable_changes_before_a_branch_are_undone_when_a_replay_takes_another_path():
+    # A replay that reaches a guard with another value stops there: what it wrote before (a
+    # variable, an optimizer step) is undone, and the other path's trace runs instead.
+    def make_step():
+        v = ft.Variable(0.0)
+        w = ft.Variable([1.0, -1.0])
+        optimizer = ft.keras.optimizers.Adam(0.1)
 
-    @ft.function
-    def f(x):
-        v.assign_add(1.0)
-        if x > 0:
-            return x
-        return -x
+        def step(x, n):
+            v.assign_add(1.0)
+            with ft.GradientTape() as tape:
+                loss = ft.reduce_sum(w * x) ** 2
+            optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+            total = ft.constant(0.0)
+            for i in ft.range(n):  # a guard per iteration, after the writes
+                v.assign_add(ft.cast(i, ft.float32))
+                total += v
+            return -total if x[0] > 0 else total
 
-    with pytest.warns(RuntimeWarning, match=r"branch on a tensor value.*AssignVariableOp"):
-        assert f(ft.constant(2.0)).numpy() == 2.0
-    assert f(ft.constant(-3.0)).numpy() == 3.0
-    assert v.numpy() == 2.0
+        return step, (v, w, optimizer.iterations)
+
+    eager, eager_state = make_step()
+    traced, traced_state = make_step()
+    compiled = ft.function(traced)
+    calls = [([1.0, 2.0], 2), ([-1.0, 2.0], 2), ([1.0, 2.0], 3), ([1.0, 2.0], 2), ([-1.0, 0.5], 3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # traced, not run eagerly
+        for x, n in calls * 2:
+            got = compiled(ft.constant(x), ft.constant(n))
+            expected = eager(ft.constant(x), ft.constant(n))
+            assert got.numpy() == pytest.approx(float(expected), rel=1e-6)
+            for t, e in zip(traced_state, eager_state, strict=True):
+                np.testing.assert_allclose(t.numpy(), e.numpy(), rtol=1e-6)
+    assert compiled.experimental_get_tracing_count() == 4  # (n, sign): (2,+) (2,-) (3,+) (3,-)
+    assert int(traced_state[2].numpy()) == len(calls) * 2
 
 
 def test_variable_changes_and_prints_after_a_branch_happen_once_per_call(capsys):
@@ -576,3 +602,121 @@ def test_control_flow_ops_are_traced_and_replayed(name):
         for v in [x, -x, x * 2, -x * 3]:
             np.testing.assert_allclose(f(v).numpy(), fn(v).numpy(), rtol=1e-6)
     assert f.experimental_get_tracing_count() <= 2
+
+
+def test_variables_may_be_created_on_the_first_trace_only():
+    made = []
+
+    @ft.function
+    def f(x):
+        if x.shape[0] == 3:
+            made.append(ft.Variable(1.0))
+        return x * 2
+
+    f(ft.ones(2))
+    with pytest.raises(ValueError, match="creating variables on a non-first call"):
+        f(ft.ones(3))
+    np.testing.assert_array_equal(f(ft.ones(2)).numpy(), [2.0, 2.0])  # the first trace stands
+
+
+def test_python_numbers_returned_come_back_as_tensors():
+    @ft.function
+    def f(x):
+        return 1, 2.5, True, None, "text", np.float64(0.5), x
+
+    for _ in range(2):  # traced, then replayed
+        i, r, b, nothing, text, n, x = f(ft.ones(2))
+        assert [i.dtype, r.dtype, b.dtype, n.dtype] == [ft.int32, ft.float32, ft.bool, ft.float64]
+        assert (i.numpy(), r.numpy(), b.numpy(), n.numpy()) == (1, 2.5, True, 0.5)
+        assert nothing is None and text == "text" and isinstance(x, ft.Tensor)
+
+
+def test_a_gan_step_replays_what_eager_computes():
+    # Generator and discriminator trained from one persistent tape, each with its own Adam,
+    # the noise drawn outside the step so that both runs see the same.
+    def make():
+        ft.keras.utils.set_random_seed(7)
+        generator = ft.keras.Sequential(
+            [
+                ft.keras.Input((4,)),
+                ft.keras.layers.Dense(16, activation="relu"),
+                ft.keras.layers.Dense(6, activation="tanh"),
+            ]
+        )
+        discriminator = ft.keras.Sequential(
+            [
+                ft.keras.Input((6,)),
+                ft.keras.layers.Dense(16),
+                ft.keras.layers.LeakyReLU(0.2),
+                ft.keras.layers.Dense(1),
+            ]
+        )
+        return (
+            generator,
+            discriminator,
+            ft.keras.optimizers.Adam(1e-3),
+            ft.keras.optimizers.Adam(2e-3),
+        )
+
+    entropy = ft.keras.losses.BinaryCrossentropy(from_logits=True)
+
+    def step(models, real, noise):
+        generator, discriminator, g_opt, d_opt = models
+        with ft.GradientTape(persistent=True) as tape:
+            fake = generator(noise, training=True)
+            real_out = discriminator(real, training=True)
+            fake_out = discriminator(fake, training=True)
+            g_loss = entropy(ft.ones_like(fake_out), fake_out)
+            d_loss = entropy(ft.ones_like(real_out), real_out) + entropy(
+                ft.zeros_like(fake_out), fake_out
+            )
+        g_grads = tape.gradient(g_loss, generator.trainable_variables)
+        d_grads = tape.gradient(d_loss, discriminator.trainable_variables)
+        g_opt.apply_gradients(zip(g_grads, generator.trainable_variables, strict=True))
+        d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables, strict=True))
+        return g_loss, d_loss
+
+    eager, traced = make(), make()
+    compiled = ft.function(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the step must trace, not fall back
+        for _ in range(4):
+            real, noise = rand(32, 6), rand(32, 4)
+            for got, want in zip(
+                compiled(traced, real, noise), step(eager, real, noise), strict=True
+            ):
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+    assert compiled.experimental_get_tracing_count() == 1
+    for model in (0, 1):
+        for t, e in zip(traced[model].weights, eager[model].weights, strict=True):
+            np.testing.assert_allclose(t.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_learning_rate_schedule_stays_in_order_with_branches():
+    # A host callback that refills a variable (the scheduled rate) runs in order in a replay
+    # with guards; only output (ft.print) waits for the guards.
+    def make_step():
+        ft.keras.utils.set_random_seed(11)
+        w = ft.Variable([1.0, -1.0])
+        schedule = ft.keras.optimizers.schedules.ExponentialDecay(0.1, 1, 0.5)
+        optimizer = ft.keras.optimizers.SGD(schedule)
+
+        def step(x):
+            with ft.GradientTape() as tape:
+                loss = ft.reduce_sum(w * x) ** 2
+            grad = tape.gradient(loss, w)
+            optimizer.apply_gradients([(grad if x[0] > 0 else -grad, w)])
+            return loss
+
+        return step, w
+
+    eager, w_eager = make_step()
+    traced, w_traced = make_step()
+    compiled = ft.function(traced)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x in [[1.0, 2.0], [-1.0, 2.0], [2.0, 1.0], [-2.0, 1.0], [1.0, 1.0]]:
+            compiled(ft.constant(x))
+            eager(ft.constant(x))
+            np.testing.assert_allclose(w_traced.numpy(), w_eager.numpy(), rtol=1e-5)
+    assert compiled.experimental_get_tracing_count() == 2

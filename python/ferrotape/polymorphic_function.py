@@ -8,28 +8,33 @@ only while tracing, ``tf.print`` on every call.
 
 The key, as TensorFlow's: the shapes and dtypes of the tensor arguments (numpy arrays count as
 tensors), the values of the other arguments (Python numbers, strings, ``None``, and hashable
-objects; other objects by identity), and which arguments are the same tensor. An
-``input_signature`` checks the tensors against its ``TensorSpec`` s; ferrotape still records one
-trace per concrete shape (a ``None`` dimension matches any size), which only shows as Python
-side effects running again for a new shape.
+objects; other objects by identity). ferrotape's key also holds which arguments are the same
+tensor, the identity of a variable passed as an argument, and the type of a Python number
+(``True`` is not ``1``), where TensorFlow's does not: such calls trace once more than in
+TensorFlow, with the same results. An ``input_signature`` converts Python values to tensors of
+its ``TensorSpec`` s' dtypes and checks the tensors against them (``TypeError`` on a mismatch);
+ferrotape still records one trace per concrete shape (a ``None`` dimension matches any size),
+which only shows as Python side effects running again for a new shape.
+
+As in TensorFlow, variables may be created on the first trace only (a ``ValueError`` after it),
+and Python numbers in the result come back as tensors.
 
 Branches on tensor values (a Python ``if`` or ``while`` on a tensor, ``tf.cond``,
 ``tf.while_loop``, ``int(t)`` of an integer tensor) are *guarded*: the trace records the value
 the branch read (a bool or integer value of at most 64 elements), and a replay that sees another
-value stops there, before changing any variable, and replays the trace of that other path, or
-traces it when it is new. Each key keeps up to ``MAX_PATHS`` such traces; a function that takes
-more paths for one key (a loop whose count changes on every call) then runs eagerly for it,
-with a warning. The results are TensorFlow's; only Python side effects differ: TensorFlow's
-autograph traces both branches of an ``if`` once, ferrotape traces the branch taken, once per
-path.
+value stops there, undoes the variable writes it made before (an optimizer step included), and
+replays the trace of that other path, or traces it when it is new. ``tf.print`` output waits
+until a replay has passed every branch; random numbers drawn before the branch stay drawn. Each
+key keeps up to ``MAX_PATHS`` such traces; a function that takes more paths for one key (a loop
+whose count changes on every call) then runs eagerly for it, with a warning. The results are
+TensorFlow's; only Python side effects differ: TensorFlow's autograph traces both branches of an
+``if`` once, ferrotape traces the branch taken, once per path.
 
 What cannot be replayed runs eagerly instead, with a one-time warning naming the reason and the
 Python line: reading a traced floating-point value into Python (``.numpy()``, ``float(t)``, an
-``if`` on a float tensor itself), a branch on a tensor value after a variable was changed in the
-same call (a replay taking another branch could not undo the change), or an operation
-ferrotape cannot record yet. A function called while a
-gradient tape outside it is recording, or a forward accumulator is active, also runs eagerly,
-so that the tape (or accumulator) sees every operation (the result is the same).
+``if`` on a float tensor itself), or an operation ferrotape cannot record yet. A function called
+while a gradient tape outside it is recording, or a forward accumulator is active, also runs
+eagerly, so that the tape (or accumulator) sees every operation (the result is the same).
 ``tf.config.run_functions_eagerly(True)`` turns tracing off.
 """
 
@@ -43,6 +48,7 @@ import numpy as np
 
 from . import _core, config, nest
 from .errors import InvalidArgumentError
+from .tensor_spec import TensorSpec
 
 __all__ = ["Function", "function"]
 
@@ -56,6 +62,20 @@ def _first_caller_outside_this_module():
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _as_tensor(leaf):
+    if isinstance(leaf, (bool, int, float, np.generic, np.ndarray)):
+        return _core.convert_to_tensor(leaf)
+    return leaf
+
+
+def _python_numbers_as_tensors(result):
+    """``result`` with its Python and numpy numbers as tensors, as a traced TensorFlow function
+    returns them (a ``str`` or ``None`` stays as it is)."""
+    if isinstance(result, _core.Tensor):
+        return result
+    return nest.map_structure(_as_tensor, result)
 
 
 class _EagerOnly:
@@ -74,6 +94,15 @@ class _Paths:
 
     def add(self, concrete):
         self.traces = [concrete] + [t for t in self.traces if t.guards != concrete.guards]
+
+
+def _new_branch_place(paths):
+    """Where the newest trace of ``paths`` first branched otherwise than the one before it."""
+    newest, previous = paths.traces[0], paths.traces[1]
+    guards = zip(newest.guards, previous.guards, strict=False)
+    first = next((i for i, (a, b) in enumerate(guards) if a != b), 0)
+    places = newest.graph.guard_places()
+    return places[first] if first < len(places) else ""
 
 
 class ConcreteFunction:
@@ -110,8 +139,9 @@ class ConcreteFunction:
         outputs = self._graph.run(tensors)
         if type(outputs) is tuple:
             guard, value = outputs
+            place = self._graph.guard_places()[guard]
             raise InvalidArgumentError(
-                f"{self._name}: this trace branched on a tensor value that was "
+                f"{self._name}: this trace branched on a tensor value{place} that was "
                 f"{list(self.guards[guard])}, but this call's is {list(value)}; call the "
                 "ft.function itself, which traces the other branch"
             )
@@ -170,7 +200,7 @@ def _check_signature(signature, tensors, name):
                 f"expects {spec.dtype.name}"
             )
         if not spec.is_compatible_with(t):
-            raise ValueError(
+            raise TypeError(
                 f"{name}: argument {i} has shape {t.shape}, which is not compatible with the "
                 f"input_signature's {spec.shape}"
             )
@@ -223,6 +253,8 @@ class Function:
         return bound
 
     def _key(self, args, kwargs):
+        if self._input_signature is not None:
+            args = self._converted(args)
         # The common call, tensors as positional arguments (or none), has no structure to
         # flatten or rebuild: that took a sixth of a small traced step's time. Its key is the
         # same tuple the general path builds.
@@ -238,6 +270,16 @@ class Function:
         packed = (args, kwargs) if plain else nest.pack_sequence_as((args, kwargs), leaves)
         return tuple(key), tensors, packed
 
+    def _converted(self, args):
+        """Positional arguments as tensors of their ``TensorSpec`` s' dtypes, as TensorFlow
+        binds a call to an ``input_signature`` (Python numbers and lists become tensors)."""
+        return tuple(
+            _core.convert_to_tensor(arg, dtype=spec.dtype)
+            if isinstance(spec, TensorSpec) and not isinstance(arg, (_core.Tensor, _core.Variable))
+            else arg
+            for arg, spec in zip(args, self._input_signature, strict=False)
+        ) + tuple(args[len(self._input_signature) :])
+
     def __call__(self, *args, **kwargs):
         if config.functions_run_eagerly() or _core.is_tracing() or _core.tape_is_recording():
             # Eagerly: switched off, inlined into an outer trace, or watched by a tape/accumulator.
@@ -250,7 +292,7 @@ class Function:
             return self._trace(key, tensors, args, kwargs)
         if type(concrete) is _Paths:
             return self._run_paths(concrete, key, tensors, args, kwargs)
-        return self._python_function(*args, **kwargs)
+        return _python_numbers_as_tensors(self._python_function(*args, **kwargs))
 
     def _run_paths(self, paths, key, tensors, args, kwargs):
         """Replays the trace of this call's path, or traces the path if it is new."""
@@ -277,6 +319,13 @@ class Function:
         _core.trace_begin(tensors)
         try:
             result = self._python_function(*args, **kwargs)
+            if self._tracing_count > 1 and _core.trace_variables_created():
+                raise ValueError(
+                    f"{self._name}: creating variables on a non-first call to a function "
+                    "decorated with ft.function; as in TensorFlow, create them on the first call "
+                    "(once) or outside the function"
+                )
+            result = _python_numbers_as_tensors(result)
         except BaseException:
             _core.trace_abandon()
             raise
@@ -308,7 +357,7 @@ class Function:
             self._eager_only(
                 key,
                 f"its branches on tensor values took more than {MAX_PATHS} paths for the same "
-                "argument shapes",
+                f"argument shapes (the last new one at the branch{_new_branch_place(paths)})",
             )
         return result
 

@@ -215,7 +215,7 @@ def print(*inputs, **kwargs):  # noqa: A001 - TensorFlow's name
     emit(*tensors)
     if _core.is_tracing():
         # Inside ft.function: print again on every replayed call, as TensorFlow's print op.
-        _core.trace_host_effect(emit, list(tensors))
+        _core.trace_host_effect(emit, list(tensors), output_only=True)
 
 
 __all__ = ["format_tensor", "print"]

@@ -191,6 +191,8 @@ __all__ = [
     "trace_begin",
     "trace_end",
     "trace_host_effect",
+    "trace_variable_is_internal",
+    "trace_variables_created",
     "transpose",
     "truediv",
     "unstack",
@@ -364,6 +366,7 @@ class Tensor:
 
 @final
 class TracedGraph:
+    def guard_places(self) -> Any: ...
     def guard_values(self) -> Any: ...
     def node_names(self) -> Any: ...
     def run(self, inputs: Any) -> Any: ...
@@ -1098,9 +1101,17 @@ def trace_begin(inputs: Any) -> Any:
 def trace_end(outputs: Any) -> Any:
     """Ends the trace being recorded: its graph, or the reason it cannot be replayed (a string)."""
 
-def trace_host_effect(callback: Any, tensors: Any) -> Any:
+def trace_host_effect(callback: Any, tensors: Any, output_only: Any = False) -> Any:
     """Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
     (`tf.print` inside a traced function): the host callback runs with the replayed values."""
+
+def trace_variable_is_internal() -> Any:
+    """Notes that the variable just created is the trace's own machinery (a holder that a recorded
+    host effect refills), so that it does not count as a variable the traced function created."""
+
+def trace_variables_created() -> Any:
+    """The number of variables created so far in the trace being recorded on this thread (0 when
+    none is)."""
 
 def transpose(
     a: _TensorLike,

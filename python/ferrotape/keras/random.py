@@ -18,6 +18,8 @@ The numbers are drawn with numpy on the host. Inside a function ``ft.function`` 
 ``Model.fit`` step, say), a draw with a ``SeedGenerator`` or no seed is recorded as a host effect
 that draws again on every replay, in the same order as eager calls would, so a traced step gets
 new numbers each call (the same ones an eager run gets); an int seed's numbers are constants.
+One exception: a replay that a branch on a tensor value stops partway (see ``ft.function``) has
+already drawn its numbers, so the draws after it are new but no longer the eager run's.
 """
 
 import random as _python_random
@@ -83,6 +85,7 @@ def _drawn(seed, draw, dtype):
     if not _core.is_tracing() or not (seed is None or isinstance(seed, SeedGenerator)):
         return values
     holder = _core.Variable(values, trainable=False, name="keras_random_draw")
+    _core.trace_variable_is_internal()  # not the user's: allowed in any trace
 
     def redraw():
         holder.assign(_core.constant(np.asarray(draw(_rng(seed))), dtype=dtype))

@@ -30,10 +30,11 @@
 //! ([`Replay::Diverged`]) and the caller replays or records the trace of that other path, so
 //! each trace is only ever replayed along the path it recorded. A replay stopped by a guard
 //! must leave no trace of itself (random draws before the guard aside: the generator has moved
-//! on, as if those numbers had been drawn and not used), so a plan refuses a variable write or optimizer step before a
-//! guard (it could not be undone), and a replay holds back host callbacks (`tf.print`) until it
-//! has passed every guard. Floating-point values are not guarded: a branch on one would rarely
-//! take the same path twice, so reading one still refuses the trace.
+//! on, as if those numbers had been drawn and not used): while a guard may still stop it, a
+//! replay journals its variable writes (optimizer steps included) to undo them
+//! ([`crate::variable::Journal`]), and it holds back host callbacks that only write output
+//! (`tf.print`) until it has passed every guard. Floating-point values are not guarded: a
+//! branch on one would rarely take the same path twice, so reading one still refuses the trace.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -60,8 +61,12 @@ enum Work {
     /// A chain of element-wise kernels fused by the plan.
     Fused(fusion::Chain),
     Effect(Box<EffectFn>),
-    /// An effect that calls back into the host (see [`host_effect`]).
-    HostEffect(Box<EffectFn>),
+    /// An effect that calls back into the host (see [`host_effect`]); `output_only` when all
+    /// it does is write output (`tf.print`), which a replay with guards holds back.
+    HostEffect {
+        effect: Box<EffectFn>,
+        output_only: bool,
+    },
     /// A value the host branched on while tracing (see [`guard`]): the guard's ordinal among
     /// the trace's guards, the value seen, and where the host read it (for messages).
     Guard {
@@ -78,7 +83,7 @@ enum Work {
 impl Work {
     /// Whether the node changes state outside its results (kept even if nothing reads it).
     fn is_effect(&self) -> bool {
-        matches!(self, Work::Effect(_) | Work::HostEffect(_))
+        matches!(self, Work::Effect(_) | Work::HostEffect { .. })
     }
 }
 
@@ -105,6 +110,8 @@ pub struct Recording {
     calls_host: bool,
     /// The number of guards recorded.
     guards: usize,
+    /// The number of variables created while recording (see [`variable_created`]).
+    variables_created: usize,
     /// Why this trace cannot be replayed (the first reason found).
     pub invalid: Option<String>,
 }
@@ -228,17 +235,28 @@ where
 }
 
 /// [`effect`] for an effect that calls back into the host language (`tf.print`'s Python
-/// callback). A replay holding one runs on the calling thread rather than on the compute pool:
-/// the callback needs the host's lock (Python's GIL), and a host thread holding that lock may
-/// itself be waiting for the pool.
-pub fn host_effect<F>(name: &'static str, inputs: &[&Tensor], make_effect: impl FnOnce() -> F)
-where
+/// callback, a refill of a variable from host values). A replay holding one runs on the
+/// calling thread rather than on the compute pool: the callback needs the host's lock
+/// (Python's GIL), and a host thread holding that lock may itself be waiting for the pool.
+/// `output_only` says the callback only writes output (`tf.print`): a replay that may still
+/// stop at a guard holds it back until it has passed them all, whereas other callbacks run in
+/// order (their variable writes are undone with the replay's, see the module docs).
+pub fn host_effect<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    output_only: bool,
+    make_effect: impl FnOnce() -> F,
+) where
     F: Fn(&[Tensor]) -> Result<()> + Send + Sync + 'static,
 {
     RECORDING.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             rec.calls_host = true;
-            rec.push(name, Work::HostEffect(Box::new(make_effect())), inputs, &[]);
+            let work = Work::HostEffect {
+                effect: Box::new(make_effect()),
+                output_only,
+            };
+            rec.push(name, work, inputs, &[]);
         }
     });
 }
@@ -303,6 +321,32 @@ pub fn refuse(reason: impl FnOnce() -> String) {
     });
 }
 
+/// Notes that the host created a variable; counted if a trace is being recorded (TensorFlow
+/// lets a traced function create variables on its first trace only, a rule its host half
+/// enforces).
+pub fn variable_created() {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.variables_created += 1;
+        }
+    });
+}
+
+/// Notes that the variable the host just created belongs to the trace's own machinery (a
+/// holder a recorded effect refills), not to the traced function: it is not counted.
+pub fn variable_is_internal() {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.variables_created = rec.variables_created.saturating_sub(1);
+        }
+    });
+}
+
+/// The number of variables created so far in the trace being recorded (0 if none is).
+pub fn variables_created() -> usize {
+    RECORDING.with(|r| r.borrow().as_ref().map_or(0, |rec| rec.variables_created))
+}
+
 /// Whether `t` is a value that differs from one replay of the trace being recorded to the
 /// next: one of the function's tensor arguments, or a value computed from them inside it (so
 /// reading it into the host makes the trace depend on a value a replay would not see). Only
@@ -337,6 +381,7 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             slot_count: 0,
             calls_host: false,
             guards: 0,
+            variables_created: 0,
             invalid: None,
         };
         for t in inputs {
@@ -378,7 +423,7 @@ pub enum Replay {
     /// It ran to the end: the traced function's outputs.
     Finished(Vec<Tensor>),
     /// The guard with this ordinal saw `value` where the trace saw another: the replay stopped
-    /// there, having changed no variable and called back nothing (see the module docs).
+    /// there, its variable writes undone and nothing called back (see the module docs).
     Diverged { guard: usize, value: Vec<i64> },
 }
 
@@ -413,8 +458,12 @@ pub struct Graph {
     on_pool: bool,
     /// The number of elements of the largest value computed.
     largest: usize,
-    /// The values each guard expects, by ordinal.
-    guards: Vec<Vec<i64>>,
+    /// The value each guard expects and where the host read it (` at FILE:LINE`, or empty),
+    /// by ordinal.
+    guards: Vec<(Vec<i64>, String)>,
+    /// The index of the last guard when a variable write comes before it: until the replay
+    /// has passed that guard, it journals its writes to undo them if a guard stops it.
+    undo_until: Option<usize>,
 }
 
 impl Graph {
@@ -453,7 +502,7 @@ impl Graph {
             .zip(keep)
             .filter_map(|(n, k)| k.then_some(n))
             .collect();
-        let guards = guards_after_no_state_change(&nodes)?;
+        let (guards, undo_until) = guards_and_undo_span(&nodes);
         let constants: Vec<(usize, Tensor)> = rec
             .constants
             .into_iter()
@@ -500,12 +549,18 @@ impl Graph {
             on_pool,
             largest,
             guards,
+            undo_until,
         })
     }
 
     /// The value each guard expects, in the order the trace reached them.
-    pub fn guard_values(&self) -> &[Vec<i64>] {
-        &self.guards
+    pub fn guard_values(&self) -> Vec<&[i64]> {
+        self.guards.iter().map(|(v, _)| &v[..]).collect()
+    }
+
+    /// Where the host read the value of each guard (` at FILE:LINE`, or empty), in order.
+    pub fn guard_places(&self) -> Vec<&str> {
+        self.guards.iter().map(|(_, p)| &p[..]).collect()
     }
 
     /// Whether a value computed is large enough for a kernel to split its work across the
@@ -560,7 +615,8 @@ impl Graph {
         let mut args: Vec<Tensor> = Vec::new();
         // With guards, host callbacks wait until every guard has passed (see the module docs).
         let mut held_back: Vec<(&EffectFn, Vec<Tensor>)> = Vec::new();
-        for (node, frees) in self.nodes.iter().zip(&self.frees) {
+        let mut journal = crate::variable::Journal::open(self.undo_until.is_some());
+        for (i, (node, frees)) in self.nodes.iter().zip(&self.frees).enumerate() {
             ferrotape_core::interrupt::check(node.name)?;
             args.clear();
             for &s in &node.inputs {
@@ -593,17 +649,24 @@ impl Graph {
                     values[*s] = Some(t);
                 }
                 Work::Effect(f) => f(&args)?,
-                Work::HostEffect(f) if self.guards.is_empty() => f(&args)?,
-                Work::HostEffect(f) => held_back.push((&**f, args.clone())),
+                Work::HostEffect {
+                    effect,
+                    output_only: true,
+                } if !self.guards.is_empty() => held_back.push((&**effect, args.clone())),
+                Work::HostEffect { effect, .. } => effect(&args)?,
                 Work::Guard {
                     ordinal, expected, ..
                 } => {
                     let value = guard_values(&args[0]).expect("a guarded slot keeps its dtype");
                     if value != *expected {
+                        journal.undo();
                         return Ok(Replay::Diverged {
                             guard: *ordinal,
                             value,
                         });
+                    }
+                    if Some(i) == self.undo_until {
+                        journal.keep();
                     }
                 }
                 Work::Opaque => unreachable!("refused when planned"),
@@ -624,35 +687,35 @@ impl Graph {
     }
 }
 
-/// The values the guards of `nodes` expect, by ordinal; or the reason the plan is refused when
-/// a state change (a variable write, an optimizer step) comes before a guard: a replay stopped
-/// by that guard could not undo it.
-fn guards_after_no_state_change(nodes: &[Node]) -> std::result::Result<Vec<Vec<i64>>, String> {
+/// The values the guards of `nodes` expect and where the host read them, by ordinal; and the
+/// index of the last guard if a variable write comes before it (a replay keeps an undo journal
+/// until it has passed that guard).
+fn guards_and_undo_span(nodes: &[Node]) -> (Vec<(Vec<i64>, String)>, Option<usize>) {
     let mut guards = Vec::new();
-    let mut first_change: Option<&'static str> = None;
-    for n in nodes {
+    let mut writes_before = false;
+    let mut undo_until = None;
+    for (i, n) in nodes.iter().enumerate() {
         match &n.work {
-            Work::Effect(_) => {
-                first_change.get_or_insert(n.name);
-            }
+            // A host callback other than output refills variables (see `host_effect`).
+            Work::Effect(_)
+            | Work::HostEffect {
+                output_only: false, ..
+            } => writes_before = true,
             Work::Guard {
                 ordinal,
                 expected,
                 place,
             } => {
-                if let Some(change) = first_change {
-                    return Err(format!(
-                        "a branch on a tensor value{place} comes after {change} changed a \
-                         variable, which a replay taking another branch could not undo"
-                    ));
-                }
                 debug_assert_eq!(*ordinal, guards.len(), "guards are never removed");
-                guards.push(expected.clone());
+                guards.push((expected.clone(), place.clone()));
+                if writes_before {
+                    undo_until = Some(i);
+                }
             }
             _ => {}
         }
     }
-    Ok(guards)
+    (guards, undo_until)
 }
 
 /// The error of a replayed kernel whose result differs in shape or dtype from the traced one.
@@ -995,7 +1058,8 @@ mod tests {
         begin(std::slice::from_ref(&x)).unwrap();
         let y = branchy(&x);
         let graph = end(&[y]).unwrap();
-        assert_eq!(graph.guard_values(), [vec![1]]);
+        assert_eq!(graph.guard_values(), [[1]]);
+        assert_eq!(graph.guard_places(), [" at test.py:1"]);
         let out = graph
             .run(&[vector(&[3.0, -1.0])])
             .unwrap()
@@ -1025,27 +1089,53 @@ mod tests {
     }
 
     #[test]
-    fn a_variable_write_before_a_guard_refuses_and_host_callbacks_wait_for_the_guards() {
+    fn writes_before_a_guard_are_undone_when_it_stops_the_replay() {
+        let v = Variable::new(Array::from_vec(vec![1.0f32], &[1]).unwrap(), true, "v");
+        let w = Variable::new(Array::from_vec(vec![5.0f32], &[1]).unwrap(), true, "w");
+        let x = vector(&[1.0]);
+        let add_to = |var: &Variable, t: &Tensor| {
+            var.assign_update(t.value(), false).unwrap();
+            effect("AssignAddVariableOp", &[t], || {
+                let var = var.clone();
+                move |t: &[Tensor]| var.assign_update(t[0].value(), false)
+            });
+        };
+        begin(std::slice::from_ref(&x)).unwrap();
+        add_to(&v, &x); // v: 2, then written again below: undone to its first value
+        add_to(&w, &x); // w: 6
+        add_to(&v, &x); // v: 3
+        let y = branchy(&x);
+        let graph = end(&[y]).unwrap();
+        assert_eq!(
+            (values(&v.read()), values(&w.read())),
+            (vec![3.0], vec![6.0])
+        );
+        assert!(matches!(
+            graph.run(&[vector(&[-2.0])]).unwrap(),
+            Replay::Diverged { .. }
+        ));
+        assert_eq!(
+            (values(&v.read()), values(&w.read())),
+            (vec![3.0], vec![6.0])
+        );
+        let out = graph.run(&[vector(&[2.0])]).unwrap().finished().unwrap();
+        assert_eq!(values(&out[0]), [4.0]);
+        assert_eq!(
+            (values(&v.read()), values(&w.read())),
+            (vec![7.0], vec![8.0])
+        );
+    }
+
+    #[test]
+    fn host_callbacks_wait_for_the_guards() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let v = Variable::new(Array::from_vec(vec![1.0f32], &[1]).unwrap(), true, "v");
         let x = vector(&[1.0]);
-        begin(std::slice::from_ref(&x)).unwrap();
-        effect("AssignVariableOp", &[&x], || {
-            let v = v.clone();
-            move |t: &[Tensor]| v.assign(t[0].value())
-        });
-        let y = branchy(&x);
-        let reason = end(&[y]).err().unwrap();
-        assert!(
-            reason.contains("AssignVariableOp") && reason.contains("test.py:1"),
-            "{reason}"
-        );
-
         // A callback before the guard runs only once the replay has passed it; a write after
         // the guard is fine.
         let calls = Arc::new(AtomicUsize::new(0));
         begin(std::slice::from_ref(&x)).unwrap();
-        host_effect("HostCallback", &[&x], || {
+        host_effect("HostCallback", &[&x], true, || {
             let calls = calls.clone();
             move |_: &[Tensor]| {
                 calls.fetch_add(1, Ordering::SeqCst);

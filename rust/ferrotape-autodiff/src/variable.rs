@@ -11,7 +11,7 @@
 //! alike.
 
 use std::any::Any;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -27,6 +27,52 @@ static CREATION_ORDER: AtomicU64 = AtomicU64::new(0);
 thread_local! {
     /// The dtype reads of autocast variables are cast to on this thread (None: no cast).
     static AUTOCAST: Cell<Option<DType>> = const { Cell::new(None) };
+    /// While a [`Journal`] is open on this thread: each variable written since it opened, with
+    /// the value it had before its first write.
+    static JOURNAL: RefCell<Option<Vec<(Variable, Array)>>> = const { RefCell::new(None) };
+}
+
+/// An undo journal of variable writes on this thread: a replay of a traced function keeps one
+/// while it may still stop at a guard, which must leave the variables as they were (see
+/// `trace`). Keeping a value costs no copy: it shares the buffer, and the write that follows
+/// copies it first (assignment is copy-on-write).
+///
+/// A journal is a scope: opening one sets aside the thread's current one (that of a replay
+/// this one runs inside, whose writes these are not), and dropping it puts that one back.
+pub struct Journal {
+    outer: Option<Option<Vec<(Variable, Array)>>>,
+}
+
+impl Journal {
+    /// Opens a journal scope on this thread, keeping writes if `keeping`, else not.
+    pub fn open(keeping: bool) -> Journal {
+        let outer = JOURNAL.with(|j| j.replace(keeping.then(Vec::new)));
+        Journal { outer: Some(outer) }
+    }
+
+    /// Stops keeping writes, keeping those made so far.
+    pub fn keep(&mut self) {
+        JOURNAL.with(|j| j.replace(None));
+    }
+
+    /// Gives each variable written since the journal opened its value from before, latest
+    /// write undone first, and stops keeping writes.
+    pub fn undo(&mut self) {
+        let written = JOURNAL.with(|j| j.replace(None)).unwrap_or_default();
+        for (variable, before) in written.into_iter().rev() {
+            *variable.0.value.write() = before;
+        }
+    }
+}
+
+impl Drop for Journal {
+    /// Closes the scope (a replay that failed halfway keeps what it wrote, as an eager run
+    /// would) and puts back the journal it set aside.
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            JOURNAL.with(|j| j.replace(outer));
+        }
+    }
 }
 
 /// Sets this thread's autocast dtype (`None` ends autocasting) and returns the previous one,
@@ -192,7 +238,20 @@ impl Variable {
 
     /// Write access to the value, for fused in-place updates (optimizer steps). Not recorded.
     pub(crate) fn value_mut(&self) -> parking_lot::RwLockWriteGuard<'_, Array> {
+        self.journal_write();
         self.0.value.write()
+    }
+
+    /// Keeps the value before this write in the open [`Journal`], if any, unless this variable
+    /// is in it already.
+    fn journal_write(&self) {
+        JOURNAL.with(|j| {
+            if let Some(written) = j.borrow_mut().as_mut() {
+                if !written.iter().any(|(v, _)| v == self) {
+                    written.push((self.clone(), self.0.value.read().clone()));
+                }
+            }
+        });
     }
 
     /// Where the value lives (TensorFlow's `Variable.device`).
@@ -204,6 +263,7 @@ impl Variable {
     /// differentiable.
     pub fn assign(&self, value: &Array) -> Result<()> {
         self.check("AssignVariableOp", value)?;
+        self.journal_write();
         let mut slot = self.0.value.write();
         *slot = value.to_device(slot.device())?.contiguous();
         Ok(())
@@ -222,6 +282,7 @@ impl Variable {
         } else {
             kernels::BinaryOp::Add
         };
+        self.journal_write();
         let mut slot = self.0.value.write();
         // Complex values have no in-place loop: they are added part by part (see `binary`).
         if !slot.dtype().is_complex() && kernels::update_in_place(&mut slot, delta, which)? {
@@ -244,6 +305,33 @@ impl std::fmt::Debug for Variable {
 mod tests {
     use super::*;
     use crate::tape::{Source, Tape};
+
+    fn scalar(v: &Variable) -> f32 {
+        v.snapshot().to_vec::<f32>()[0]
+    }
+
+    #[test]
+    fn a_journal_undoes_its_own_writes_but_not_those_of_a_scope_inside_it() {
+        let v = Variable::new(Array::scalar(1.0f32), true, "v");
+        let w = Variable::new(Array::scalar(10.0f32), true, "w");
+        let shared = v.read(); // shares v's buffer: the next write copies it
+        let mut journal = Journal::open(true);
+        v.assign_update(&Array::scalar(1.0f32), false).unwrap(); // copies (shared)
+        v.assign_update(&Array::scalar(1.0f32), false).unwrap(); // in place
+        {
+            let _inner = Journal::open(false); // another replay run inside this one
+            w.assign(&Array::scalar(20.0f32)).unwrap();
+        }
+        assert_eq!((scalar(&v), scalar(&w)), (3.0, 20.0));
+        journal.undo();
+        assert_eq!((scalar(&v), scalar(&w)), (1.0, 20.0));
+        assert_eq!(shared.value().to_vec::<f32>(), [1.0]);
+        v.assign(&Array::scalar(5.0f32)).unwrap(); // no longer kept
+        journal.undo();
+        assert_eq!(scalar(&v), 5.0);
+        drop(journal);
+        JOURNAL.with(|j| assert!(j.borrow().is_none(), "the scope put back no journal"));
+    }
 
     #[test]
     fn autocast_reads_cast_and_the_gradient_reaches_the_float32_variable() {

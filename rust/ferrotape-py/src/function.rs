@@ -59,9 +59,18 @@ impl PyTracedGraph {
             .graph
             .guard_values()
             .iter()
-            .map(|v| PyTuple::new(py, v))
+            .map(|v| PyTuple::new(py, v.iter()))
             .collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(py, guards)
+    }
+
+    /// Where Python read the value of each guard (`" at FILE:LINE"`, or `""`), in order.
+    fn guard_places(&self) -> Vec<String> {
+        self.graph
+            .guard_places()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     /// The names of the recorded kernel calls and effects kept after dead code was removed.
@@ -136,6 +145,26 @@ pub fn trace_end(py: Python<'_>, outputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<
 #[pyfunction]
 pub fn trace_abandon() {
     trace::abandon();
+}
+
+/// The number of variables created so far in the trace being recorded on this thread (0
+/// when none is).
+///
+/// Returns:
+///     An int.
+#[pyfunction]
+pub fn trace_variables_created() -> usize {
+    trace::variables_created()
+}
+
+/// Notes that the variable just created is the trace's own machinery (a holder that a recorded
+/// host effect refills), so that it does not count as a variable the traced function created.
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_variable_is_internal() {
+    trace::variable_is_internal();
 }
 
 /// Whether a trace is being recorded on this thread.
@@ -215,13 +244,17 @@ pub fn host_value<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>
 /// Args:
 ///     callback: A Python callable taking the tensors.
 ///     tensors: The tensors it reads.
+///     output_only: Whether the callback only writes output (`tf.print`), so that a replay
+///         may hold it back until the trace's guards have passed; other callbacks run in order.
 ///
 /// Returns:
 ///     None.
 #[pyfunction]
+#[pyo3(signature = (callback, tensors, output_only=false))]
 pub fn trace_host_effect(
     callback: Bound<'_, PyAny>,
     tensors: Vec<Bound<'_, PyAny>>,
+    output_only: bool,
 ) -> PyResult<()> {
     let tensors = tensors
         .iter()
@@ -229,7 +262,7 @@ pub fn trace_host_effect(
         .collect::<PyResult<Vec<Tensor>>>()?;
     let refs: Vec<&Tensor> = tensors.iter().collect();
     let callback = callback.unbind();
-    trace::host_effect("HostCallback", &refs, || {
+    trace::host_effect("HostCallback", &refs, output_only, || {
         move |t: &[Tensor]| {
             Python::attach(|py| {
                 let args = t
@@ -255,6 +288,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
     m.add_function(wrap_pyfunction!(trace_end, m)?)?;
     m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_variables_created, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_variable_is_internal, m)?)?;
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
     m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;
     m.add_function(wrap_pyfunction!(trace_host_effect, m)?)?;

@@ -143,6 +143,7 @@ impl PyVariable {
         };
         let value = to_tensor(&init, optional_dtype(dtype)?)?;
         let name = name.unwrap_or_else(|| "Variable".to_string());
+        trace::variable_created();
         Ok(PyVariable {
             var: Variable::new(
                 value.value().contiguous(),

@@ -1,0 +1,292 @@
+"""``tf.function`` in TensorFlow 2.21 and ``ft.function`` in ferrotape, run on the same programs.
+
+Each program takes the module (``tensorflow`` or ``ferrotape``) as ``tf`` and returns what a
+user can observe: results, how many times the Python body ran, the tracing count, the kinds of
+the errors raised. Branches on tensor values inside a compiled function are compared in
+test_control_flow_tf.py.
+
+Left out on purpose, where ferrotape traces more often than TensorFlow but computes the same
+results (docs/coming-from-tensorflow.md says so): a ``None`` dimension of an ``input_signature``
+(TensorFlow traces once, ferrotape once per concrete shape), the same tensor passed for two
+arguments, different variables of one shape passed as an argument, ``True`` where ``1`` was
+traced, and the second trace TensorFlow makes of a first call that creates variables.
+
+Skipped without TensorFlow (``pip install tensorflow-cpu``).
+"""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+real_tf = pytest.importorskip(
+    "tensorflow", reason="TensorFlow is not installed (pip install tensorflow-cpu)"
+)
+
+import ferrotape  # noqa: E402 - after the skip
+
+PROGRAMS = []
+
+
+def program(fn):
+    PROGRAMS.append(fn)
+    return fn
+
+
+def kind(fn):
+    """Run fn; the kind of exception it raises, or 'no error'."""
+    try:
+        fn()
+    except Exception as err:  # noqa: BLE001 - the kind is the result being compared
+        for k in (TypeError, ValueError):
+            if isinstance(err, k):
+                return k.__name__
+        return type(err).__name__
+    return "no error"
+
+
+def plain(x):
+    """Tensors as (dtype name, shape, values); containers kept; the rest as it is."""
+    if hasattr(x, "numpy") and hasattr(x, "dtype"):
+        return ("tensor", x.dtype.name, tuple(x.shape), np.asarray(x.numpy()))
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [plain(v) for v in x])
+    return x
+
+
+@program
+def side_effects_and_the_trace_key(tf):
+    body_runs = []
+
+    @tf.function
+    def f(x, scale):
+        body_runs.append(scale)
+        return x * scale
+
+    a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    results = [
+        f(a, 2.0),  # traces
+        f(b, 2.0),  # other values, same shape and dtype: replays
+        f(b, 3.0),  # a new Python value: traces
+        f(tf.constant([1.0, 2.0, 3.0]), 3.0),  # a new shape: traces
+        f(tf.constant([1.0, 2.0], tf.float64), 3.0),  # a new dtype: traces
+        f(a, 3.0),  # replays
+        f(np.array([5.0, 6.0], np.float32), 2.0),  # numpy arrays are keyed as tensors
+    ]
+    return results, list(body_runs), f.experimental_get_tracing_count()
+
+
+@program
+def python_arguments_of_several_kinds(tf):
+    @tf.function
+    def f(x, n=None, mode="a", pair=(1, 2)):
+        del mode, pair
+        return x if n is None else x * n
+
+    a = tf.constant([1.0, 2.0])
+    results = [f(a, 1), f(a, 2), f(a, 1), f(a), f(a, mode="b"), f(a, pair=(1, 3)), f(a, 2)]
+    return results, f.experimental_get_tracing_count()
+
+
+@program
+def print_runs_on_every_call(tf, tmp_path):
+    path = tmp_path / f"{tf.__name__}.txt"
+
+    @tf.function
+    def f(x):
+        tf.print("x:", x, output_stream=f"file://{path}")
+        return x + 1
+
+    for v in ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]):
+        f(tf.constant(v))
+    return path.read_text(), f.experimental_get_tracing_count()
+
+
+@program
+def input_signatures(tf):
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def f(x):
+        return x * 2
+
+    return (
+        f(tf.ones((3, 2))),
+        f([[1, 2]]),  # a Python list, converted to the spec's dtype
+        kind(lambda: f(tf.ones((3, 3)))),
+        kind(lambda: f(tf.ones((3, 2), tf.int32))),
+        kind(lambda: f(tf.ones((3, 2)), tf.ones((3, 2)))),
+        kind(lambda: f(3.0)),
+        [(s.shape.as_list(), s.dtype.name) for s in f.input_signature],
+    )
+
+
+@program
+def variables_on_the_first_call_only(tf):
+    holder = []
+
+    @tf.function
+    def once(x):
+        if not holder:
+            holder.append(tf.Variable(2.0))
+        return x * holder[0]
+
+    made = []
+
+    @tf.function
+    def later(x):
+        if x.shape[0] == 3:
+            made.append(tf.Variable(1.0))
+        return x * 2
+
+    a = tf.constant([1.0, 2.0])
+    results = [once(a), once(tf.constant([1.0, 2.0, 3.0])), once(a)]
+    holder[0].assign(5.0)  # read again by every call
+    results.append(once(a))
+    return results, kind(lambda: later(a)), kind(lambda: later(tf.constant([1.0, 2.0, 3.0])))
+
+
+@program
+def captures(tf):
+    scale = [2.0]
+    captured = tf.constant(1.0)
+    variable = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        return x * scale[0] + captured + variable
+
+    a = tf.constant([1.0, 2.0])
+    first = f(a)
+    scale[0], captured = 5.0, tf.constant(10.0)  # Python values and tensors: frozen when traced
+    variable.assign(100.0)  # a variable: read on every call
+    return first, f(a)
+
+
+@program
+def methods_trace_per_instance(tf):
+    class Scaler(tf.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.k = k
+            self.body_runs = 0
+
+        @tf.function
+        def __call__(self, x):
+            self.body_runs += 1
+            return x * self.k
+
+    one, two = Scaler(2.0), Scaler(3.0)
+    a = tf.constant([1.0, 2.0])
+    results = [one(a), one(a + 1), two(a), one(a)]
+    return results, one.body_runs, two.body_runs
+
+
+@program
+def run_functions_eagerly(tf):
+    body_runs = []
+
+    @tf.function
+    def f(x):
+        body_runs.append(1)
+        return x
+
+    a = tf.constant(1.0)
+    f(a)
+    tf.config.run_functions_eagerly(True)
+    try:
+        f(a)
+        f(a)
+        during = tf.config.functions_run_eagerly()
+    finally:
+        tf.config.run_functions_eagerly(False)
+    f(a)
+    return len(body_runs), during, f.experimental_get_tracing_count()
+
+
+@program
+def returned_structures(tf):
+    @tf.function
+    def f(x):
+        return {"tensor": x, "numbers": (1, 2.5, True), "none": None, "list": [x * 2]}
+
+    a = tf.constant([1.0, 2.0])
+    return f(a), f(a + 1)
+
+
+@program
+def python_function_and_concrete_functions(tf):
+    body_runs = []
+
+    @tf.function
+    def f(x):
+        body_runs.append(1)
+        return x * 3
+
+    a = tf.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(a)
+    count_after_concrete = f.experimental_get_tracing_count()
+    return (
+        f.python_function(a),
+        concrete(tf.constant([2.0, 5.0])),
+        f(a),  # the trace get_concrete_function made
+        count_after_concrete,
+        f.experimental_get_tracing_count(),
+        len(body_runs),
+    )
+
+
+@program
+def variables_updated_and_tapes_inside(tf):
+    w = tf.Variable([0.5, -1.0])
+    opt = tf.keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.sin(w * x) ** 2)
+            g = tape.gradient(loss, w)
+            curvature = tf.reduce_sum(g * g)
+        h = outer.gradient(curvature, w)
+        opt.apply_gradients([(g, w)])
+        return loss, g, h
+
+    results = [step(tf.constant([1.0, 2.0])) for _ in range(3)]
+    return results, w, step.experimental_get_tracing_count()
+
+
+def _run(fn, module, tmp_path):
+    if "tmp_path" in fn.__code__.co_varnames[: fn.__code__.co_argcount]:
+        return plain(fn(module, tmp_path))
+    return plain(fn(module))
+
+
+def agree(got, expected):
+    """Equal, with float values within float32 rounding of each other."""
+    if isinstance(got, np.ndarray) and isinstance(expected, np.ndarray):
+        if got.dtype.kind == "f" and expected.dtype.kind == "f":
+            return got.shape == expected.shape and np.allclose(got, expected, rtol=1e-5, atol=1e-6)
+        return np.array_equal(got, expected)
+    if isinstance(got, dict) and isinstance(expected, dict):
+        return got.keys() == expected.keys() and all(agree(got[k], expected[k]) for k in got)
+    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):
+        return (
+            type(got) is type(expected)
+            and len(got) == len(expected)
+            and all(agree(g, e) for g, e in zip(got, expected, strict=True))
+        )
+    return type(got) is type(expected) and got == expected
+
+
+@pytest.mark.parametrize("fn", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
+def test_same_observations_as_tensorflow(fn, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TensorFlow's retracing warnings
+        expected = _run(fn, real_tf, tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no eager fallback in ferrotape
+        got = _run(fn, ferrotape, tmp_path)
+    assert agree(got, expected), f"ferrotape: {got}\nTensorFlow: {expected}"
