@@ -720,3 +720,30 @@ def test_a_learning_rate_schedule_stays_in_order_with_branches():
             eager(ft.constant(x))
             np.testing.assert_allclose(w_traced.numpy(), w_eager.numpy(), rtol=1e-5)
     assert compiled.experimental_get_tracing_count() == 2
+
+
+def test_a_gather_gradient_reads_each_calls_indices():
+    # The backward pass of a gather scatters into the rows the indices name: a replay must
+    # take them from each call's indices, not from the traced call's.
+    def make_step():
+        table = ft.Variable(np.arange(40, dtype=np.float32).reshape(10, 4) / 10)
+        optimizer = ft.keras.optimizers.Adam(0.1)
+
+        def step(ids):
+            with ft.GradientTape() as tape:
+                loss = ft.reduce_sum(ft.sin(ft.gather(table, ids)))
+            optimizer.apply_gradients([(tape.gradient(loss, table), table)])
+            return loss
+
+        return step, table
+
+    eager, eager_table = make_step()
+    traced, traced_table = make_step()
+    compiled = ft.function(traced)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for ids in [[1, 2, 2], [3, 0, 9], [5, 5, 5], [9, 8, 1]]:
+            compiled(ft.constant(ids))
+            eager(ft.constant(ids))
+            np.testing.assert_allclose(traced_table.numpy(), eager_table.numpy(), rtol=1e-6)
+    assert compiled.experimental_get_tracing_count() == 1

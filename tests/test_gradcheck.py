@@ -667,6 +667,13 @@ row(
     (2, 3, 4),
 )
 row(
+    # Squared, so the second derivative goes through the gradient's own scatter (TakeGrad).
+    "gather[batch_dims=1,squared]",
+    lambda x: tf.gather(x, BATCH_IDX, batch_dims=1) ** 2,
+    lambda x: np.stack([x[k][BATCH_IDX[k]] for k in range(2)]) ** 2,
+    (2, 3, 4),
+)
+row(
     "gather[batch_dims=1,axis=2]",
     lambda x: tf.gather(x, BATCH_IDX, axis=2, batch_dims=-1),
     lambda x: np.stack([x[k][:, BATCH_IDX[k]] for k in range(2)]),

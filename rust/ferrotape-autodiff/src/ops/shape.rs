@@ -322,17 +322,16 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
     const OP: &str = "GatherV2";
     let axis = norm_axis(OP, axis, params.rank())?;
     let d = params.shape()[axis];
-    let mut index = Vec::with_capacity(indices.len());
-    for i in kernels::index_values(OP, indices.value())? {
-        if i < 0 || i as usize >= d {
-            return Err(Error::out_of_range(
-                OP,
-                format!("indices = {i} is not in [0, {d})"),
-            ));
-        }
-        index.push(Some(i as usize));
-    }
-    let taken = take(params, axis, Arc::new(index), 0.0)?;
+    let index = gather_positions(OP, indices, d)?;
+    let taken = Tensor::new(kernels::take("Take", params.value(), axis, &index, 0.0)?);
+    // Superseded in a trace by the node recorded below, which reads `indices` again.
+    trace::opaque("Take", &[params], &[&taken]);
+    // The gradient reads its positions from `indices` too, so a traced backward pass replays
+    // with each call's indices (the positions themselves would be stale).
+    record("GatherV2", &[params], &[&taken], || {
+        let indices = indices.clone();
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(gather_grad(&gs[0], &indices, axis, d)?)])
+    });
     let mut shape: Shape = params.shape()[..axis].into();
     shape.extend_from_slice(indices.shape());
     shape.extend_from_slice(&params.shape()[axis + 1..]);
@@ -340,6 +339,41 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: i64) -> Result<Tensor> {
     // Replaces the `Take` node: a replay reads the positions from `indices` again.
     trace::node1(OP, &[params, indices], &y, || {
         move |t: &[Tensor]| gather(&t[0], &t[1], axis as i64)
+    });
+    Ok(y)
+}
+
+/// The positions `indices` names on an axis of length `d` (an error naming `op` for one out of
+/// range).
+fn gather_positions(
+    op: &'static str,
+    indices: &Tensor,
+    d: usize,
+) -> Result<Arc<Vec<Option<usize>>>> {
+    let mut index = Vec::with_capacity(indices.len());
+    for i in kernels::index_values(op, indices.value())? {
+        if i < 0 || i as usize >= d {
+            return Err(Error::out_of_range(
+                op,
+                format!("indices = {i} is not in [0, {d})"),
+            ));
+        }
+        index.push(Some(i as usize));
+    }
+    Ok(Arc::new(index))
+}
+
+/// The gradient of [`gather`] along `axis` (of length `d`) for its output gradient `g` with the
+/// indices flattened: `g`'s slices summed into the positions `indices` names.
+/// d/dg = the gather again.
+fn gather_grad(g: &Tensor, indices: &Tensor, axis: usize, d: usize) -> Result<Tensor> {
+    let index = gather_positions("GatherV2Grad", indices, d)?;
+    let y = Tensor::new(kernels::take_add(g.value(), axis, &index, d)?);
+    trace::node1("GatherV2Grad", &[g, indices], &y, || {
+        move |t: &[Tensor]| gather_grad(&t[0], &t[1], axis, d)
+    });
+    record("GatherV2Grad", &[g], &[&y], || {
+        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take(&gs[0], axis, index.clone(), 0.0)?)])
     });
     Ok(y)
 }
