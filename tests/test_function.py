@@ -747,3 +747,18 @@ def test_a_gather_gradient_reads_each_calls_indices():
             eager(ft.constant(ids))
             np.testing.assert_allclose(traced_table.numpy(), eager_table.numpy(), rtol=1e-6)
     assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_random_crop_draws_a_new_window_on_every_replay():
+    images = ft.constant(np.arange(2 * 6 * 8 * 3, dtype=np.float32).reshape(2, 6, 8, 3))
+    eager_layer = ft.keras.layers.RandomCrop(4, 4, seed=1)
+    traced_layer = ft.keras.layers.RandomCrop(4, 4, seed=1)
+    compiled = ft.function(lambda x: traced_layer(x, training=True))
+    corners = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(6):
+            got = compiled(images).numpy()
+            np.testing.assert_array_equal(got, eager_layer(images, training=True).numpy())
+            corners.add(float(got[0, 0, 0, 0]))
+    assert compiled.experimental_get_tracing_count() == 1 and len(corners) > 1

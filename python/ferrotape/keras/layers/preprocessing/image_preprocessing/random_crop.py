@@ -34,9 +34,13 @@ class RandomCrop(Layer):
         images = _core.cast(images, self.compute_dtype)
         _, h, w, _ = images.shape
         if h > self.height and w > self.width:
-            top = int(keras_random.randint([], 0, h - self.height + 1, seed=self.seed_generator))
-            left = int(keras_random.randint([], 0, w - self.width + 1, seed=self.seed_generator))
-            out = images[:, top : top + self.height, left : left + self.width]
+            top = keras_random.randint([], 0, h - self.height + 1, seed=self.seed_generator)
+            left = keras_random.randint([], 0, w - self.width + 1, seed=self.seed_generator)
+            # The window's rows and columns as gathers from tensor offsets, not a slice at
+            # Python ints: inside ft.function the offsets are drawn again on every call.
+            rows = top + _core.range(self.height)
+            columns = left + _core.range(self.width)
+            out = _core.gather(_core.gather(images, rows, axis=1), columns, axis=2)
         else:
             # Keras starts where the centred window of the target's aspect ratio would, but
             # cuts the target's size from there (less where the image ends), then resizes.
