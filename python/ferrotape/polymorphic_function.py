@@ -148,10 +148,7 @@ class ConcreteFunction:
         return self._pack(outputs)
 
     def _run(self, tensors):
-        outputs = self._graph.run(tensors)
-        if self._skeleton is None and self._slots == [0]:
-            return outputs[0]  # a single tensor: the common call, without one more call
-        return self._pack(outputs)
+        return self._pack(self._graph.run(tensors))
 
     def _pack(self, outputs):
         if self._skeleton is None and self._slots == [0]:
