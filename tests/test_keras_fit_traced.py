@@ -378,3 +378,51 @@ def test_a_fitted_model_copies_and_its_copy_traces_its_own_steps(duplicate):
     for a, b in zip(before, model.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)  # the copy trained its own variables
     assert any(not np.array_equal(a, b) for a, b in zip(before, twin.get_weights(), strict=True))
+
+
+@NO_EAGER_FALLBACK
+def test_metrics_computed_on_the_host_are_replayed_with_the_step():
+    # AUC, precision, recall, F1, IoU and R² reduce with numpy on the host: inside the traced
+    # step each update and result is a host callback run on every replay, in order.
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(70, 4)).astype("float32")
+    y = (x[:, :1] + 0.5 * x[:, 1:2] > 0).astype("float32")
+
+    def train(run_eagerly):
+        keras.utils.set_random_seed(2)
+        model = keras.Sequential(
+            [
+                keras.Input((4,)),
+                keras.layers.Dense(8, activation="relu"),
+                keras.layers.Dense(1, activation="sigmoid"),
+            ]
+        )
+        model.compile(
+            keras.optimizers.Adam(0.05),
+            "binary_crossentropy",
+            metrics=[
+                keras.metrics.AUC(name="auc"),
+                keras.metrics.AUC(curve="PR", name="pr_auc"),
+                keras.metrics.Precision(name="precision"),
+                keras.metrics.Recall(thresholds=[0.3, 0.7], name="recall"),
+                keras.metrics.F1Score(threshold=0.5, name="f1"),
+                keras.metrics.BinaryIoU(name="iou"),
+                keras.metrics.R2Score(name="r2"),
+                keras.metrics.TruePositives(name="tp"),
+            ],
+            run_eagerly=run_eagerly,
+        )
+        history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
+        return (
+            model,
+            history.history,
+            model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True),
+        )
+
+    eager, traced = train(True), train(False)
+    assert traced[0].train_function.experimental_get_tracing_count() == 2  # 16, then 6 rows
+    assert eager[1].keys() == traced[1].keys()
+    for key in eager[1]:
+        np.testing.assert_allclose(traced[1][key], eager[1][key], rtol=1e-5, atol=1e-6, err_msg=key)
+    for key in eager[2]:
+        np.testing.assert_allclose(traced[2][key], eager[2][key], rtol=1e-5, atol=1e-6, err_msg=key)

@@ -191,6 +191,8 @@ __all__ = [
     "trace_begin",
     "trace_end",
     "trace_host_effect",
+    "trace_pause",
+    "trace_resume",
     "trace_variable_is_internal",
     "trace_variables_created",
     "transpose",
@@ -1104,6 +1106,13 @@ def trace_end(outputs: Any) -> Any:
 def trace_host_effect(callback: Any, tensors: Any, output_only: Any = False) -> Any:
     """Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
     (`tf.print` inside a traced function): the host callback runs with the replayed values."""
+
+def trace_pause() -> Any:
+    """Sets the trace being recorded on this thread (if any) aside: nothing is recorded until
+    `trace_resume` (for host arithmetic that a host callback redoes on every replay)."""
+
+def trace_resume() -> Any:
+    """Puts back the trace the last `trace_pause` set aside."""
 
 def trace_variable_is_internal() -> Any:
     """Notes that the variable just created is the trace's own machinery (a holder that a recorded

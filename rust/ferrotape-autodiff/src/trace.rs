@@ -118,6 +118,26 @@ pub struct Recording {
 
 thread_local! {
     static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+    /// Recordings set aside by [`pause`], innermost last.
+    static PAUSED: RefCell<Vec<Option<Recording>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Sets the trace being recorded on this thread (if any) aside until [`resume`]: the host
+/// computes something the trace must not record (its replays redo it through a host effect).
+pub fn pause() {
+    let rec = RECORDING.with(|r| r.borrow_mut().take());
+    PAUSED.with(|p| p.borrow_mut().push(rec));
+}
+
+/// Puts back the recording the last [`pause`] set aside. Returns false when none was paused.
+pub fn resume() -> bool {
+    match PAUSED.with(|p| p.borrow_mut().pop()) {
+        Some(rec) => {
+            RECORDING.with(|r| *r.borrow_mut() = rec);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Whether a trace is being recorded on this thread (one thread-local read).
@@ -1157,5 +1177,19 @@ mod tests {
         graph.run(&[vector(&[5.0])]).unwrap().finished().unwrap();
         assert_eq!(calls.load(Ordering::SeqCst), 1);
         assert_eq!(values(&v.read()), [10.0]);
+    }
+
+    #[test]
+    fn a_paused_trace_records_nothing_until_resumed() {
+        let x = vector(&[1.0, 2.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        pause();
+        assert!(!is_tracing());
+        let _hidden = ops::exp(&x).unwrap();
+        assert!(resume());
+        let y = ops::neg(&x).unwrap();
+        let graph = end(&[y]).unwrap();
+        assert_eq!(graph.node_names(), ["Unary"]);
+        assert!(!resume());
     }
 }

@@ -167,6 +167,34 @@ pub fn trace_variable_is_internal() {
     trace::variable_is_internal();
 }
 
+/// Sets the trace being recorded on this thread (if any) aside: nothing is recorded until
+/// `trace_resume` (for host arithmetic that a host callback redoes on every replay).
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_pause() {
+    trace::pause();
+}
+
+/// Puts back the trace the last `trace_pause` set aside.
+///
+/// Returns:
+///     None.
+///
+/// Raises:
+///     ValueError: no trace was paused.
+#[pyfunction]
+pub fn trace_resume() -> PyResult<()> {
+    if trace::resume() {
+        Ok(())
+    } else {
+        Err(crate::errors::value_error(
+            "trace_resume: no trace was paused on this thread",
+        ))
+    }
+}
+
 /// Whether a trace is being recorded on this thread.
 ///
 /// Returns:
@@ -290,6 +318,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
     m.add_function(wrap_pyfunction!(trace_variables_created, m)?)?;
     m.add_function(wrap_pyfunction!(trace_variable_is_internal, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_pause, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_resume, m)?)?;
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
     m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;
     m.add_function(wrap_pyfunction!(trace_host_effect, m)?)?;

@@ -22,7 +22,7 @@ import ferrotape as ft
 
 from .. import backend
 from . import metrics_utils
-from .metric import Metric, _numpy, divide_no_nan
+from .metric import Metric, _numpy, computed_on_host, divide_no_nan
 
 
 def _scalar_or_vector(values, dtype):
@@ -42,6 +42,7 @@ class _ConfusionMatrixConditionCount(Metric):
         self._thresholds_distributed_evenly = False
         self.accumulator = self.add_variable((len(self.thresholds),), "zeros", name="accumulator")
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch's count (``sample_weight`` weighs each prediction)."""
         metrics_utils.update_confusion_matrix_variables(
@@ -52,6 +53,7 @@ class _ConfusionMatrixConditionCount(Metric):
             sample_weight=sample_weight,
         )
 
+    @computed_on_host
     def result(self):
         return _scalar_or_vector(_numpy(self.accumulator), self.dtype)
 
@@ -103,6 +105,7 @@ class _PrecisionRecall(Metric):
         for count in self._counts:
             setattr(self, count, self.add_variable((len(self.thresholds),), "zeros", name=count))
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch's counts (``sample_weight`` weighs each prediction)."""
         metrics_utils.update_confusion_matrix_variables(
@@ -115,6 +118,7 @@ class _PrecisionRecall(Metric):
             sample_weight=sample_weight,
         )
 
+    @computed_on_host
     def result(self):
         hits, misses = (_numpy(getattr(self, count)) for count in self._counts)
         return _scalar_or_vector(divide_no_nan(hits, hits + misses), self.dtype)
@@ -183,6 +187,7 @@ class SensitivitySpecificityBase(Metric):
         for key in metrics_utils.CONFUSION_KEYS:
             setattr(self, key, self.add_variable((len(self.thresholds),), "zeros", name=key))
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch's counts (``sample_weight`` weighs each prediction)."""
         metrics_utils.update_confusion_matrix_variables(
@@ -235,6 +240,7 @@ class SensitivityAtSpecificity(SensitivitySpecificityBase):
         super().__init__(specificity, num_thresholds, class_id, name=name, dtype=dtype)
         self.specificity = specificity
 
+    @computed_on_host
     def result(self):
         rates = self._rates()
         return self._best_where(rates["specificity"], rates["sensitivity"])
@@ -250,6 +256,7 @@ class SpecificityAtSensitivity(SensitivitySpecificityBase):
         super().__init__(sensitivity, num_thresholds, class_id, name=name, dtype=dtype)
         self.sensitivity = sensitivity
 
+    @computed_on_host
     def result(self):
         rates = self._rates()
         return self._best_where(rates["sensitivity"], rates["specificity"])
@@ -265,6 +272,7 @@ class PrecisionAtRecall(SensitivitySpecificityBase):
         super().__init__(recall, num_thresholds, class_id, name=name, dtype=dtype)
         self.recall = recall
 
+    @computed_on_host
     def result(self):
         rates = self._rates()
         return self._best_where(rates["sensitivity"], rates["precision"])
@@ -280,6 +288,7 @@ class RecallAtPrecision(SensitivitySpecificityBase):
         super().__init__(precision, num_thresholds, class_id, name=name, dtype=dtype)
         self.precision = precision
 
+    @computed_on_host
     def result(self):
         rates = self._rates()
         return self._best_where(rates["precision"], rates["sensitivity"])
@@ -373,6 +382,7 @@ class AUC(Metric):
         self._num_labels = num_labels
         self._built = True
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch's counts (``sample_weight`` weighs each prediction)."""
         y_pred = _numpy(y_pred)
@@ -419,6 +429,7 @@ class AUC(Metric):
         )
         return ft.constant(self._average(increments), dtype=self.dtype)
 
+    @computed_on_host
     def result(self):
         if not self._built:
             return ft.constant(0.0, dtype=self.dtype)

@@ -14,7 +14,7 @@ import numpy as np
 import ferrotape as ft
 
 from .. import backend
-from .metric import Metric, _numpy
+from .metric import Metric, _numpy, computed_on_host
 
 _AVERAGES = (None, "micro", "macro", "weighted")
 
@@ -84,6 +84,7 @@ class FBetaScore(Metric):
             setattr(self, name, self.add_variable(shape, "zeros", name=name))
         self._built = True
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch's counts (``sample_weight``: one weight per row)."""
         y_true = _numpy(y_true).astype(np.float32)
@@ -110,6 +111,7 @@ class FBetaScore(Metric):
         self.false_negatives.assign_add(weighted_sum((1 - y_pred) * y_true))
         self.intermediate_weights.assign_add(weighted_sum(y_true))
 
+    @computed_on_host
     def result(self):
         if not self._built:
             return ft.constant(0.0, dtype=self.dtype)

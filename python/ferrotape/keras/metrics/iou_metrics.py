@@ -15,7 +15,7 @@ import ferrotape as ft
 
 from .. import backend
 from . import metrics_utils
-from .metric import Metric, _numpy
+from .metric import Metric, _numpy, computed_on_host
 
 
 class _IoUBase(Metric):
@@ -50,6 +50,7 @@ class _IoUBase(Metric):
             y_pred = np.argmax(y_pred, axis=self.axis)
         return y_true, y_pred
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch to the confusion matrix (``sample_weight`` weighs each entry; 0
         masks it). Entries whose class is out of range, or ``ignore_class``, are skipped."""
@@ -124,6 +125,7 @@ class IoU(_IoUBase):
             )
         self.target_class_ids = list(target_class_ids)
 
+    @computed_on_host
     def result(self):
         matrix = _numpy(self.total_cm)
         true_positives = np.diag(matrix)
@@ -161,6 +163,7 @@ class BinaryIoU(IoU):
         super().__init__(num_classes=2, target_class_ids=target_class_ids, name=name, dtype=dtype)
         self.threshold = threshold
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds the batch, ``y_pred >= threshold`` as the predicted class."""
         y_pred = (_numpy(y_pred) >= self.threshold).astype(np.float32)

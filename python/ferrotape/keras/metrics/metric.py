@@ -5,14 +5,73 @@ A metric's per-batch values are computed with ferrotape ops or numpy and reduced
 one ``.numpy()`` per update, nothing recorded by a tape. Inside a function ``ft.function`` is
 tracing (``fit``'s step), that read would refuse the trace, so ``Sum`` and ``Mean`` (and the
 metrics built on them, such as the accuracies and ``MeanMetricWrapper``) reduce with recorded
-ops there instead; the other metrics keep the host path, and such a step runs eagerly.
+ops there instead; the metrics whose arithmetic is numpy (the confusion-matrix ones, ``AUC``,
+F-scores, IoU, R²) mark their ``update_state`` and ``result`` with ``computed_on_host``, which
+turns each call into a host callback of the trace, run again on every replay.
 """
 
+import functools
 import re
 
 import numpy as np
 
 import ferrotape as ft
+
+from ... import _core, nest
+
+
+def computed_on_host(method):
+    """Marks a metric's ``update_state`` or ``result`` whose arithmetic runs in numpy on the
+    host, so that a step ``ft.function`` traces can still use it.
+
+    Eagerly the method just runs. While a trace is recorded, it runs with the recording paused
+    (its reads into numpy and its variable writes are not part of the trace), and the trace
+    records a host callback that runs it again on every replay, with that call's tensors, in
+    order with the step's other effects. ``result`` hands its value to the trace through a
+    holder variable the callback refills.
+    """
+
+    @functools.wraps(method)
+    def traced(self, *args, **kwargs):
+        if not _core.is_tracing():
+            return method(self, *args, **kwargs)
+        flat = nest.flatten((args, kwargs))
+        where = [i for i, leaf in enumerate(flat) if isinstance(leaf, ft.Tensor | ft.Variable)]
+        tensors = [ft.convert_to_tensor(flat[i]) for i in where]
+
+        def run(*values):
+            leaves = list(flat)
+            for i, value in zip(where, values, strict=True):
+                leaves[i] = value
+            call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
+            return method(self, *call_args, **call_kwargs)
+
+        holders = getattr(self, "_host_results", None)
+        if holders is None:
+            holders = self._host_results = {}
+        _core.trace_pause()
+        try:
+            value = run(*tensors)
+            if method.__name__ == "result":
+                value = ft.convert_to_tensor(value)
+                holder = holders.get(method.__name__)
+                if holder is None or holder.shape != value.shape or holder.dtype != value.dtype:
+                    holder = holders[method.__name__] = ft.Variable(value, trainable=False)
+                else:
+                    holder.assign(value)
+        finally:
+            _core.trace_resume()
+        if method.__name__ != "result":
+            _core.trace_host_effect(run, tensors)
+            return value
+
+        def refill(*values):
+            holder.assign(ft.convert_to_tensor(run(*values)))
+
+        _core.trace_host_effect(refill, tensors)
+        return holder.read_value()
+
+    return traced
 
 
 def _snake_case(name):

@@ -16,7 +16,7 @@ import numpy as np
 import ferrotape as ft
 
 from .. import losses as _losses
-from .metric import Metric, _np_squeeze_or_expand, _numpy
+from .metric import Metric, _np_squeeze_or_expand, _numpy, computed_on_host
 from .reduction_metrics import Mean, MeanMetricWrapper
 
 
@@ -155,6 +155,7 @@ class R2Score(Metric):
         self.count = self.add_variable(columns, "zeros", name="count")
         self._built = True
 
+    @computed_on_host
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds a batch's sums: ``y_true`` and ``y_pred`` of shape ``(batch, outputs)``."""
         y_true, y_pred = _np_squeeze_or_expand(_numpy(y_true), _numpy(y_pred))
@@ -178,6 +179,7 @@ class R2Score(Metric):
         self.count.assign_add(weights.sum(axis=0).astype(np.float32))
         self.num_samples.assign_add(float(y_true.size))
 
+    @computed_on_host
     def result(self):
         if not self._built:
             return ft.constant(0.0, dtype=self.dtype)
