@@ -762,3 +762,43 @@ def test_random_crop_draws_a_new_window_on_every_replay():
             np.testing.assert_array_equal(got, eager_layer(images, training=True).numpy())
             corners.add(float(got[0, 0, 0, 0]))
     assert compiled.experimental_get_tracing_count() == 1 and len(corners) > 1
+
+
+def test_numpy_and_py_functions_run_their_python_on_every_replay():
+    calls = []
+
+    def sort_on_host(a):
+        calls.append(len(a))
+        return np.sort(a)
+
+    @ft.function
+    def f(x):
+        y = ft.numpy_function(sort_on_host, [x], ft.float32)
+        z = ft.py_function(lambda a: a * 2, [x], ft.float32)
+        return y + 1, z
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for values in ([3.0, 1.0, 2.0], [9.0, 5.0, 7.0], [0.0, -1.0, 4.0]):
+            y, z = f(ft.constant(values))
+            np.testing.assert_array_equal(y.numpy(), np.sort(values) + 1)
+            np.testing.assert_array_equal(z.numpy(), np.array(values) * 2)
+    assert calls == [3, 3, 3] and f.experimental_get_tracing_count() == 1
+
+    # A host result whose shape changes from the traced one is an error, not a wrong value.
+    g = ft.function(lambda x: ft.numpy_function(lambda a: a[: int(a[0])], [x], ft.float32))
+    np.testing.assert_array_equal(g(ft.constant([2.0, 5.0, 6.0])).numpy(), [2.0, 5.0])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="host computation returned"):
+        g(ft.constant([1.0, 5.0, 6.0]))
+
+
+def test_a_hashing_layer_hashes_each_calls_inputs():
+    layer = ft.keras.layers.Hashing(num_bins=7)
+    compiled = ft.function(lambda ids: layer(ids))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # hashed on the host by a callback, not eagerly
+        for ids in ([1, 2, 3], [40, 50, 60], [7, 7, 8]):
+            np.testing.assert_array_equal(
+                compiled(ft.constant(ids)).numpy(), layer(ft.constant(ids)).numpy()
+            )
+    assert compiled.experimental_get_tracing_count() == 1

@@ -17,6 +17,7 @@ import numpy as np
 from . import _core
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
+from .polymorphic_function import host_computed
 from .tensor_shape import TensorShape
 
 _scopes = threading.local()
@@ -173,6 +174,20 @@ def timestamp(name=None):
     return _core.constant(np.float64(time.time()))
 
 
+def _as_list(outputs, Tout):  # noqa: N803 - TensorFlow's argument name
+    """``_outputs``'s result as a list of tensors (empty for ``Tout=None``)."""
+    if Tout is None:
+        return []
+    return list(outputs) if isinstance(Tout, (list, builtins.tuple)) else [outputs]
+
+
+def _from_list(results, Tout):  # noqa: N803 - TensorFlow's argument name
+    """The inverse of ``_as_list``."""
+    if Tout is None:
+        return None
+    return list(results) if isinstance(Tout, (list, builtins.tuple)) else results[0]
+
+
 def _outputs(op, result, Tout, convert):  # noqa: N803 - TensorFlow's argument name
     """``result`` as TensorFlow returns it for ``Tout``: a list for a list, else one tensor."""
     if Tout is None:
@@ -193,7 +208,9 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803 - TensorFlow's argume
     tensors of the dtypes ``Tout``.
 
     ``func`` runs eagerly on tensors (as it does in TensorFlow), so a tape records its ops and
-    the gradient flows through it.
+    the gradient flows through it. Inside a function ``ft.function`` traces, ``func`` runs on
+    every call with that call's tensors, as TensorFlow's op does; only when a tape records
+    inside the function are ``func``'s ops traced instead, for the tape to see them.
 
     Args:
         func: A Python function taking ``len(inp)`` tensors.
@@ -225,6 +242,14 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803 - TensorFlow's argume
         return _core.convert_to_tensor(value, dtype=dtype)
 
     args = [_core.convert_to_tensor(x) for x in inp]
+    if _core.is_tracing() and not _core.tape_is_recording():
+        # Inside ft.function, func runs on every call, as TensorFlow's op does (a tape
+        # recording inside the function needs func's ops on it: then they are traced).
+        results = host_computed(
+            lambda *values: _as_list(_outputs("py_function", func(*values), Tout, convert), Tout),
+            args,
+        )
+        return _from_list(results, Tout)
     return _outputs("py_function", func(*args), Tout, convert)
 
 
@@ -244,6 +269,8 @@ def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
         own dtype, as in eager TensorFlow; a Python number becomes ``Tout``.
 
     Not differentiable: the result is cut from the tape (TensorFlow has no gradient for it).
+    Inside a function ``ft.function`` traces, ``func`` runs on every call with that call's
+    values; a result whose shape or dtype differs from the traced one is an error.
 
     >>> import ferrotape as ft
     >>> ft.numpy_function(lambda x: x * 2, [ft.constant(2.0)], ft.float32).numpy()
@@ -256,8 +283,13 @@ def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
             return _core.constant(value)
         return _core.convert_to_tensor(value, dtype=dtype)
 
-    args = [_core.convert_to_tensor(x).numpy() for x in inp]
-    return _outputs("numpy_function", func(*args), Tout, convert)
+    def call(*tensors):
+        values = func(*[t.numpy() for t in tensors])
+        return _as_list(_outputs("numpy_function", values, Tout, convert), Tout)
+
+    # Inside ft.function, func runs on every call with that call's values.
+    results = host_computed(call, [_core.convert_to_tensor(x) for x in inp])
+    return _from_list(results, Tout)
 
 
 # priority -> [(base_type, conversion_func)], as registered; lower priorities are tried first.

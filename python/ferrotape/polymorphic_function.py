@@ -50,7 +50,7 @@ from . import _core, config, nest
 from .errors import InvalidArgumentError
 from .tensor_spec import TensorSpec
 
-__all__ = ["Function", "function"]
+__all__ = ["Function", "function", "host_computed"]
 
 #: The most traces one key keeps for different paths through branches on tensor values.
 MAX_PATHS = 8
@@ -76,6 +76,52 @@ def _python_numbers_as_tensors(result):
     if isinstance(result, _core.Tensor):
         return result
     return nest.map_structure(_as_tensor, result)
+
+
+def host_computed(compute, tensors):
+    """``compute(*tensors)``: a list of tensors the host computes (numpy, any Python), usable
+    inside a function ``ft.function`` traces, where reading values into Python would make the
+    function run eagerly.
+
+    Eagerly it just runs. While a trace is recorded it runs with the recording paused (nothing
+    it does is part of the trace), its results go into holder variables, and the trace records
+    a host callback that computes them again into the holders on every replay, from that call's
+    tensors, and reads the holders: each replay gets its own call's values, and ``compute``'s
+    Python runs on every call, as TensorFlow runs a ``py_function`` op.
+
+    Raises:
+        InvalidArgumentError: (at a replay) a result's shape or dtype differs from the traced
+            one's.
+    """
+    if not _core.is_tracing():
+        return compute(*tensors)
+    _core.trace_pause()
+    try:
+        holders = [
+            _core.Variable(_core.convert_to_tensor(r), trainable=False, name="host_result")
+            for r in compute(*tensors)
+        ]
+    finally:
+        _core.trace_resume()
+
+    def refill(*values):
+        results = [_core.convert_to_tensor(r) for r in compute(*values)]
+        if len(results) != len(holders):
+            raise InvalidArgumentError(
+                f"a host computation returned {len(results)} results where its trace had "
+                f"{len(holders)}"
+            )
+        for holder, result in zip(holders, results, strict=True):
+            if result.dtype != holder.dtype or result.shape != holder.shape:
+                raise InvalidArgumentError(
+                    f"a host computation returned a {result.dtype.name} tensor of shape "
+                    f"{result.shape} where its trace had {holder.dtype.name} of shape "
+                    f"{holder.shape}"
+                )
+            holder.assign(result)
+
+    _core.trace_host_effect(refill, list(tensors))
+    return [holder.read_value() for holder in holders]
 
 
 class _EagerOnly:

@@ -18,18 +18,14 @@ import numpy as np
 import ferrotape as ft
 
 from ... import _core, nest
+from ...polymorphic_function import host_computed
 
 
 def computed_on_host(method):
     """Marks a metric's ``update_state`` or ``result`` whose arithmetic runs in numpy on the
-    host, so that a step ``ft.function`` traces can still use it.
-
-    Eagerly the method just runs. While a trace is recorded, it runs with the recording paused
-    (its reads into numpy and its variable writes are not part of the trace), and the trace
-    records a host callback that runs it again on every replay, with that call's tensors, in
-    order with the step's other effects. ``result`` hands its value to the trace through a
-    holder variable the callback refills.
-    """
+    host, so that a step ``ft.function`` traces can still use it (``ft.function``'s
+    ``host_computed``): inside a trace the call becomes a host callback run again on every
+    replay with that call's tensors, in order with the step's other effects."""
 
     @functools.wraps(method)
     def traced(self, *args, **kwargs):
@@ -37,39 +33,17 @@ def computed_on_host(method):
             return method(self, *args, **kwargs)
         flat = nest.flatten((args, kwargs))
         where = [i for i, leaf in enumerate(flat) if isinstance(leaf, ft.Tensor | ft.Variable)]
-        tensors = [ft.convert_to_tensor(flat[i]) for i in where]
 
-        def run(*values):
+        def compute(*values):
             leaves = list(flat)
             for i, value in zip(where, values, strict=True):
                 leaves[i] = value
             call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
-            return method(self, *call_args, **call_kwargs)
+            result = method(self, *call_args, **call_kwargs)
+            return [] if result is None else [result]
 
-        holders = getattr(self, "_host_results", None)
-        if holders is None:
-            holders = self._host_results = {}
-        _core.trace_pause()
-        try:
-            value = run(*tensors)
-            if method.__name__ == "result":
-                value = ft.convert_to_tensor(value)
-                holder = holders.get(method.__name__)
-                if holder is None or holder.shape != value.shape or holder.dtype != value.dtype:
-                    holder = holders[method.__name__] = ft.Variable(value, trainable=False)
-                else:
-                    holder.assign(value)
-        finally:
-            _core.trace_resume()
-        if method.__name__ != "result":
-            _core.trace_host_effect(run, tensors)
-            return value
-
-        def refill(*values):
-            holder.assign(ft.convert_to_tensor(run(*values)))
-
-        _core.trace_host_effect(refill, tensors)
-        return holder.read_value()
+        results = host_computed(compute, [ft.convert_to_tensor(flat[i]) for i in where])
+        return results[0] if results else None
 
     return traced
 

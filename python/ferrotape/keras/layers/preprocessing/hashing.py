@@ -10,6 +10,7 @@ import numpy as np
 
 from .... import _core
 from ...._farmhash import fingerprint64
+from ....polymorphic_function import host_computed
 from ..layer import Layer
 from ..layer_helpers import _is_int
 from .category_encoding import _encode, _output_mode
@@ -84,12 +85,19 @@ class Hashing(Layer):
         return super()._converted_inputs(value)
 
     def call(self, inputs):
-        values = np.asarray(inputs)
-        if values.dtype.kind not in "iuSUO":
-            raise TypeError(
-                f"Hashing: expected integer or string inputs, received dtype {values.dtype}"
-            )
-        bins = _core.constant(self._bins(values), dtype="int64")
+        def hashed(values):
+            values = np.asarray(values)
+            if values.dtype.kind not in "iuSUO":
+                raise TypeError(
+                    f"Hashing: expected integer or string inputs, received dtype {values.dtype}"
+                )
+            return _core.constant(self._bins(values), dtype="int64")
+
+        if _core.is_tensor(inputs):
+            # Hashed on the host; inside ft.function, again on every call with its inputs.
+            (bins,) = host_computed(lambda t: [hashed(t.numpy())], [inputs])
+        else:
+            bins = hashed(inputs)
         if self.output_mode == "int":
             return bins
         return _encode(bins, self.num_bins, self.output_mode, self.compute_dtype)
