@@ -8,6 +8,7 @@ import struct
 import subprocess
 import sys
 import threading
+import warnings
 import wave
 import zlib
 
@@ -404,3 +405,27 @@ def test_create_file_writer_checks_its_arguments(tmp_path):
 def test_summary_scope_yields_the_name():
     with ft.summary.experimental.summary_scope(None, "fallback") as (tag, scope):
         assert (tag, scope) == ("fallback", "fallback")
+
+
+def test_summaries_inside_a_traced_function_are_written_on_every_call(tmp_path):
+    step = ft.Variable(0, dtype=ft.int64)
+    writer = ft.summary.create_file_writer(tmp_path)
+
+    @ft.function
+    def train_step(x):
+        loss = ft.reduce_sum(x * x)
+        ft.summary.scalar("loss", loss, step=step)
+        ft.summary.histogram("x", x, step=step)
+        step.assign_add(1)
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # traced, not run eagerly
+        with writer.as_default():
+            for scale in (1.0, 2.0, 3.0):
+                train_step(ft.constant([scale, -scale]))
+    writer.flush()
+    assert train_step.experimental_get_tracing_count() == 1
+    events = read_events(tmp_path)
+    assert [(s, v.item()) for s, v, _ in events["loss"]] == [(0, 2.0), (1, 8.0), (2, 18.0)]
+    assert [s for s, _, _ in events["x"]] == [0, 1, 2]

@@ -50,7 +50,7 @@ from . import _core, config, nest
 from .errors import InvalidArgumentError
 from .tensor_spec import TensorSpec
 
-__all__ = ["Function", "function", "host_computed"]
+__all__ = ["Function", "function", "host_computed", "host_output"]
 
 #: The most traces one key keeps for different paths through branches on tensor values.
 MAX_PATHS = 8
@@ -122,6 +122,44 @@ def host_computed(compute, tensors):
 
     _core.trace_host_effect(refill, list(tensors))
     return [holder.read_value() for holder in holders]
+
+
+def host_output(function):
+    """Decorates a function that only writes output from tensors' values (a summary), so that
+    a function ``ft.function`` traces can call it: while a trace is recorded, the call runs with
+    the recording paused and the trace records a host callback that makes it again on every
+    replay, with that call's tensors, once the replay has passed its branches (as
+    ``tf.print``'s output). Tensors it returns become constants of the trace."""
+
+    @functools.wraps(function)
+    def traced(*args, **kwargs):
+        if not _core.is_tracing():
+            return function(*args, **kwargs)
+        flat = nest.flatten((args, kwargs))
+        where = [
+            i for i, leaf in enumerate(flat) if isinstance(leaf, _core.Tensor | _core.Variable)
+        ]
+
+        def run(*values):
+            leaves = list(flat)
+            for i, value in zip(where, values, strict=True):
+                leaves[i] = value
+            call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
+            return function(*call_args, **call_kwargs)
+
+        tensors = [_core.convert_to_tensor(flat[i]) for i in where]
+        _core.trace_pause()
+        try:
+            result = run(*tensors)
+        finally:
+            _core.trace_resume()
+        _core.trace_host_effect(run, tensors, output_only=True)
+        return nest.map_structure(
+            lambda r: _core.constant(_core.host_value(r)) if isinstance(r, _core.Tensor) else r,
+            result,
+        )
+
+    return traced
 
 
 class _EagerOnly:

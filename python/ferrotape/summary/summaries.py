@@ -12,6 +12,7 @@ import importlib
 
 import numpy as np
 
+from ..polymorphic_function import host_output
 from .encoders import encode_png, encode_wav
 from .writer import _numpy, write
 
@@ -30,6 +31,7 @@ def _metadata(plugin, description, extra=None):
     return build
 
 
+@host_output
 def scalar(name, data, step=None, description=None):
     """Writes a scalar summary (a point of a curve in TensorBoard's Scalars dashboard).
 
@@ -61,6 +63,7 @@ def scalar(name, data, step=None, description=None):
     return write(name, value.astype(np.float32), step, _metadata("scalar", description))
 
 
+@host_output
 def histogram(name, data, step=None, buckets=None, description=None):
     """Writes a histogram summary of all the elements of ``data`` (Histograms dashboard).
 
@@ -134,6 +137,7 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
     return np.stack([edges[:-1], edges[1:], counts], 1)
 
 
+@host_output
 def image(name, data, step=None, max_outputs=3, description=None):
     """Writes an image summary: up to ``max_outputs`` images of a batch, as PNG (Images dashboard).
 
@@ -196,6 +200,7 @@ def _to_uint8(images):
     return np.clip(scaled, 0, 255).astype(np.uint8)
 
 
+@host_output
 def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
     """Writes an audio summary: up to ``max_outputs`` clips of a batch, as WAV (Audio dashboard).
 
@@ -249,6 +254,7 @@ def _audio_tensor(data, sample_rate, max_outputs):
     return rows
 
 
+@host_output
 def text(name, data, step=None, description=None):
     """Writes a text summary (Markdown shown in TensorBoard's Text dashboard).
 

@@ -16,6 +16,8 @@ import weakref
 
 import numpy as np
 
+from ..polymorphic_function import host_output
+
 _EXTRA_HINT = (
     "ft.summary writes TensorBoard event files through the `tensorboard` package, which is not "
     "installed: pip install 'ferrotape[tensorboard]' (or pip install tensorboard)"
@@ -367,6 +369,7 @@ def flush(writer=None, name=None):
         writer.flush()
 
 
+@host_output
 def write(tag, tensor, step=None, metadata=None, name=None):
     """Writes ``tensor`` under ``tag`` to the default writer: the primitive under every summary.
 
