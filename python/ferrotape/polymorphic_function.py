@@ -50,7 +50,7 @@ from . import _core, config, nest
 from .errors import InvalidArgumentError
 from .tensor_spec import TensorSpec
 
-__all__ = ["Function", "function", "host_computed", "host_output"]
+__all__ = ["Function", "function", "host_computed", "host_output", "tensor_arguments"]
 
 #: The most traces one key keeps for different paths through branches on tensor values.
 MAX_PATHS = 8
@@ -124,6 +124,23 @@ def host_computed(compute, tensors):
     return [holder.read_value() for holder in holders]
 
 
+def tensor_arguments(function, args, kwargs):
+    """The tensors among ``args`` and ``kwargs`` (variables read), and ``function`` called on
+    those arguments with the tensors replaced by its own arguments: for a host callback that
+    makes the same call with each replay's tensors."""
+    flat = nest.flatten((args, kwargs))
+    where = [i for i, leaf in enumerate(flat) if isinstance(leaf, _core.Tensor | _core.Variable)]
+
+    def call(*tensors):
+        leaves = list(flat)
+        for i, tensor in zip(where, tensors, strict=True):
+            leaves[i] = tensor
+        call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
+        return function(*call_args, **call_kwargs)
+
+    return [_core.convert_to_tensor(flat[i]) for i in where], call
+
+
 def host_output(function):
     """Decorates a function that only writes output from tensors' values (a summary), so that
     a function ``ft.function`` traces can call it: while a trace is recorded, the call runs with
@@ -135,19 +152,7 @@ def host_output(function):
     def traced(*args, **kwargs):
         if not _core.is_tracing():
             return function(*args, **kwargs)
-        flat = nest.flatten((args, kwargs))
-        where = [
-            i for i, leaf in enumerate(flat) if isinstance(leaf, _core.Tensor | _core.Variable)
-        ]
-
-        def run(*values):
-            leaves = list(flat)
-            for i, value in zip(where, values, strict=True):
-                leaves[i] = value
-            call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
-            return function(*call_args, **call_kwargs)
-
-        tensors = [_core.convert_to_tensor(flat[i]) for i in where]
+        tensors, run = tensor_arguments(function, args, kwargs)
         _core.trace_pause()
         try:
             result = run(*tensors)

@@ -193,7 +193,6 @@ __all__ = [
     "trace_host_effect",
     "trace_pause",
     "trace_resume",
-    "trace_variable_is_internal",
     "trace_variables_created",
     "transpose",
     "truediv",
@@ -1113,10 +1112,6 @@ def trace_pause() -> Any:
 
 def trace_resume() -> Any:
     """Puts back the trace the last `trace_pause` set aside."""
-
-def trace_variable_is_internal() -> Any:
-    """Notes that the variable just created is the trace's own machinery (a holder that a recorded
-    host effect refills), so that it does not count as a variable the traced function created."""
 
 def trace_variables_created() -> Any:
     """The number of variables created so far in the trace being recorded on this thread (0 when

@@ -27,6 +27,7 @@ import random as _python_random
 import numpy as np
 
 from .. import _core
+from ..polymorphic_function import host_computed
 from . import backend
 
 # Keras's SeedGenerator advances its state by this much per draw; any odd constant works, a
@@ -79,19 +80,15 @@ def _shape(shape, op):
 def _drawn(seed, draw, dtype):
     """A tensor of ``draw(rng)``'s numpy values (``rng`` from ``seed``), drawn again on every
     replay of a trace being recorded unless ``seed`` is an int (see the module documentation):
-    the trace reads a variable that a recorded host effect refills first."""
+    the draw is a host computation of the trace (``ft.function``'s ``host_computed``)."""
     dtype = dtype or backend.floatx()
-    values = _core.constant(np.asarray(draw(_rng(seed))), dtype=dtype)
-    if not _core.is_tracing() or not (seed is None or isinstance(seed, SeedGenerator)):
-        return values
-    holder = _core.Variable(values, trainable=False, name="keras_random_draw")
-    _core.trace_variable_is_internal()  # not the user's: allowed in any trace
 
-    def redraw():
-        holder.assign(_core.constant(np.asarray(draw(_rng(seed))), dtype=dtype))
+    def drawn():
+        return [_core.constant(np.asarray(draw(_rng(seed))), dtype=dtype)]
 
-    _core.trace_host_effect(redraw, [])
-    return holder.read_value()
+    if not (seed is None or isinstance(seed, SeedGenerator)):
+        return drawn()[0]  # an int seed's numbers are the same on every call
+    return host_computed(drawn, [])[0]
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):

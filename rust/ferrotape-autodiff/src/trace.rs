@@ -352,16 +352,6 @@ pub fn variable_created() {
     });
 }
 
-/// Notes that the variable the host just created belongs to the trace's own machinery (a
-/// holder a recorded effect refills), not to the traced function: it is not counted.
-pub fn variable_is_internal() {
-    RECORDING.with(|r| {
-        if let Some(rec) = r.borrow_mut().as_mut() {
-            rec.variables_created = rec.variables_created.saturating_sub(1);
-        }
-    });
-}
-
 /// The number of variables created so far in the trace being recorded (0 if none is).
 pub fn variables_created() -> usize {
     RECORDING.with(|r| r.borrow().as_ref().map_or(0, |rec| rec.variables_created))

@@ -157,16 +157,6 @@ pub fn trace_variables_created() -> usize {
     trace::variables_created()
 }
 
-/// Notes that the variable just created is the trace's own machinery (a holder that a recorded
-/// host effect refills), so that it does not count as a variable the traced function created.
-///
-/// Returns:
-///     None.
-#[pyfunction]
-pub fn trace_variable_is_internal() {
-    trace::variable_is_internal();
-}
-
 /// Sets the trace being recorded on this thread (if any) aside: nothing is recorded until
 /// `trace_resume` (for host arithmetic that a host callback redoes on every replay).
 ///
@@ -317,7 +307,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_end, m)?)?;
     m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
     m.add_function(wrap_pyfunction!(trace_variables_created, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_variable_is_internal, m)?)?;
     m.add_function(wrap_pyfunction!(trace_pause, m)?)?;
     m.add_function(wrap_pyfunction!(trace_resume, m)?)?;
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;

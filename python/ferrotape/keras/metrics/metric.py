@@ -17,8 +17,8 @@ import numpy as np
 
 import ferrotape as ft
 
-from ... import _core, nest
-from ...polymorphic_function import host_computed
+from ... import _core
+from ...polymorphic_function import host_computed, tensor_arguments
 
 
 def computed_on_host(method):
@@ -31,18 +31,13 @@ def computed_on_host(method):
     def traced(self, *args, **kwargs):
         if not _core.is_tracing():
             return method(self, *args, **kwargs)
-        flat = nest.flatten((args, kwargs))
-        where = [i for i, leaf in enumerate(flat) if isinstance(leaf, ft.Tensor | ft.Variable)]
+        tensors, call = tensor_arguments(functools.partial(method, self), args, kwargs)
 
         def compute(*values):
-            leaves = list(flat)
-            for i, value in zip(where, values, strict=True):
-                leaves[i] = value
-            call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), leaves)
-            result = method(self, *call_args, **call_kwargs)
+            result = call(*values)
             return [] if result is None else [result]
 
-        results = host_computed(compute, [ft.convert_to_tensor(flat[i]) for i in where])
+        results = host_computed(compute, tensors)
         return results[0] if results else None
 
     return traced
