@@ -426,3 +426,39 @@ def test_metrics_computed_on_the_host_are_replayed_with_the_step():
         np.testing.assert_allclose(traced[1][key], eager[1][key], rtol=1e-5, atol=1e-6, err_msg=key)
     for key in eager[2]:
         np.testing.assert_allclose(traced[2][key], eager[2][key], rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+PYTHON_STEP_OPTIMIZERS = {
+    "AdamW": lambda: keras.optimizers.AdamW(0.01),
+    "Adam weight_decay": lambda: keras.optimizers.Adam(0.01, weight_decay=0.01),
+    "Adam use_ema": lambda: keras.optimizers.Adam(0.01, use_ema=True),
+    "Nadam": lambda: keras.optimizers.Nadam(0.01),
+    "Lion": lambda: keras.optimizers.Lion(0.001),
+    "SGD legacy decay": lambda: keras.optimizers.SGD(lr=0.05, decay=0.1),
+}
+
+
+@NO_EAGER_FALLBACK
+@pytest.mark.parametrize("name", PYTHON_STEP_OPTIMIZERS)
+def test_optimizers_with_a_python_step_are_replayed_with_the_traced_step(name):
+    # Weight decay, moving averages, legacy decay and Python update_steps read the step number
+    # and the learning rate into Python: the optimizer step is a host callback of the replay.
+    x, y = regression(70)
+    runs = []
+    for run_eagerly in (True, False):
+        keras.utils.set_random_seed(4)
+        model = keras.Sequential(
+            [keras.Input((3,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # the legacy lr= and decay=
+            optimizer = PYTHON_STEP_OPTIMIZERS[name]()
+        model.compile(optimizer, "mse", run_eagerly=run_eagerly)
+        history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+        runs.append((model, history.history["loss"]))
+    (eager, eager_loss), (traced, traced_loss) = runs
+    assert traced.train_function.experimental_get_tracing_count() == 2
+    np.testing.assert_allclose(traced_loss, eager_loss, rtol=1e-5, atol=1e-6)
+    for a, b in zip(eager.weights, traced.weights, strict=True):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
+    assert int(traced.optimizer.iterations.numpy()) == 10

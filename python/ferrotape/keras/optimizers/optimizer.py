@@ -99,6 +99,25 @@ class Optimizer(BaseOptimizer):
             self._apply_native_rule(grads, variables, slots, learning_rate, self._iterations)
             self._iterations.assign_add(1)
             return
+        if _core.is_tracing():
+            # The step reads its number and learning rate into Python: inside ft.function it
+            # runs now with the recording paused and again on every replay, as a host callback
+            # given that call's gradients (in order with the step's other effects).
+            def step_on_host(*gradients):
+                self._python_step(list(gradients), variables, indices)
+
+            _core.trace_pause()
+            try:
+                step_on_host(*grads)
+            finally:
+                _core.trace_resume()
+            _core.trace_host_effect(step_on_host, grads)
+            return
+        self._python_step(grads, variables, indices)
+
+    def _python_step(self, grads, variables, indices):
+        """A step whose number and learning rate are Python values: weight decay, legacy
+        decay, moving averages or a Python ``update_step`` (the native rule otherwise)."""
         step = int(self._iterations.numpy())
         learning_rate = self._current_learning_rate(step)
         if self._decays_weights():
