@@ -21,6 +21,7 @@ Updates are never recorded by a tape: the optimizer's own slots are non-trainabl
 import ferrotape as ft
 
 from ... import _core
+from ...polymorphic_function import host_computed
 from . import schedules as _schedules
 from .base_optimizer import BaseOptimizer, _warn_at_caller
 
@@ -99,21 +100,15 @@ class Optimizer(BaseOptimizer):
             self._apply_native_rule(grads, variables, slots, learning_rate, self._iterations)
             self._iterations.assign_add(1)
             return
-        if _core.is_tracing():
-            # The step reads its number and learning rate into Python: inside ft.function it
-            # runs now with the recording paused and again on every replay, as a host callback
-            # given that call's gradients (in order with the step's other effects).
-            def step_on_host(*gradients):
-                self._python_step(list(gradients), variables, indices)
 
-            _core.trace_pause()
-            try:
-                step_on_host(*grads)
-            finally:
-                _core.trace_resume()
-            _core.trace_host_effect(step_on_host, grads)
-            return
-        self._python_step(grads, variables, indices)
+        # The step reads its number and learning rate into Python: inside ft.function it is a
+        # host computation (with no result), run again on every replay with that call's
+        # gradients, in order with the step's other effects.
+        def step_on_host(*gradients):
+            self._python_step(list(gradients), variables, indices)
+            return []
+
+        host_computed(step_on_host, grads)
 
     def _python_step(self, grads, variables, indices):
         """A step whose number and learning rate are Python values: weight decay, legacy
