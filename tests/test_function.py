@@ -526,7 +526,8 @@ def test_variable_changes_and_prints_after_a_branch_happen_once_per_call(capsys)
     assert f.experimental_get_tracing_count() == 2
 
 
-def test_a_concrete_function_replays_only_its_own_path():
+def test_a_concrete_function_traces_the_other_path_of_a_branch_when_a_call_takes_it():
+    # As TensorFlow's, whose graph holds both branches: the result is the code's.
     @ft.function
     def f(x):
         return x if x[0] > 0 else -x
@@ -534,9 +535,74 @@ def test_a_concrete_function_replays_only_its_own_path():
     a = ft.constant([1.0, 2.0])
     concrete = f.get_concrete_function(a)
     np.testing.assert_array_equal(concrete(a * 3).numpy(), [3.0, 6.0])
-    with pytest.raises(ft.errors.InvalidArgumentError, match="branched on a tensor value"):
-        concrete(-a)
-    np.testing.assert_array_equal(f(-a).numpy(), [1.0, 2.0])
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(concrete(-a).numpy(), [1.0, 2.0])
+    assert f.experimental_get_tracing_count() == 2
+    assert concrete.graph.guard_values() == ((0,),)  # the trace of the path taken last
+    np.testing.assert_array_equal(f(-a * 2).numpy(), [2.0, 4.0])  # both paths replayed
+    np.testing.assert_array_equal(concrete(a).numpy(), [1.0, 2.0])
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_a_concrete_function_made_from_tensor_specs_traces_on_its_first_call():
+    bodies = []
+
+    class Scorer:
+        def __init__(self):
+            self.w = ft.Variable([[1.0], [2.0]])
+
+        @ft.function(input_signature=[ft.TensorSpec([None, 2], ft.float32)])
+        def score(self, x):
+            bodies.append(tuple(x.shape))
+            return ft.matmul(x, self.w)
+
+    scorer = Scorer()
+    concrete = scorer.score.get_concrete_function()
+    assert concrete is scorer.score.get_concrete_function(ft.TensorSpec([3, 2]))
+    assert bodies == []
+    with pytest.raises(ValueError, match="score: this concrete function has not been traced"):
+        _ = concrete.graph
+    x = ft.constant([[1.0, 1.0], [0.0, 2.0], [3.0, 0.0]])
+    for n in (3, 1, 3, 2):
+        np.testing.assert_array_equal(concrete(x[:n]).numpy(), [[3.0], [4.0], [3.0]][:n])
+    # One trace per concrete shape (TensorFlow traces once for the None dimension).
+    assert bodies == [(3, 2), (1, 2), (2, 2)]
+    assert concrete.graph.node_names() == ["ReadVariableOp", "BatchMatMulV2"]
+    scorer.w.assign([[0.0], [1.0]])  # the variable is read on every call
+    np.testing.assert_array_equal(concrete(x[:1]).numpy(), [[1.0]])
+    with pytest.raises(TypeError, match=r"score: the argument x has shape \(2, 3\)"):
+        concrete(ft.ones([2, 3]))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="x must be a float32 tensor"):
+        concrete(ft.ones([2, 2], ft.float64))
+    with pytest.raises(TypeError, match="missing a required argument: 'x'"):
+        concrete()
+    with pytest.raises(TypeError, match="not compatible with the input_signature"):
+        scorer.score.get_concrete_function(ft.TensorSpec([None, 3]))
+    # Under a tape the call runs eagerly, so that the tape sees its operations.
+    with ft.GradientTape() as tape:
+        y = ft.reduce_sum(concrete(x))
+    np.testing.assert_array_equal(tape.gradient(y, scorer.w).numpy(), [[4.0], [3.0]])
+    assert len(bodies) == 4
+
+
+def test_a_concrete_function_keeps_the_python_values_it_was_made_with():
+    @ft.function
+    def f(x, scale=2.0, *, shift=0.0):
+        return x * scale + shift
+
+    v = ft.constant([1.0, -1.0])
+    by_three = f.get_concrete_function(ft.TensorSpec([None]), 3.0, shift=1.0)
+    assert by_three.structured_input_signature == (
+        (ft.TensorSpec([None], ft.float32, name="x"), 3.0),
+        {"shift": 1.0},
+    )
+    np.testing.assert_array_equal(by_three(v).numpy(), [4.0, -2.0])
+    np.testing.assert_array_equal(by_three(v, 3.0, shift=1.0).numpy(), [4.0, -2.0])
+    with pytest.raises(TypeError, match="made for the argument value 1.0, received 2.0"):
+        by_three(v, shift=2.0)
+    with pytest.raises(TypeError, match="made for the argument value 3.0, received 3"):
+        by_three(v, 3)  # an int where the float was bound: another trace key, as in TF
+    np.testing.assert_array_equal(f(v, 3).numpy(), [3.0, -3.0])  # the function itself traces
 
 
 SHAPE_ARGUMENTS = {

@@ -9,7 +9,9 @@ Left out on purpose, where ferrotape traces more often than TensorFlow but compu
 results (docs/coming-from-tensorflow.md says so): a ``None`` dimension of an ``input_signature``
 (TensorFlow traces once, ferrotape once per concrete shape), the same tensor passed for two
 arguments, different variables of one shape passed as an argument, ``True`` where ``1`` was
-traced, and the second trace TensorFlow makes of a first call that creates variables.
+traced, the second trace TensorFlow makes of a first call that creates variables, and a
+concrete function made from ``TensorSpec`` s (TensorFlow traces it at once, ferrotape on its
+first call).
 
 Skipped without TensorFlow (``pip install tensorflow-cpu``).
 """
@@ -40,6 +42,8 @@ def kind(fn):
     try:
         fn()
     except Exception as err:  # noqa: BLE001 - the kind is the result being compared
+        if type(err).__name__ == "InvalidArgumentError":
+            return "InvalidArgumentError"  # ferrotape's is also a ValueError, TensorFlow's not
         for k in (TypeError, ValueError):
             if isinstance(err, k):
                 return k.__name__
@@ -49,6 +53,8 @@ def kind(fn):
 
 def plain(x):
     """Tensors as (dtype name, shape, values); containers kept; the rest as it is."""
+    if type(x).__name__ == "TensorSpec":
+        return ("spec", x.shape.as_list(), x.dtype.name, x.name)
     if hasattr(x, "numpy") and hasattr(x, "dtype"):
         return ("tensor", x.dtype.name, tuple(x.shape), np.asarray(x.numpy()))
     if isinstance(x, dict):
@@ -235,6 +241,55 @@ def python_function_and_concrete_functions(tf):
         count_after_concrete,
         f.experimental_get_tracing_count(),
         len(body_runs),
+    )
+
+
+@program
+def concrete_functions_from_tensor_specs(tf):
+    # The serving pattern: a concrete function made from an input_signature or TensorSpecs,
+    # called on batches of several sizes. Tracing counts are left out (TensorFlow traces
+    # when the concrete function is made, ferrotape on each new shape's first call).
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def serve(x):
+        return tf.nn.softmax(x * 2.0)
+
+    @tf.function
+    def scaled(x, scale=2.0, offsets=None):
+        return x * scale if offsets is None else x * scale + offsets["b"]
+
+    @tf.function
+    def pair(a, b):
+        return {"sum": a + b, "difference": a - b}
+
+    rows = tf.constant([[1.0, 2.0, 3.0], [0.0, -1.0, 1.0], [4.0, 4.0, 0.0]])
+    serving = serve.get_concrete_function()
+    by_default = scaled.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    by_three = scaled.get_concrete_function(tf.TensorSpec([None], tf.float32), 3.0)
+    with_dict = scaled.get_concrete_function(tf.TensorSpec([2]), offsets={"b": tf.TensorSpec([2])})
+    by_keyword = scaled.get_concrete_function(x=tf.TensorSpec([2], tf.int32), scale=2)
+    sums = pair.get_concrete_function(tf.TensorSpec([None]), tf.TensorSpec([None]))
+    v = tf.constant([1.0, -2.0])
+    return (
+        serving.structured_input_signature,
+        by_keyword.structured_input_signature,
+        [serving(rows[:n]) for n in (1, 3, 2)],
+        serving(x=rows[:2]),
+        serving([[1.0, 1.0, 2.0]]),  # a Python list converted to the spec's dtype
+        serve.get_concrete_function(tf.TensorSpec([5, 3])) is serving,
+        scaled.get_concrete_function(tf.TensorSpec([None])) is by_default,
+        by_default(v),
+        by_three(v),
+        by_three(tf.constant([1.0, 2.0, 3.0])),
+        with_dict(v, 2.0, offsets={"b": tf.constant([10.0, 20.0])}),
+        by_keyword(tf.constant([1, 2])),
+        sums(v, v),
+        kind(lambda: serving(tf.ones([2, 3], tf.float64))),  # another dtype
+        kind(lambda: serving()),  # missing argument
+        kind(lambda: serving(rows, rows)),  # too many
+        kind(lambda: by_default(v, 3.0)),  # another Python value than the bound one
+        # `scale` may be left out only when no tensor argument follows it
+        kind(lambda: with_dict(v, offsets={"b": v})),
+        kind(lambda: serve.get_concrete_function(tf.TensorSpec([None, 4]))),
     )
 
 

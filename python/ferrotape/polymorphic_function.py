@@ -14,7 +14,16 @@ tensor, the identity of a variable passed as an argument, and the type of a Pyth
 TensorFlow, with the same results. An ``input_signature`` converts Python values to tensors of
 its ``TensorSpec`` s' dtypes and checks the tensors against them (``TypeError`` on a mismatch);
 ferrotape still records one trace per concrete shape (a ``None`` dimension matches any size),
-which only shows as Python side effects running again for a new shape.
+which only shows as Python side effects running again for a new shape. Why: a trace is a list of
+kernel calls whose attributes (a reshape's target, a mean's divisor, a gradient's reduction
+axes) were computed from the concrete shapes, in Rust as in Python, so replaying it at another
+size would need every op to recompute them from symbolic shapes; tracing again costs about one
+eager step.
+
+``get_concrete_function`` returns a ``ConcreteFunction``: the function bound to one signature,
+its tensors as ``TensorSpec`` s and its other arguments fixed. Made from tensors it traces at
+once; made from specs (or an ``input_signature``) it traces on its first call, once per concrete
+shape like the function itself.
 
 As in TensorFlow, variables may be created on the first trace only (a ``ValueError`` after it),
 and Python numbers in the result come back as tensors.
@@ -190,51 +199,19 @@ def _new_branch_place(paths):
     newest, previous = paths.traces[0], paths.traces[1]
     guards = zip(newest.guards, previous.guards, strict=False)
     first = next((i for i, (a, b) in enumerate(guards) if a != b), 0)
-    places = newest.graph.guard_places()
+    places = newest._graph.guard_places()
     return places[first] if first < len(places) else ""
 
 
-class ConcreteFunction:
-    """One trace of a ``Function``: its replayable graph and the structure of its result.
+class _Trace:
+    """One trace of a ``Function``: its replayable graph and the structure of its result."""
 
-    Calling it with tensors shaped like those it was traced with replays the graph.
-    """
-
-    def __init__(self, graph, skeleton, leaves, slots, function_name):
+    def __init__(self, graph, skeleton, leaves, slots):
         self._graph = graph
         self._skeleton = skeleton  # the result's structure, its tensors replaced by None
         self._leaves = leaves  # its flat leaves: the Python constants, None for tensors
         self._slots = slots  # for each flat leaf, its output index (None: a Python constant)
-        self._name = function_name
         self.guards = graph.guard_values()  # the values its branches on tensors read
-
-    @property
-    def graph(self):
-        """The replayable graph (``node_names()`` lists the recorded kernel calls)."""
-        return self._graph
-
-    def __call__(self, *args, **kwargs):
-        """Replays the trace on the tensors among ``args`` and ``kwargs``, in order.
-
-        Raises:
-            InvalidArgumentError: a tensor's shape or dtype differs from the traced one, or a
-                branch on a tensor value goes another way than in this trace.
-        """
-        tensors = [
-            _core.convert_to_tensor(leaf) if isinstance(leaf, np.ndarray) else leaf
-            for leaf in nest.flatten((args, kwargs))
-            if isinstance(leaf, (_core.Tensor, np.ndarray))
-        ]
-        outputs = self._graph.run(tensors)
-        if type(outputs) is tuple:
-            guard, value = outputs
-            place = self._graph.guard_places()[guard]
-            raise InvalidArgumentError(
-                f"{self._name}: this trace branched on a tensor value{place} that was "
-                f"{list(self.guards[guard])}, but this call's is {list(value)}; call the "
-                "ft.function itself, which traces the other branch"
-            )
-        return self._pack(outputs)
 
     def _run(self, tensors):
         return self._pack(self._graph.run(tensors))
@@ -249,8 +226,180 @@ class ConcreteFunction:
         ]
         return nest.pack_sequence_as(self._skeleton, flat)
 
+
+class ConcreteFunction:
+    """A ``Function`` bound to one signature: ``get_concrete_function``'s result.
+
+    Its signature holds a ``TensorSpec`` for each tensor argument and the value of each other
+    argument (``structured_input_signature``). A call binds its arguments to the Python
+    function's parameters as TensorFlow does: tensors must have their specs' dtypes (Python
+    values and numpy arrays are converted to them) and shapes, the other arguments must equal
+    the bound values (``TypeError`` otherwise). It then runs as a call of the ``Function``
+    would: one trace per concrete shape (a ``None`` dimension of a spec takes any size), each
+    path through branches on tensor values traced when first taken. A concrete function made
+    from tensors traces at once, as TensorFlow does; one made from ``TensorSpec`` s traces on
+    its first call, when ferrotape has values to trace with.
+    """
+
+    def __init__(self, function, args, kwargs, parameters):
+        self._function = function
+        self._parameters = parameters  # the Python function's inspect.Signature, or None
+        self._args, self._kwargs = args, kwargs
+        self._last_key = None  # the trace key of the last call, or of the trace made at once
+
+    @property
+    def structured_input_signature(self):
+        """``(args, kwargs)`` bound to the Python function's parameters: a ``TensorSpec`` for
+        each tensor (named after its parameter), the value of each other argument."""
+        return self._args, dict(self._kwargs)
+
+    @property
+    def graph(self):
+        """The replayable graph of the trace this concrete function ran last
+        (``node_names()`` lists the recorded kernel calls).
+
+        Raises:
+            ValueError: it has not traced yet (made from ``TensorSpec`` s and never called),
+                or the function runs eagerly for that call.
+        """
+        concrete = self._function._traces.get(self._last_key)
+        if type(concrete) is _Paths:
+            concrete = concrete.traces[0]  # the path of the last call replayed or traced
+        if type(concrete) is _Trace:
+            return concrete._graph
+        if isinstance(concrete, _EagerOnly):
+            raise ValueError(
+                f"{self._function._name} cannot be traced for these arguments: {concrete.reason}"
+            )
+        raise ValueError(
+            f"{self._function._name}: this concrete function has not been traced yet; "
+            "made from TensorSpecs, it traces on its first call"
+        )
+
+    def __call__(self, *args, **kwargs):
+        """Runs the function on arguments matching ``structured_input_signature``.
+
+        Raises:
+            TypeError: the arguments do not bind to the signature (too many, missing, another
+                value for a non-tensor argument, a tensor shape the spec does not allow).
+            InvalidArgumentError: a tensor has another dtype than its spec.
+        """
+        function = self._function
+        name = function._name
+        if self._parameters is not None:
+            args, kwargs = self._bind(args, kwargs)
+        call = (tuple(args), dict(kwargs))
+        template = (self._args, self._kwargs)
+        values = [
+            _bound_leaf(spec, value, name)
+            for spec, value in zip(
+                nest.flatten(template), _leaves_like(template, call, name), strict=True
+            )
+        ]
+        args, kwargs = nest.pack_sequence_as(template, values)
+        if config.functions_run_eagerly() or _core.is_tracing() or _core.tape_is_recording():
+            return function._python_function(*args, **kwargs)
+        key, tensors, (args, kwargs) = function._key(args, kwargs)
+        self._last_key = key
+        return function._dispatch(key, tensors, args, kwargs)
+
+    def _bind(self, args, kwargs):
+        """The call's arguments bound to the Python function's parameters. As in TensorFlow,
+        a non-tensor argument may be left out when no tensor argument comes after it (it then
+        takes the value the concrete function was made with)."""
+        try:
+            bound = self._parameters.bind_partial(*args, **kwargs)
+        except TypeError as error:
+            raise self._binding_error(error) from None
+        made = self._parameters.bind_partial(*self._args, **self._kwargs).arguments
+        names = list(self._parameters.parameters)
+        arguments = {}
+        for i, name in enumerate(names):
+            if name in bound.arguments:
+                arguments[name] = bound.arguments[name]
+            elif name in made:
+                if any(_holds_spec(made.get(later)) for later in names[i:]):
+                    raise self._binding_error(f"missing a required argument: {name!r}")
+                arguments[name] = made[name]
+        bound = inspect.BoundArguments(self._parameters, arguments)
+        return bound.args, bound.kwargs
+
+    def _binding_error(self, error):
+        return TypeError(
+            f"{self._function._name}: the call does not bind to the concrete function's "
+            f"signature {_describe_signature(self._args, self._kwargs)}: {error}"
+        )
+
     def __repr__(self):
-        return f"<ConcreteFunction {self._name} ({len(self._graph)} recorded operations)>"
+        return (
+            f"<ConcreteFunction {self._function._name}"
+            f"{_describe_signature(self._args, self._kwargs)}>"
+        )
+
+
+def _holds_spec(value):
+    return any(isinstance(leaf, TensorSpec) for leaf in nest.flatten(value))
+
+
+def _describe_signature(args, kwargs):
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"({', '.join(parts)})"
+
+
+def _leaves_like(template, value, name):
+    """The parts of ``value`` at the leaves of ``template``, in ``nest.flatten`` order (a leaf
+    of the template may be a structure in ``value``: a Python list given for a tensor)."""
+    leaves, stack = [], [(template, value)]
+    while stack:
+        t, v = stack.pop()
+        if isinstance(t, dict):
+            if not isinstance(v, dict) or sorted(v) != sorted(t):
+                raise TypeError(f"{name}: expected a dict with keys {sorted(t)}, received {v!r}")
+            stack.extend((t[k], v[k]) for k in reversed(sorted(t)))
+        elif isinstance(t, (list, tuple)):
+            if not isinstance(v, (list, tuple)) or len(v) != len(t):
+                raise TypeError(
+                    f"{name}: expected a sequence of {len(t)} items, received {_short(v)}"
+                )
+            stack.extend(reversed(list(zip(t, v, strict=True))))
+        else:
+            leaves.append(v)
+    return leaves
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _bound_leaf(spec, value, name):
+    """``value`` bound to a leaf of a concrete function's signature: a tensor of the spec's
+    dtype and a compatible shape for a ``TensorSpec``, the same value otherwise."""
+    if not isinstance(spec, TensorSpec):
+        if isinstance(value, (_core.Tensor, _core.Variable)) or not _same_value(spec, value):
+            raise TypeError(
+                f"{name}: the concrete function was made for the argument value {spec!r}, "
+                f"received {_short(value)}; call the ft.function itself for other values"
+            )
+        return spec
+    if not isinstance(value, (_core.Tensor, _core.Variable)):
+        value = _core.convert_to_tensor(value, dtype=spec.dtype)
+    if spec.dtype is not None and value.dtype != spec.dtype:
+        raise InvalidArgumentError(
+            f"{name}: the argument {spec.name or ''} must be a {spec.dtype.name} tensor "
+            f"(its TensorSpec), received {value.dtype.name}"
+        )
+    if not spec.is_compatible_with(value):
+        raise TypeError(
+            f"{name}: the argument {spec.name or ''} has shape {value.shape}, which is not "
+            f"compatible with its TensorSpec's {spec.shape}"
+        )
+    return value
+
+
+def _same_value(a, b):
+    """Whether two non-tensor arguments make the same trace key (``True`` is not ``1``)."""
+    return _leaf_key(a, [], {})[0] == _leaf_key(b, [], {})[0]
 
 
 def _leaf_key(leaf, tensors, seen):
@@ -270,6 +419,34 @@ def _leaf_key(leaf, tensors, seen):
     except TypeError:
         return ("object", id(leaf)), leaf
     return ("hashable", type(leaf), leaf), leaf
+
+
+def _spec_source(leaf):
+    """A numpy array as the tensor it counts as in a trace key; other leaves as they are."""
+    return _core.convert_to_tensor(leaf) if isinstance(leaf, np.ndarray) else leaf
+
+
+def _spec_of(leaf):
+    """A tensor's ``TensorSpec`` (numpy arrays count as tensors); other leaves as they are."""
+    leaf = _spec_source(leaf)
+    return TensorSpec.from_tensor(leaf) if isinstance(leaf, _core.Tensor) else leaf
+
+
+def _signature_key(leaf):
+    """A concrete-function signature leaf as a hashable key part: a spec by shape and dtype
+    (not by name), another value as a trace key holds it."""
+    if isinstance(leaf, TensorSpec):
+        dims = None if leaf.shape.rank is None else tuple(leaf.shape.as_list())
+        return ("spec", dims, leaf.dtype.name)
+    return _leaf_key(leaf, [], {})[0]
+
+
+def _parameters_of(python_function):
+    """The ``inspect.Signature`` calls bind to, or None when Python cannot tell it."""
+    try:
+        return inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return None
 
 
 def _check_signature(signature, tensors, name):
@@ -305,6 +482,7 @@ class Function:
         self._input_signature = None if input_signature is None else list(input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
         self._traces = {}
+        self._concrete = {}  # get_concrete_function's results, by signature
         self._tracing_count = 0
         self._warned = set()
         self._bound = weakref.WeakKeyDictionary()
@@ -371,8 +549,13 @@ class Function:
             # Eagerly: switched off, inlined into an outer trace, or watched by a tape/accumulator.
             return self._python_function(*args, **kwargs)
         key, tensors, (args, kwargs) = self._key(args, kwargs)
+        return self._dispatch(key, tensors, args, kwargs)
+
+    def _dispatch(self, key, tensors, args, kwargs):
+        """Replays the trace of ``key`` (tracing it first if there is none), or runs the
+        function eagerly where its trace was refused."""
         concrete = self._traces.get(key)
-        if type(concrete) is ConcreteFunction:
+        if type(concrete) is _Trace:
             return concrete._run(tensors)
         if concrete is None:
             return self._trace(key, tensors, args, kwargs)
@@ -431,7 +614,7 @@ class Function:
             return result
         # The skeleton holds no tensor of this call, so the trace keeps none of them alive.
         skeleton = nest.pack_sequence_as(result, leaves)
-        concrete = ConcreteFunction(graph, skeleton, leaves, slots, self._name)
+        concrete = _Trace(graph, skeleton, leaves, slots)
         if not concrete.guards:
             self._traces[key] = concrete
             return result
@@ -462,22 +645,73 @@ class Function:
         )
 
     def get_concrete_function(self, *args, **kwargs):
-        """The trace for a call with these arguments, tracing first if there is none.
+        """The function bound to one signature (a ``ConcreteFunction``), as TensorFlow's.
+
+        The arguments are those of a call, with ``TensorSpec`` s allowed in place of tensors;
+        with an ``input_signature``, none are needed. Given tensors only, it traces at once (if
+        that call has no trace yet); given ``TensorSpec`` s, it traces on its first call. The
+        same signature gives the same ``ConcreteFunction``.
 
         Raises:
-            ValueError: the trace was refused (the function runs eagerly for this key).
+            ValueError: given tensors, the trace was refused (the function runs eagerly for
+                this call).
+            TypeError: the arguments do not bind to the Python function's parameters, or do
+                not match the ``input_signature``.
         """
-        key, tensors, (args, kwargs) = self._key(args, kwargs)
-        if key not in self._traces:
-            self._trace(key, tensors, args, kwargs)
-        concrete = self._traces[key]
-        if type(concrete) is _Paths:
-            return concrete.traces[0]  # the path of the last call replayed or traced
-        if isinstance(concrete, _EagerOnly):
-            raise ValueError(
-                f"{self._name} cannot be traced for these arguments: {concrete.reason}"
-            )
+        if self._input_signature is not None:
+            if args or kwargs:
+                self._check_specs_or_tensors(args)
+            args, kwargs = tuple(self._input_signature), {}
+        parameters = _parameters_of(self._python_function)
+        signature = (tuple(args), dict(kwargs))
+        if parameters is not None:
+            try:
+                bound = parameters.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{self._name}.get_concrete_function: {error}") from None
+            bound.apply_defaults()
+            for name, value in bound.arguments.items():
+                # A tensor or spec given for a parameter is named after it, as in TensorFlow.
+                if isinstance(value, TensorSpec) and value.name is None:
+                    bound.arguments[name] = TensorSpec.from_spec(value, name=name)
+                elif isinstance(value, (_core.Tensor, np.ndarray)):
+                    bound.arguments[name] = TensorSpec.from_tensor(_spec_source(value), name=name)
+            signature = (tuple(bound.args), dict(bound.kwargs))
+        signature = nest.map_structure(_spec_of, signature)
+        cache_key = tuple(_signature_key(leaf) for leaf in nest.flatten(signature))
+        cache_key += (tuple(sorted(signature[1])),)
+        concrete = self._concrete.get(cache_key)
+        if concrete is None:
+            concrete = ConcreteFunction(self, signature[0], signature[1], parameters)
+            self._concrete[cache_key] = concrete
+        if not any(isinstance(leaf, TensorSpec) for leaf in nest.flatten((args, kwargs))):
+            # Tensors (or no tensors at all): trace now, as TensorFlow does.
+            key, tensors, (args, kwargs) = self._key(args, kwargs)
+            if key not in self._traces:
+                self._trace(key, tensors, args, kwargs)
+            traced = self._traces[key]
+            if isinstance(traced, _EagerOnly):
+                raise ValueError(
+                    f"{self._name} cannot be traced for these arguments: {traced.reason}"
+                )
+            concrete._last_key = key
         return concrete
+
+    def _check_specs_or_tensors(self, args):
+        """``get_concrete_function``'s arguments of a function with an ``input_signature``:
+        tensors (or specs) compatible with it."""
+        if len(args) != len(self._input_signature):
+            raise TypeError(
+                f"{self._name}.get_concrete_function: the input_signature has "
+                f"{len(self._input_signature)} TensorSpecs but {len(args)} arguments were given"
+            )
+        for i, (spec, arg) in enumerate(zip(self._input_signature, args, strict=True)):
+            given = arg if isinstance(arg, TensorSpec) else _spec_of(arg)
+            if not isinstance(given, TensorSpec) or not spec.is_compatible_with(given):
+                raise TypeError(
+                    f"{self._name}.get_concrete_function: argument {i} ({_short(arg)}) is not "
+                    f"compatible with the input_signature's {spec!r}"
+                )
 
     def __repr__(self):
         return f"<ferrotape.Function {self._name}>"
