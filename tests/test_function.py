@@ -5,6 +5,7 @@ eagerly (never replay something wrong) and say why once.
 """
 
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -868,3 +869,131 @@ def test_a_hashing_layer_hashes_each_calls_inputs():
                 compiled(ft.constant(ids)).numpy(), layer(ft.constant(ids)).numpy()
             )
     assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_a_dataset_iterator_inside_a_traced_step_gives_the_next_batch_on_every_call():
+    # The batch is fetched by every replay (the trace records no batch as a constant); a
+    # smaller last batch takes a path of its own, and the end raises OutOfRangeError, as the
+    # iterator op of TensorFlow does.
+    iterator = iter(ft.data.Dataset.range(7).map(lambda v: v * 10).batch(3))
+
+    @ft.function
+    def step(it):
+        batch = next(it)
+        return ft.reduce_sum(batch), ft.shape(batch)[0]
+
+    seen = [[int(t) for t in step(iterator)] for _ in range(3)]
+    assert seen == [[30, 3], [120, 3], [60, 1]]
+    with pytest.raises(ft.errors.OutOfRangeError, match="End of sequence"):
+        step(iterator)
+    assert step.experimental_get_tracing_count() == 3  # full batch, last batch, the end
+
+    again = iter(ft.data.Dataset.range(4).batch(2))
+    get = ft.function(lambda it: it.get_next())
+    assert [get(again).numpy().tolist() for _ in range(2)] == [[0, 1], [2, 3]]
+    with pytest.raises(ft.errors.OutOfRangeError):
+        get(again)
+
+
+def test_a_dataset_iterated_inside_a_traced_function_is_iterated_afresh_on_every_call():
+    xs = np.arange(30, dtype=np.float32).reshape(10, 3) / 30.0
+    ys = xs.sum(1, keepdims=True)
+
+    def run(compile_it):
+        w = ft.Variable(ft.zeros([3, 1]))
+        opt = ft.keras.optimizers.SGD(0.5)
+        data = ft.data.Dataset.from_tensor_slices((xs, ys)).shuffle(10, seed=3).batch(4)
+
+        def epoch():
+            total = ft.constant(0.0)
+            for x, y in data:
+                with ft.GradientTape() as tape:
+                    loss = ft.reduce_mean((ft.matmul(x, w) - y) ** 2)
+                opt.apply_gradients([(tape.gradient(loss, w), w)])
+                total += loss
+            return total
+
+        epoch = ft.function(epoch) if compile_it else epoch
+        return [float(epoch()) for _ in range(4)], w.numpy(), epoch
+
+    eager_losses, eager_w, _ = run(False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        losses, w, compiled = run(True)
+    # Each epoch reshuffles (the same orders as eagerly), and trains on its own batches.
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)
+    np.testing.assert_allclose(w, eager_w, rtol=1e-5)
+    assert compiled.experimental_get_tracing_count() == 1
+
+    shuffled = ft.data.Dataset.range(8).shuffle(8, reshuffle_each_iteration=True)
+    order = ft.function(lambda: ft.stack(list(shuffled)))
+    orders = {tuple(order().numpy().tolist()) for _ in range(6)}
+    assert len(orders) > 1 and all(sorted(o) == list(range(8)) for o in orders)
+
+
+def test_dataset_elements_a_replay_cannot_fetch_make_the_function_run_eagerly():
+    windows = ft.data.Dataset.range(4).window(2)
+    f = ft.function(lambda: ft.add_n([ft.reduce_sum(ft.stack(list(w))) for w in windows]))
+    with pytest.warns(RuntimeWarning, match="holds datasets"):
+        assert int(f()) == 6
+    with pytest.raises(RuntimeError, match="only supported in eager mode"):
+        ft.function(lambda: ft.data.Dataset.range(2).as_numpy_iterator())()
+
+
+def test_generator_draws_inside_a_traced_function_move_the_generator_on_every_call():
+    def draws(g, mean):
+        return (
+            g.normal([3], mean=mean),
+            g.uniform([2], 0, 100, dtype=ft.int32),
+            g.truncated_normal([2]),
+            g.make_seeds(2),
+        )
+
+    mean = ft.constant(5.0)
+    eager_g, traced_g = ft.random.Generator.from_seed(7), ft.random.Generator.from_seed(7)
+    compiled = ft.function(lambda m: draws(traced_g, m))
+    for _ in range(3):
+        for expected, got in zip(draws(eager_g, mean), compiled(mean), strict=True):
+            np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    assert compiled(mean + 10.0)[0].numpy().min() > 10.0  # a tensor argument per call
+
+
+def test_timestamp_inside_a_traced_function_is_the_time_of_each_call():
+    f = ft.function(lambda: ft.timestamp())
+    first = float(f())
+    time.sleep(0.01)
+    assert float(f()) >= first + 0.01
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_variable_returned_by_a_traced_function_is_its_value_at_that_call():
+    v = ft.Variable([1.0, 2.0])
+    f = ft.function(lambda: {"v": v, "twice": v * 2})
+    first = f()
+    v.assign([5.0, 6.0])
+    second = f()
+    assert type(first["v"]) is ft.Tensor
+    np.testing.assert_array_equal(first["v"].numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(second["v"].numpy(), [5.0, 6.0])
+
+
+def test_what_tensorflow_code_asks_about_the_trace_it_runs_in():
+    seen = []
+
+    @ft.function
+    def f(x):
+        with ft.init_scope():
+            seen.append(("init scope", ft.executing_eagerly()))
+        seen.append((ft.executing_eagerly(), ft.inside_function()))
+        seen.append(ft.get_static_value(x))  # unknown until a call gives it
+        return x * 2
+
+    assert ft.executing_eagerly() and not ft.inside_function()
+    f(ft.constant(1))
+    f(ft.constant(3))
+    assert seen == [("init scope", True), (False, True), None]
+    assert ft.get_static_value(ft.constant([1, 2])).tolist() == [1, 2]
+    assert ft.autograph.to_graph(f.python_function) is f.python_function
+    assert ft.autograph.experimental.do_not_convert()(len) is len
+    assert isinstance(ft.TensorSpec([2]), ft.TypeSpec)

@@ -294,6 +294,70 @@ def concrete_functions_from_tensor_specs(tf):
 
 
 @program
+def datasets_generators_and_variables_inside(tf):
+    # What a replay must fetch or draw again on every call (tracing counts left out: a
+    # smaller last batch and the end of the data are paths of their own in ferrotape).
+    iterator = iter(tf.data.Dataset.range(7).map(lambda v: v * 10).batch(3))
+
+    @tf.function
+    def step(it):
+        batch = next(it)
+        return tf.reduce_sum(batch), tf.shape(batch)[0]
+
+    batches = [step(iterator) for _ in range(3)]
+    end = kind(lambda: step(iterator))
+
+    xs = np.arange(30, dtype=np.float32).reshape(10, 3) / 30.0
+    data = tf.data.Dataset.from_tensor_slices((xs, xs.sum(1, keepdims=True))).batch(4)
+    w = tf.Variable(tf.zeros([3, 1]))
+    opt = tf.keras.optimizers.SGD(0.5)
+
+    @tf.function
+    def epoch():
+        total = tf.constant(0.0)
+        for x, y in data:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((tf.matmul(x, w) - y) ** 2)
+            opt.apply_gradients([(tape.gradient(loss, w), w)])
+            total += loss
+        return total
+
+    losses = [epoch() for _ in range(3)]
+
+    g = tf.random.Generator.from_seed(1)
+    draw = tf.function(lambda: g.normal([4]))
+    different_draws = len({tuple(draw().numpy().tolist()) for _ in range(4)})
+
+    v = tf.Variable([1.0, 2.0])
+    read = tf.function(lambda: v)
+    first = read()
+    v.assign([3.0, 4.0])
+    second = read()
+
+    asked = []
+
+    @tf.function
+    def ask(x):
+        asked.append((tf.executing_eagerly(), tf.inside_function(), tf.get_static_value(x)))
+        return x
+
+    ask(tf.constant(1))
+    return (
+        batches,
+        end,
+        losses,
+        w,
+        epoch.experimental_get_tracing_count(),
+        different_draws,
+        first,
+        second,
+        isinstance(first, tf.Variable),
+        asked,
+        tf.executing_eagerly(),
+    )
+
+
+@program
 def variables_updated_and_tapes_inside(tf):
     w = tf.Variable([0.5, -1.0])
     opt = tf.keras.optimizers.SGD(0.1)

@@ -11,6 +11,7 @@ import numpy as _np
 from . import (
     _core,
     autodiff,
+    autograph,
     config,
     data,
     debugging,
@@ -97,6 +98,7 @@ from .framework_ops import (
     ensure_shape,
     get_current_name_scope,
     get_logger,
+    init_scope,
     name_scope,
     numpy_function,
     py_function,
@@ -147,7 +149,7 @@ from .sort_ops import (
 from .tape import GradientTape, UnconnectedGradients
 from .tensor_array import TensorArray
 from .tensor_shape import TensorShape
-from .tensor_spec import TensorSpec
+from .tensor_spec import TensorSpec, TypeSpec
 
 __version__ = "0.1.0"
 
@@ -273,16 +275,32 @@ def device(device_name):
 
 
 def executing_eagerly():
-    """Whether ops run eagerly: always ``True`` in ferrotape, which has no graph mode.
+    """Whether ops run eagerly: ``False`` only while ``ft.function`` traces a function (as
+    TensorFlow's, inside a ``tf.function``), ``True`` everywhere else (a traced function's
+    Python runs once per trace, its replays run no Python).
 
     Returns:
-        ``True``.
+        A bool.
 
     >>> import ferrotape as ft
-    >>> ft.executing_eagerly()
-    True
+    >>> ft.executing_eagerly(), ft.function(lambda: ft.constant(ft.executing_eagerly()))().numpy()
+    (True, np.False_)
     """
-    return True
+    return not _core.is_tracing()
+
+
+def inside_function():
+    """Whether ``ft.function`` is tracing a function on this thread (TensorFlow's
+    ``tf.inside_function``).
+
+    Returns:
+        A bool.
+
+    >>> import ferrotape as ft
+    >>> ft.inside_function(), ft.function(lambda: ft.constant(ft.inside_function()))().numpy()
+    (False, np.True_)
+    """
+    return _core.is_tracing()
 
 
 def __getattr__(name):
@@ -306,7 +324,10 @@ __all__ = [
     *_native,
     "atan2",
     "autodiff",
+    "autograph",
     "cumsum",
+    "inside_function",
+    "init_scope",
     "matrix_square_root",
     "realdiv",
     "scalar_mul",
@@ -378,6 +399,7 @@ __all__ = [
     "where",
     # control flow (control_flow.py, functional_ops.py), print (printing.py), TensorSpec
     "TensorSpec",
+    "TypeSpec",
     "case",
     "cond",
     "control_dependencies",

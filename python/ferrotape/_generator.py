@@ -4,6 +4,10 @@ The state is a key and a counter: every draw is the stateless draw of the seed p
 ``(key, counter)``, then the counter moves on by one. So a generator made from a seed draws the
 same sequence on every run (not TensorFlow's values: see ``ft.random``), and ``split`` makes
 independent generators whose keys are drawn from this one.
+
+The state is Python numbers, so inside a function ``ft.function`` traces each draw is a host
+computation of the trace (``_draw``): every replay draws with the generator's next seed, as
+TensorFlow's generator ops do, rather than replaying the numbers drawn while tracing.
 """
 
 import operator
@@ -12,6 +16,7 @@ import reprlib
 import numpy as np
 
 from . import random as _random
+from .polymorphic_function import host_computed, tensor_arguments
 
 
 class Generator:
@@ -170,6 +175,14 @@ class Generator:
         self._counter = _signed(self._counter + 1)
         return seed
 
+    def _draw(self, stateless_draw, *args):
+        """``stateless_draw(args[0], next seed, *args[1:])``; inside a trace, a host computation
+        run again on every replay (tensors among ``args`` given that call's values)."""
+        tensors, call = tensor_arguments(
+            lambda shape, *rest: stateless_draw(shape, self._next_seed(), *rest), args, {}
+        )
+        return host_computed(lambda *values: [call(*values)], tensors)[0]
+
     def normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
         """Normal samples N(``mean``, ``stddev``²).
 
@@ -183,7 +196,7 @@ class Generator:
         Returns:
             A tensor of ``shape``.
         """
-        return _random.stateless_normal(shape, self._next_seed(), mean, stddev, dtype, name)
+        return self._draw(_random.stateless_normal, shape, mean, stddev, dtype, name)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
         """Normal samples redrawn until within two ``stddev`` of ``mean``.
@@ -198,8 +211,7 @@ class Generator:
         Returns:
             A tensor of ``shape``.
         """
-        seed = self._next_seed()
-        return _random.stateless_truncated_normal(shape, seed, mean, stddev, dtype, name)
+        return self._draw(_random.stateless_truncated_normal, shape, mean, stddev, dtype, name)
 
     def uniform(self, shape, minval=0, maxval=None, dtype="float32", name=None):
         """Uniform samples in ``[minval, maxval)`` (``maxval`` required for int dtypes).
@@ -214,7 +226,7 @@ class Generator:
         Returns:
             A tensor of ``shape``.
         """
-        return _random.stateless_uniform(shape, self._next_seed(), minval, maxval, dtype, name)
+        return self._draw(_random.stateless_uniform, shape, minval, maxval, dtype, name)
 
     def uniform_full_int(self, shape, dtype="int64", name=None):
         """Integers uniform over the whole range of ``dtype``.
@@ -227,7 +239,7 @@ class Generator:
         Returns:
             A tensor of ``shape``.
         """
-        return _random.stateless_uniform(shape, self._next_seed(), None, None, dtype, name)
+        return self._draw(_random.stateless_uniform, shape, None, None, dtype, name)
 
     def binomial(self, shape, counts, probs, dtype="int32", name=None):
         """Binomial(``counts``, ``probs``) samples.
@@ -242,7 +254,7 @@ class Generator:
         Returns:
             A tensor of ``shape``.
         """
-        return _random.stateless_binomial(shape, self._next_seed(), counts, probs, dtype, name)
+        return self._draw(_random.stateless_binomial, shape, counts, probs, dtype, name)
 
     def make_seeds(self, count=1):
         """Seeds for the ``stateless_*`` ops: an int64 tensor ``[2, count]`` (one per column).
@@ -253,8 +265,12 @@ class Generator:
         Returns:
             An int64 tensor ``[2, count]``.
         """
-        rng = _random._stateless_rng("Generator.make_seeds", self._next_seed())
-        return _random._tensor(_random._new_seeds(rng, operator.index(count)).T, "int64")
+
+        def seeds(_, seed, count):
+            rng = _random._stateless_rng("Generator.make_seeds", seed)
+            return _random._tensor(_random._new_seeds(rng, count).T, "int64")
+
+        return self._draw(seeds, None, operator.index(count))
 
     def split(self, count=1):
         """``count`` new generators, independent of this one and of each other.

@@ -478,7 +478,9 @@ def get_static_value(tensor, partial=False):
     """The value of ``tensor`` as a NumPy array, when it is known without running anything.
 
     Eagerly every tensor's value is known. As in TensorFlow, a Variable gives None (its value
-    may change) and a non-tensor is returned as it is.
+    may change), so does a tensor computed from a traced function's arguments while
+    ``ft.function`` traces it (its value differs from call to call), and a non-tensor is
+    returned as it is.
 
     Args:
         tensor: A tensor, or any other value.
@@ -493,7 +495,7 @@ def get_static_value(tensor, partial=False):
     """
     del partial
     if isinstance(tensor, _core.Tensor):
-        return tensor.numpy()
+        return None if _core.trace_holds_value(tensor) else tensor.numpy()
     if isinstance(tensor, _core.Variable):
         return None
     return tensor

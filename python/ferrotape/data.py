@@ -209,7 +209,14 @@ class Dataset:
 
     # ------------------------------------------------------------------ iteration
     def __iter__(self):
-        return Iterator(self._make_iterator(), _to_tensors)
+        iterator = Iterator(self._make_iterator(), _to_tensors)
+        if _core.is_tracing():
+            # Each replay iterates afresh from here (reshuffling, as each eager pass does).
+            def restart():
+                iterator._restart(self._make_iterator())
+
+            _core.trace_host_effect(restart, [])
+        return iterator
 
     def as_numpy_iterator(self):
         """An iterator over the elements as numpy values (nests of arrays).
@@ -219,7 +226,13 @@ class Dataset:
 
         >>> list(Dataset.range(2).as_numpy_iterator())
         [array(0), array(1)]
+
+        Raises:
+            RuntimeError: inside a function ``ft.function`` traces (as in TensorFlow: a
+                replay could not give Python the numpy values).
         """
+        if _core.is_tracing():
+            raise RuntimeError("Dataset.as_numpy_iterator() is only supported in eager mode.")
         return NumpyIterator(self._make_iterator())
 
     def with_options(self, options, name=None):

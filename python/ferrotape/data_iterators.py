@@ -10,11 +10,21 @@ returns: tensors, and ``get_next``) and ``tf.data.NumpyIterator`` (what
 [array(0), array(1)]
 """
 
-from . import errors
+import numpy as np
+
+from . import _core, errors
+
+# What a replay fetched at the end of the elements (see ``Iterator._next_in_trace``).
+_END = object()
 
 
 class Iterator:
-    """An iterator over a dataset's elements as ferrotape tensors (nests of them)."""
+    """An iterator over a dataset's elements as ferrotape tensors (nests of them).
+
+    Inside a function ``ft.function`` traces, each element is a host computation of the trace
+    (see ``_next_in_trace``): every replay fetches the next element, as TensorFlow's iterator
+    ops do, instead of replaying the batch the trace saw.
+    """
 
     def __init__(self, elements, convert):
         """Wraps ``elements`` (``iter(dataset)`` makes one).
@@ -25,12 +35,69 @@ class Iterator:
         """
         self._elements = elements
         self._convert = convert
+        # The element (or _END) fetched and not yet taken: a replay that fetched it then took
+        # another path (a batch of a new shape, the end of the elements), so the trace of that
+        # path, recorded next, takes it.
+        self._fetched = None
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return self._convert(next(self._elements))
+        if _core.is_tracing():
+            return self._next_in_trace()
+        element = self._fetch()
+        self._fetched = None
+        if element is _END:
+            raise StopIteration
+        return self._convert(element)
+
+    def _fetch(self):
+        if self._fetched is None:
+            try:
+                self._fetched = next(self._elements)
+            except StopIteration:
+                self._fetched = _END
+        return self._fetched
+
+    def _restart(self, elements):
+        """Starts again on ``elements`` (a replay's ``iter(dataset)``)."""
+        self._elements, self._fetched = elements, None
+
+    def _next_in_trace(self):
+        """``next`` while a trace is recorded: the pipeline runs in Python, so an element made
+        here would be a constant of the trace. Instead two host computations fetch it on every
+        replay: the first gives whether there was an element and a hash of its components'
+        shapes and dtypes, which the trace guards (a replay meeting the end of the elements or
+        a smaller last batch takes another path, traced when new); the second gives the
+        element's tensors."""
+        from .data import _flatten, _pack  # the element structure's rules live there
+        from .polymorphic_function import host_computed
+
+        element = self._fetch()
+        if element is not _END:
+            converted = self._convert(element)
+            if not all(isinstance(c, _core.Tensor) for c in _flatten(converted)):
+                _core.trace_refuse(
+                    "an element of a dataset iterated inside it holds datasets (windows), "
+                    "which a replay cannot fetch again"
+                )
+                self._fetched = None
+                return converted
+
+        def fetch():
+            return [np.asarray(_signature(self._fetch(), _flatten), np.int64)]
+
+        ended, _ = host_computed(fetch, [])[0].numpy().tolist()  # guarded
+        if ended:
+            self._fetched = None
+            raise StopIteration
+
+        def take():
+            element, self._fetched = self._fetched, None
+            return _flatten(self._convert(element))
+
+        return _pack(converted, host_computed(take, []))
 
     def get_next(self):
         """The next element.
@@ -45,6 +112,16 @@ class Iterator:
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError("End of sequence") from None
+
+
+def _signature(element, flatten):
+    """``(1, 0)`` at the end of the elements, else ``(0, h)``: ``h`` hashes the shapes and
+    dtypes of the element's components (a guard compares it, so a replay cannot fill the
+    trace's tensors with another shape)."""
+    if element is _END:
+        return (1, 0)
+    parts = tuple((np.shape(c), np.asarray(c).dtype.str) for c in flatten(element))
+    return (0, hash(parts))
 
 
 class NumpyIterator:

@@ -85,6 +85,36 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         return False
 
 
+class init_scope:  # noqa: N801 - TensorFlow's name
+    """TensorFlow's ``tf.init_scope``: inside a function ``ft.function`` traces, what runs in
+    the scope runs once, while tracing, and is not part of the trace (creating a variable
+    there, as TensorFlow code does, is allowed on any trace). A tensor made in the scope and
+    used after it makes the function run eagerly (it is not a value a replay can make).
+    Outside a trace it changes nothing.
+
+    >>> import ferrotape as ft
+    >>> @ft.function
+    ... def f(x):
+    ...     with ft.init_scope():
+    ...         print("runs once")
+    ...     return x + 1
+    >>> f(ft.constant(1.0)).numpy(), f(ft.constant(2.0)).numpy()
+    runs once
+    (np.float32(2.0), np.float32(3.0))
+    """
+
+    def __enter__(self):
+        self._paused = _core.is_tracing()
+        if self._paused:
+            _core.trace_pause()
+        return None
+
+    def __exit__(self, *exc):
+        if self._paused:
+            _core.trace_resume()
+        return False
+
+
 def ensure_shape(x, shape, name=None):
     """``x`` unchanged, after checking that its shape is compatible with ``shape``.
 
@@ -158,7 +188,8 @@ def get_logger():
 
 
 def timestamp(name=None):
-    """The current time in seconds since the Unix epoch, as a float64 scalar tensor.
+    """The current time in seconds since the Unix epoch, as a float64 scalar tensor (inside a
+    traced function, the time of each call: a host computation of the trace).
 
     Args:
         name: Ignored (TensorFlow's op name).
@@ -171,7 +202,7 @@ def timestamp(name=None):
     True
     """
     del name
-    return _core.constant(np.float64(time.time()))
+    return host_computed(lambda: [_core.constant(np.float64(time.time()))], [])[0]
 
 
 def _as_list(outputs, Tout):  # noqa: N803 - TensorFlow's argument name

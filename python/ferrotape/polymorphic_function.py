@@ -26,7 +26,10 @@ once; made from specs (or an ``input_signature``) it traces on its first call, o
 shape like the function itself.
 
 As in TensorFlow, variables may be created on the first trace only (a ``ValueError`` after it),
-and Python numbers in the result come back as tensors.
+and Python numbers and variables in the result come back as tensors (a variable as its value at
+that call). What the host computes in Python and a replay must compute again for each call (a
+``tf.data`` iterator's next batch, a ``tf.random.Generator``'s draw, a numpy metric) goes
+through ``host_computed``.
 
 Branches on tensor values (a Python ``if`` or ``while`` on a tensor, ``tf.cond``,
 ``tf.while_loop``, ``int(t)`` of an integer tensor) are *guarded*: the trace records the value
@@ -56,7 +59,7 @@ import weakref
 import numpy as np
 
 from . import _core, config, nest
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OutOfRangeError
 from .tensor_spec import TensorSpec
 
 __all__ = ["Function", "function", "host_computed", "host_output", "tensor_arguments"]
@@ -76,12 +79,14 @@ def _first_caller_outside_this_module():
 def _as_tensor(leaf):
     if isinstance(leaf, (bool, int, float, np.generic, np.ndarray)):
         return _core.convert_to_tensor(leaf)
+    if isinstance(leaf, _core.Variable):
+        return leaf.read_value()  # its value at this call, not the variable itself
     return leaf
 
 
 def _python_numbers_as_tensors(result):
-    """``result`` with its Python and numpy numbers as tensors, as a traced TensorFlow function
-    returns them (a ``str`` or ``None`` stays as it is)."""
+    """``result`` with its Python and numpy numbers and its variables as tensors, as a traced
+    TensorFlow function returns them (a ``str`` or ``None`` stays as it is)."""
     if isinstance(result, _core.Tensor):
         return result
     return nest.map_structure(_as_tensor, result)
@@ -595,6 +600,10 @@ class Function:
                     "(once) or outside the function"
                 )
             result = _python_numbers_as_tensors(result)
+        except StopIteration:
+            # An iterator (a dataset's) ran out inside: TensorFlow's iterator op raises this.
+            _core.trace_abandon()
+            raise OutOfRangeError("End of sequence") from None
         except BaseException:
             _core.trace_abandon()
             raise

@@ -41,7 +41,14 @@ def _compatible(a, b):
     )
 
 
-class TensorSpec:
+class TypeSpec:
+    """The base class of the specs of values a ``tf.function`` takes (TensorFlow's
+    ``tf.TypeSpec``); ferrotape's one kind is ``TensorSpec``."""
+
+    __slots__ = ()
+
+
+class TensorSpec(TypeSpec):
     """Describes a tensor by its shape, dtype and an optional name (``tf.TensorSpec``).
 
     Args:
@@ -235,4 +242,4 @@ class TensorSpec:
         return f"TensorSpec(shape={shape}, dtype={self._dtype!r}, name={self._name!r})"
 
 
-__all__ = ["TensorSpec"]
+__all__ = ["TensorSpec", "TypeSpec"]

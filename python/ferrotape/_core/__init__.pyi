@@ -190,8 +190,10 @@ __all__ = [
     "trace_abandon",
     "trace_begin",
     "trace_end",
+    "trace_holds_value",
     "trace_host_effect",
     "trace_pause",
+    "trace_refuse",
     "trace_resume",
     "trace_variables_created",
     "transpose",
@@ -1102,6 +1104,11 @@ def trace_begin(inputs: Any) -> Any:
 def trace_end(outputs: Any) -> Any:
     """Ends the trace being recorded: its graph, or the reason it cannot be replayed (a string)."""
 
+def trace_holds_value(tensor: Any) -> Any:
+    """Whether `tensor` holds a value that differs from one replay of the trace being recorded to
+    the next (an argument of the traced function or a value computed from them): what TensorFlow's
+    graph knows only when it runs. False when no trace is being recorded."""
+
 def trace_host_effect(callback: Any, tensors: Any, output_only: Any = False) -> Any:
     """Records `callback(*tensors)` as an effect of the trace being recorded, run on every replay
     (`tf.print` inside a traced function): the host callback runs with the replayed values."""
@@ -1109,6 +1116,11 @@ def trace_host_effect(callback: Any, tensors: Any, output_only: Any = False) -> 
 def trace_pause() -> Any:
     """Sets the trace being recorded on this thread (if any) aside: nothing is recorded until
     `trace_resume` (for host arithmetic that a host callback redoes on every replay)."""
+
+def trace_refuse(reason: Any) -> Any:
+    """Refuses the trace being recorded on this thread, if any, for `reason` (the first reason given
+    is kept): the function then runs eagerly for that call's key, with a warning saying `reason`.
+    For host code that made something a replay would not make again."""
 
 def trace_resume() -> Any:
     """Puts back the trace the last `trace_pause` set aside."""

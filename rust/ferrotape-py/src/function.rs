@@ -157,6 +157,20 @@ pub fn trace_variables_created() -> usize {
     trace::variables_created()
 }
 
+/// Refuses the trace being recorded on this thread, if any, for `reason` (the first reason
+/// given is kept): the function then runs eagerly for that call's key, with a warning saying
+/// `reason`. For host code that made something a replay would not make again.
+///
+/// Args:
+///     reason: Why the trace cannot be replayed.
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_refuse(reason: String) {
+    trace::refuse(|| reason);
+}
+
 /// Sets the trace being recorded on this thread (if any) aside: nothing is recorded until
 /// `trace_resume` (for host arithmetic that a host callback redoes on every replay).
 ///
@@ -192,6 +206,20 @@ pub fn trace_resume() -> PyResult<()> {
 #[pyfunction]
 pub fn is_tracing() -> bool {
     trace::is_tracing()
+}
+
+/// Whether `tensor` holds a value that differs from one replay of the trace being recorded to
+/// the next (an argument of the traced function or a value computed from them): what
+/// TensorFlow's graph knows only when it runs. False when no trace is being recorded.
+///
+/// Args:
+///     tensor: A tensor.
+///
+/// Returns:
+///     A bool.
+#[pyfunction]
+pub fn trace_holds_value(tensor: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(trace::is_traced_value(&tensor_of(tensor)?))
 }
 
 /// Whether a gradient tape on this thread is recording or a forward accumulator is active (a
@@ -308,6 +336,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_abandon, m)?)?;
     m.add_function(wrap_pyfunction!(trace_variables_created, m)?)?;
     m.add_function(wrap_pyfunction!(trace_pause, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_refuse, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_holds_value, m)?)?;
     m.add_function(wrap_pyfunction!(trace_resume, m)?)?;
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
     m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;
