@@ -429,6 +429,7 @@ def test_metrics_computed_on_the_host_are_replayed_with_the_step():
 
 
 PYTHON_STEP_OPTIMIZERS = {
+    # Weight decay is part of the native rule's call (see the test after this one).
     "AdamW": lambda: keras.optimizers.AdamW(0.01),
     "Adam weight_decay": lambda: keras.optimizers.Adam(0.01, weight_decay=0.01),
     "Adam use_ema": lambda: keras.optimizers.Adam(0.01, use_ema=True),
@@ -462,3 +463,36 @@ def test_optimizers_with_a_python_step_are_replayed_with_the_traced_step(name):
     for a, b in zip(eager.weights, traced.weights, strict=True):
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
     assert int(traced.optimizer.iterations.numpy()) == 10
+
+
+@NO_EAGER_FALLBACK
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: keras.optimizers.AdamW(0.01, weight_decay=0.05),
+        lambda: keras.optimizers.SGD(0.05, momentum=0.9, weight_decay=0.05),
+        lambda: keras.optimizers.RMSprop(0.01, weight_decay=0.05),
+    ],
+    ids=["AdamW", "SGD", "RMSprop"],
+)
+def test_weight_decay_is_part_of_the_native_step_in_a_trace(make):
+    # No Python in the replayed step: the decay runs inside the optimizer's native call, with
+    # its exclusions, and gives the eager step's weights.
+    x, y = regression(70)
+    runs = []
+    for run_eagerly in (True, False):
+        keras.utils.set_random_seed(4)
+        model = keras.Sequential(
+            [keras.Input((3,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
+        )
+        optimizer = make()
+        optimizer.exclude_from_weight_decay(var_names=["bias"])
+        model.compile(optimizer, "mse", run_eagerly=run_eagerly)
+        model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+        runs.append(model)
+    eager, traced = runs
+    for a, b in zip(eager.weights, traced.weights, strict=True):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
+    batch = (ft.constant(x[:16], ft.float32), ft.constant(y[:16], ft.float32))
+    names = traced.train_function.get_concrete_function(batch).graph.node_names()
+    assert "OptimizerStep" in names and "HostCallback" not in names, names

@@ -14,9 +14,12 @@ def apply(
     variables_: Any,
     grads: Any,
     slots: Any,
+    weight_decay: Any = None,
+    decays: Any = None,
 ) -> Any:
     """Applies step `step` (counted from 1) of `rule` ("sgd", "adam", "rmsprop", "adagrad") with
     `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools) to
     every variable, from its gradient and its slot variables. `learning_rate` may be a variable
     (read when the step runs), and `step` the optimizer's `iterations` variable (the step is then
-    its value plus one, read when the step runs)."""
+    its value plus one, read when the step runs). With `weight_decay`, each variable whose entry of
+    `decays` is true first decays (`w -= w·weight_decay·lr`, Keras's decoupled weight decay)."""

@@ -30,3 +30,9 @@ pub fn apply_optimizer_step(
     let mut arrays: Vec<&mut Array> = guards.iter_mut().map(|g| &mut **g).collect();
     kernels::apply_optimizer_step(step, &mut param, &mut arrays, grad.value())
 }
+
+/// Keras's decoupled weight decay on `variable`, in place: `w -= w·weight_decay·lr` (see
+/// [`kernels::decay_weights`]); an optimizer applies it before its step.
+pub fn decay_weights(variable: &Variable, weight_decay: f64, learning_rate: f64) -> Result<()> {
+    kernels::decay_weights(&mut variable.value_mut(), weight_decay, learning_rate)
+}

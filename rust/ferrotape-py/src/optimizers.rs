@@ -68,9 +68,14 @@ impl Scalar {
 /// `learning_rate` and the rule's `hyperparameters` (Keras's argument names; flags as bools)
 /// to every variable, from its gradient and its slot variables. `learning_rate` may be a
 /// variable (read when the step runs), and `step` the optimizer's `iterations` variable (the
-/// step is then its value plus one, read when the step runs).
+/// step is then its value plus one, read when the step runs). With `weight_decay`, each
+/// variable whose entry of `decays` is true first decays (`w -= w·weight_decay·lr`, Keras's
+/// decoupled weight decay).
 #[pyfunction]
-#[pyo3(signature = (rule, learning_rate, step, hyperparameters, variables_, grads, slots))]
+#[pyo3(signature = (
+    rule, learning_rate, step, hyperparameters, variables_, grads, slots, weight_decay=None,
+    decays=None
+))]
 #[allow(clippy::too_many_arguments)]
 fn apply(
     py: Python<'_>,
@@ -81,6 +86,8 @@ fn apply(
     variables_: Vec<Bound<'_, PyAny>>,
     grads: Vec<Bound<'_, PyAny>>,
     slots: Vec<Vec<Bound<'_, PyAny>>>,
+    weight_decay: Option<f64>,
+    decays: Option<Vec<bool>>,
 ) -> PyResult<()> {
     let learning_rate = Scalar::of(learning_rate, "learning_rate")?;
     let step = match Scalar::of(step, "step")? {
@@ -99,12 +106,25 @@ fn apply(
         .iter()
         .map(|s| variables(s))
         .collect::<PyResult<Vec<_>>>()?;
+    // The weight decay of each variable (None: it does not decay).
+    let decays: Vec<Option<f64>> = match (weight_decay, decays) {
+        (None, _) => vec![None; params.len()],
+        (Some(rate), None) => vec![Some(rate); params.len()],
+        (Some(rate), Some(flags)) => {
+            same_length("weight-decay flags", flags.len(), params.len())?;
+            flags.into_iter().map(|d| d.then_some(rate)).collect()
+        }
+    };
     let rule = rule.to_string();
     let run = move |grads: &[Tensor]| -> ferrotape_autodiff::Result<()> {
-        let optimizer_step = OptimizerStep::new(&rule, learning_rate.get(), step.get(), |name| {
+        let learning_rate = learning_rate.get();
+        let optimizer_step = OptimizerStep::new(&rule, learning_rate, step.get(), |name| {
             hyperparameters.get(name).copied()
         })?;
-        for ((p, g), s) in params.iter().zip(grads).zip(&slots) {
+        for (((p, g), s), decay) in params.iter().zip(grads).zip(&slots).zip(&decays) {
+            if let Some(rate) = *decay {
+                optim::decay_weights(p, rate, learning_rate)?;
+            }
             optim::apply_optimizer_step(&optimizer_step, p, s, g)?;
         }
         Ok(())

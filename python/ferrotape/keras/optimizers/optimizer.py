@@ -3,7 +3,8 @@ updates is ``BaseOptimizer``'s, in ``base_optimizer.py``).
 
 One step (``apply``) runs, in Keras 3's order: drop pairs whose gradient is ``None``, unscale by
 ``loss_scale_factor``, clip (``clipnorm`` per tensor, or ``global_clipnorm``, or
-``clipvalue``), decay the weights (``weight_decay``: ``var -= var * weight_decay * lr``), update
+``clipvalue``), decay the weights (``weight_decay``: ``var -= var * weight_decay * lr``, inside
+the native rule's call for the optimizers that have one), update
 each variable with the optimizer's rule, update the moving averages (``use_ema``), then
 ``iterations += 1``. The learning rate is read once per step, from the ``learning_rate``
 variable or a schedule evaluated at ``iterations`` (the count *before* this step).
@@ -97,7 +98,9 @@ class Optimizer(BaseOptimizer):
             learning_rate = self._learning_rate
             if isinstance(learning_rate, _schedules.LearningRateSchedule):
                 learning_rate = self._scheduled_learning_rate()
-            self._apply_native_rule(grads, variables, slots, learning_rate, self._iterations)
+            self._apply_native_rule(
+                grads, variables, slots, learning_rate, self._iterations, decaying=indices
+            )
             self._iterations.assign_add(1)
             return
 
@@ -197,13 +200,12 @@ class Optimizer(BaseOptimizer):
 
     def _reads_step_natively(self):
         """Whether the whole step is the native rule with a learning-rate variable (or a
-        schedule, see ``_scheduled_learning_rate``): no legacy decay, weight decay or moving
-        averages computed in Python."""
+        schedule, see ``_scheduled_learning_rate``), weight decay included: no legacy decay or
+        moving averages computed in Python."""
         return (
             self._update_path() == "one native call"
             and isinstance(self._learning_rate, ft.Variable | _schedules.LearningRateSchedule)
             and not self._legacy_decay
-            and self.weight_decay is None
             and not self.use_ema
         )
 
@@ -241,7 +243,12 @@ class Optimizer(BaseOptimizer):
             [gradient], [variable], slots, float(learning_rate), self._local_step()
         )
 
-    def _apply_native_rule(self, grads, variables, slots, learning_rate, local_step):
+    def _apply_native_rule(self, grads, variables, slots, learning_rate, local_step, decaying=None):
+        """The native rule on ``variables``; given ``decaying`` (the variables' indices), the
+        rule first applies the weight decay to those whose flag says so."""
+        decays = None
+        if decaying is not None and self.weight_decay is not None:
+            decays = [self._decay_flags[index] for index in decaying]
         _core.optimizers.apply(
             self._native_rule,
             learning_rate,
@@ -250,6 +257,8 @@ class Optimizer(BaseOptimizer):
             variables,
             grads,
             slots,
+            weight_decay=None if decays is None else float(self.weight_decay),
+            decays=decays,
         )
 
     def _native_hyperparameters(self):

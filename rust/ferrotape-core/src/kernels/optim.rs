@@ -272,6 +272,56 @@ pub fn apply_optimizer_step(
     Ok(())
 }
 
+/// Keras's decoupled weight decay, applied before a step: `w -= w·weight_decay·lr` in place,
+/// in Keras's order of operations (`w·weight_decay` first) and the variable's compute type (f32
+/// for half types, rounded once, as the rules do). A variable on a device is decayed on the
+/// host and goes back there, as a step without a device kernel is.
+pub fn decay_weights(param: &mut Array, weight_decay: f64, learning_rate: f64) -> Result<()> {
+    check("ApplyWeightDecay", param, std::iter::empty())?;
+    let device = param.device();
+    match param.dtype() {
+        DType::F16 => decay::<f16>(param, weight_decay, learning_rate),
+        DType::BF16 => decay::<bf16>(param, weight_decay, learning_rate),
+        DType::F32 => decay::<f32>(param, weight_decay, learning_rate),
+        DType::F64 => decay::<f64>(param, weight_decay, learning_rate),
+        other => {
+            return Err(Error::unsupported(
+                "ApplyWeightDecay",
+                other,
+                "a floating-point variable",
+            ))
+        }
+    }
+    if device != Device::Cpu {
+        *param = param.to_device(device)?;
+    }
+    Ok(())
+}
+
+fn decay<S: Stored>(param: &mut Array, weight_decay: f64, learning_rate: f64) {
+    let (wd, lr) = (
+        coefficient::<S::Compute>(weight_decay),
+        coefficient::<S::Compute>(learning_rate),
+    );
+    let run = |p: &mut [S]| {
+        simd::dispatch(
+            #[inline(always)]
+            || {
+                for x in p.iter_mut() {
+                    let w = x.load();
+                    *x = S::store(w - w * wd * lr);
+                }
+            },
+        )
+    };
+    let p = typed_mut::<S>(param);
+    if p.len() < PARALLEL_THRESHOLD {
+        run(p);
+    } else {
+        p.par_chunks_mut(CHUNK).for_each(run);
+    }
+}
+
 fn check<'a>(
     op: &'static str,
     param: &Array,
@@ -750,6 +800,28 @@ mod tests {
         let a = 0.1f32 + 0.7 * 0.7;
         let want = f16::from_f32(0.3 - 0.7 * 0.1 / (a + 1e-7).sqrt());
         assert!(p.to_vec::<f16>().iter().all(|&x| x == want));
+    }
+
+    #[test]
+    fn weight_decay_follows_keras_order_in_place_and_across_threads() {
+        // Keras: w - w·wd·lr, in the variable's dtype, (w·wd) rounded first.
+        let (wd, lr) = (0.004f64, 0.001f64);
+        let w: Vec<f32> = (0..40_000).map(|i| (i as f32 - 20_000.0) * 1e-3).collect();
+        let mut p = arr(w.clone());
+        let shared = p.clone();
+        decay_weights(&mut p, wd, lr).unwrap();
+        let want: Vec<f32> = w.iter().map(|&x| x - x * wd as f32 * lr as f32).collect();
+        assert_eq!(p.to_vec::<f32>(), want);
+        assert_eq!(
+            shared.to_vec::<f32>(),
+            w,
+            "a tensor read earlier keeps its value"
+        );
+        let mut h = arr(vec![f16::from_f32(0.3)]);
+        decay_weights(&mut h, 0.5, 0.1).unwrap();
+        let w16 = f16::from_f32(0.3).to_f32(); // computed in f32, rounded once
+        assert_eq!(h.to_vec::<f16>()[0], f16::from_f32(w16 - w16 * 0.5 * 0.1));
+        assert!(decay_weights(&mut arr(vec![1i32]), 0.1, 0.1).is_err());
     }
 
     #[test]
