@@ -428,6 +428,22 @@ def test_metrics_computed_on_the_host_are_replayed_with_the_step():
         np.testing.assert_allclose(traced[2][key], eager[2][key], rtol=1e-5, atol=1e-6, err_msg=key)
 
 
+def fit_eagerly_and_traced(make_optimizer):
+    """A small regression model fitted for two epochs eagerly, then traced, from the same
+    seed: ``[(model, losses)]`` of each run."""
+    x, y = regression(70)
+    runs = []
+    for run_eagerly in (True, False):
+        keras.utils.set_random_seed(4)
+        model = keras.Sequential(
+            [keras.Input((3,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
+        )
+        model.compile(make_optimizer(), "mse", run_eagerly=run_eagerly)
+        history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+        runs.append((model, history.history["loss"]))
+    return runs
+
+
 PYTHON_STEP_OPTIMIZERS = {
     # Weight decay is part of the native rule's call (see the test after this one).
     "AdamW": lambda: keras.optimizers.AdamW(0.01),
@@ -444,20 +460,11 @@ PYTHON_STEP_OPTIMIZERS = {
 def test_optimizers_with_a_python_step_are_replayed_with_the_traced_step(name):
     # Weight decay, moving averages, legacy decay and Python update_steps read the step number
     # and the learning rate into Python: the optimizer step is a host callback of the replay.
-    x, y = regression(70)
-    runs = []
-    for run_eagerly in (True, False):
-        keras.utils.set_random_seed(4)
-        model = keras.Sequential(
-            [keras.Input((3,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the legacy lr= and decay=
+        (eager, eager_loss), (traced, traced_loss) = fit_eagerly_and_traced(
+            PYTHON_STEP_OPTIMIZERS[name]
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # the legacy lr= and decay=
-            optimizer = PYTHON_STEP_OPTIMIZERS[name]()
-        model.compile(optimizer, "mse", run_eagerly=run_eagerly)
-        history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
-        runs.append((model, history.history["loss"]))
-    (eager, eager_loss), (traced, traced_loss) = runs
     assert traced.train_function.experimental_get_tracing_count() == 2
     np.testing.assert_allclose(traced_loss, eager_loss, rtol=1e-5, atol=1e-6)
     for a, b in zip(eager.weights, traced.weights, strict=True):
@@ -478,21 +485,15 @@ def test_optimizers_with_a_python_step_are_replayed_with_the_traced_step(name):
 def test_weight_decay_is_part_of_the_native_step_in_a_trace(make):
     # No Python in the replayed step: the decay runs inside the optimizer's native call, with
     # its exclusions, and gives the eager step's weights.
-    x, y = regression(70)
-    runs = []
-    for run_eagerly in (True, False):
-        keras.utils.set_random_seed(4)
-        model = keras.Sequential(
-            [keras.Input((3,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
-        )
+    def make_excluding_biases():
         optimizer = make()
         optimizer.exclude_from_weight_decay(var_names=["bias"])
-        model.compile(optimizer, "mse", run_eagerly=run_eagerly)
-        model.fit(x, y, batch_size=16, epochs=2, verbose=0)
-        runs.append(model)
-    eager, traced = runs
+        return optimizer
+
+    (eager, _), (traced, _) = fit_eagerly_and_traced(make_excluding_biases)
     for a, b in zip(eager.weights, traced.weights, strict=True):
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
+    x, y = regression(70)
     batch = (ft.constant(x[:16], ft.float32), ft.constant(y[:16], ft.float32))
     names = traced.train_function.get_concrete_function(batch).graph.node_names()
     assert "OptimizerStep" in names and "HostCallback" not in names, names

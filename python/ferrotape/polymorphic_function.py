@@ -389,17 +389,27 @@ def _bound_leaf(spec, value, name):
         return spec
     if not isinstance(value, (_core.Tensor, _core.Variable)):
         value = _core.convert_to_tensor(value, dtype=spec.dtype)
-    if spec.dtype is not None and value.dtype != spec.dtype:
-        raise InvalidArgumentError(
-            f"{name}: the argument {spec.name or ''} must be a {spec.dtype.name} tensor "
-            f"(its TensorSpec), received {value.dtype.name}"
-        )
-    if not spec.is_compatible_with(value):
-        raise TypeError(
-            f"{name}: the argument {spec.name or ''} has shape {value.shape}, which is not "
-            f"compatible with its TensorSpec's {spec.shape}"
+    mismatch = _spec_mismatch(spec, value)
+    if mismatch is not None:
+        # As TensorFlow's concrete functions: another dtype is the op's error, a shape a
+        # binding error.
+        kind, what, expected = mismatch
+        error = InvalidArgumentError if kind == "dtype" else TypeError
+        raise error(
+            f"{name}: the argument {spec.name or ''} {what}, not compatible with its "
+            f"TensorSpec's {expected}"
         )
     return value
+
+
+def _spec_mismatch(spec, tensor):
+    """``(kind, what the tensor has, what the spec expects)`` where ``tensor`` does not match
+    ``spec`` (``kind`` is ``"dtype"`` or ``"shape"``), else None."""
+    if spec.dtype is not None and tensor.dtype != spec.dtype:
+        return "dtype", f"has dtype {tensor.dtype.name}", spec.dtype.name
+    if not spec.is_compatible_with(tensor):
+        return "shape", f"has shape {tensor.shape}", str(spec.shape)
+    return None
 
 
 def _same_value(a, b):
@@ -462,15 +472,11 @@ def _check_signature(signature, tensors, name):
             f"{len(tensors)} tensors"
         )
     for i, (spec, t) in enumerate(zip(signature, tensors, strict=True)):
-        if spec.dtype is not None and spec.dtype != t.dtype:
+        mismatch = _spec_mismatch(spec, t)
+        if mismatch is not None:
+            _, what, expected = mismatch
             raise TypeError(
-                f"{name}: argument {i} has dtype {t.dtype.name}, but the input_signature "
-                f"expects {spec.dtype.name}"
-            )
-        if not spec.is_compatible_with(t):
-            raise TypeError(
-                f"{name}: argument {i} has shape {t.shape}, which is not compatible with the "
-                f"input_signature's {spec.shape}"
+                f"{name}: argument {i} {what}, not compatible with the input_signature's {expected}"
             )
 
 
