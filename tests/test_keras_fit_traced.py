@@ -445,10 +445,10 @@ def fit_eagerly_and_traced(make_optimizer):
 
 
 PYTHON_STEP_OPTIMIZERS = {
-    # Weight decay is part of the native rule's call (see the test after this one).
-    "AdamW": lambda: keras.optimizers.AdamW(0.01),
-    "Adam weight_decay": lambda: keras.optimizers.Adam(0.01, weight_decay=0.01),
-    "Adam use_ema": lambda: keras.optimizers.Adam(0.01, use_ema=True),
+    # Weight decay and moving averages of native rules replay without a callback (see the
+    # test after this one); with a Python step they are part of it.
+    "Nadam weight_decay": lambda: keras.optimizers.Nadam(0.01, weight_decay=0.01),
+    "Nadam use_ema": lambda: keras.optimizers.Nadam(0.01, use_ema=True),
     "Nadam": lambda: keras.optimizers.Nadam(0.01),
     "Lion": lambda: keras.optimizers.Lion(0.001),
     "SGD legacy decay": lambda: keras.optimizers.SGD(lr=0.05, decay=0.1),
@@ -479,12 +479,15 @@ def test_optimizers_with_a_python_step_are_replayed_with_the_traced_step(name):
         lambda: keras.optimizers.AdamW(0.01, weight_decay=0.05),
         lambda: keras.optimizers.SGD(0.05, momentum=0.9, weight_decay=0.05),
         lambda: keras.optimizers.RMSprop(0.01, weight_decay=0.05),
+        lambda: keras.optimizers.Adam(0.01, use_ema=True),
+        lambda: keras.optimizers.AdamW(0.01, use_ema=True, ema_overwrite_frequency=3),
     ],
-    ids=["AdamW", "SGD", "RMSprop"],
+    ids=["AdamW", "SGD", "RMSprop", "Adam use_ema", "AdamW use_ema overwrite"],
 )
-def test_weight_decay_is_part_of_the_native_step_in_a_trace(make):
-    # No Python in the replayed step: the decay runs inside the optimizer's native call, with
-    # its exclusions, and gives the eager step's weights.
+def test_weight_decay_and_moving_averages_replay_without_python_in_a_trace(make):
+    # The decay runs inside the optimizer's native call (with its exclusions), the moving
+    # averages are tensor arithmetic on `iterations` (the overwrite a branch on it): the
+    # replayed step calls no Python, and gives the eager step's weights.
     def make_excluding_biases():
         optimizer = make()
         optimizer.exclude_from_weight_decay(var_names=["bias"])

@@ -4,6 +4,7 @@ from typing import Any
 
 __all__ = [
     "apply",
+    "update_moving_averages",
 ]
 
 def apply(
@@ -23,3 +24,14 @@ def apply(
     (read when the step runs), and `step` the optimizer's `iterations` variable (the step is then
     its value plus one, read when the step runs). With `weight_decay`, each variable whose entry of
     `decays` is true first decays (`w -= w·weight_decay·lr`, Keras's decoupled weight decay)."""
+
+def update_moving_averages(
+    averages: Any,
+    variables_: Any,
+    iterations: Any,
+    ema_momentum: Any,
+) -> Any:
+    """Updates each of `averages` towards its variable in `variables` (Keras's `use_ema`): `average
+    = m·average + (1 - m)·variable`, where `m` is `ema_momentum`, or 0 while the optimizer's
+    `iterations` variable is 0 (the first step copies the variables). `iterations` is read when the
+    update runs, so a traced step replays it with the current count."""

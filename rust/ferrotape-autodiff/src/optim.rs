@@ -36,3 +36,11 @@ pub fn apply_optimizer_step(
 pub fn decay_weights(variable: &Variable, weight_decay: f64, learning_rate: f64) -> Result<()> {
     kernels::decay_weights(&mut variable.value_mut(), weight_decay, learning_rate)
 }
+
+/// Keras's moving average of `variable` (`use_ema`), in place:
+/// `average = momentum·average + (1 - momentum)·variable` (see
+/// [`kernels::update_moving_average`]).
+pub fn update_moving_average(average: &Variable, variable: &Variable, momentum: f64) -> Result<()> {
+    let value = variable.snapshot();
+    kernels::update_moving_average(&mut average.value_mut(), &value, momentum)
+}

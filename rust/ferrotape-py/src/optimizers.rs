@@ -136,6 +136,43 @@ fn apply(
     Ok(())
 }
 
+/// Updates each of `averages` towards its variable in `variables` (Keras's `use_ema`):
+/// `average = m·average + (1 - m)·variable`, where `m` is `ema_momentum`, or 0 while the
+/// optimizer's `iterations` variable is 0 (the first step copies the variables). `iterations`
+/// is read when the update runs, so a traced step replays it with the current count.
+#[pyfunction]
+fn update_moving_averages(
+    py: Python<'_>,
+    averages: Vec<Bound<'_, PyAny>>,
+    variables_: Vec<Bound<'_, PyAny>>,
+    iterations: &Bound<'_, PyAny>,
+    ema_momentum: f64,
+) -> PyResult<()> {
+    let averages = variables(&averages)?;
+    let values = variables(&variables_)?;
+    same_length("moving averages", averages.len(), values.len())?;
+    let iterations = match Scalar::of(iterations, "iterations")? {
+        Scalar::Read(v) => v,
+        Scalar::Value(_) => {
+            return Err(type_error(
+                "optimizers.update_moving_averages: `iterations` must be a Variable",
+            ))
+        }
+    };
+    let work = values.iter().map(|v| v.snapshot().len()).sum();
+    let run = move |_: &[Tensor]| -> ferrotape_autodiff::Result<()> {
+        let first = iterations.snapshot().scalar_f64().unwrap_or(0.0) == 0.0;
+        let momentum = if first { 0.0 } else { ema_momentum };
+        for (average, value) in averages.iter().zip(&values) {
+            optim::update_moving_average(average, value, momentum)?;
+        }
+        Ok(())
+    };
+    compute(py, work, || run(&[])).raise()?;
+    trace::effect("UpdateMovingAverages", &[], move || run);
+    Ok(())
+}
+
 /// Where a step's number comes from.
 #[derive(Clone)]
 enum StepSource {
@@ -154,5 +191,6 @@ impl StepSource {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(update_moving_averages, m)?)?;
     Ok(())
 }

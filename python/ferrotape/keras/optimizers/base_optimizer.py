@@ -17,6 +17,7 @@ import numpy as np
 
 import ferrotape as ft
 
+from ... import _core
 from . import schedules as _schedules
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -413,15 +414,19 @@ class BaseOptimizer:
 
     # ---------------------------------------------------------- moving averages
 
-    def _update_moving_averages(self, step):
-        # The first step copies the variables; later steps average.
-        momentum = self.ema_momentum if step != 0 else 0.0
-        for variable, average in zip(
-            self._trainable_variables, self._model_variables_moving_average, strict=True
-        ):
-            average.assign(average * momentum + variable * (1.0 - momentum))
+    def _update_moving_averages(self):
+        """Keras's update of the moving averages, before ``iterations`` moves on: the first
+        step copies the variables, later steps average. One native call that reads
+        ``iterations`` when it runs, so that a traced step replays it without Python; the
+        overwrite every ``ema_overwrite_frequency`` steps is a branch on ``iterations``."""
+        _core.optimizers.update_moving_averages(
+            self._model_variables_moving_average,
+            self._trainable_variables,
+            self._iterations,
+            float(self.ema_momentum),
+        )
         frequency = self.ema_overwrite_frequency
-        if frequency and (step + 1) % frequency == 0:
+        if frequency and (self._iterations + 1) % frequency == 0:
             self._overwrite_model_variables_with_average_value(self._trainable_variables)
 
     def _overwrite_model_variables_with_average_value(self, var_list):

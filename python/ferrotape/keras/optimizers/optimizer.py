@@ -4,8 +4,8 @@ updates is ``BaseOptimizer``'s, in ``base_optimizer.py``).
 One step (``apply``) runs, in Keras 3's order: drop pairs whose gradient is ``None``, unscale by
 ``loss_scale_factor``, clip (``clipnorm`` per tensor, or ``global_clipnorm``, or
 ``clipvalue``), decay the weights (``weight_decay``: ``var -= var * weight_decay * lr``, inside
-the native rule's call for the optimizers that have one), update
-each variable with the optimizer's rule, update the moving averages (``use_ema``), then
+the native rule's call for the optimizers that have one), update each variable with the
+optimizer's rule, update the moving averages (``use_ema``, one native call), then
 ``iterations += 1``. The learning rate is read once per step, from the ``learning_rate``
 variable or a schedule evaluated at ``iterations`` (the count *before* this step).
 
@@ -101,6 +101,8 @@ class Optimizer(BaseOptimizer):
             self._apply_native_rule(
                 grads, variables, slots, learning_rate, self._iterations, decaying=indices
             )
+            if self.use_ema:
+                self._update_moving_averages()
             self._iterations.assign_add(1)
             return
 
@@ -114,8 +116,9 @@ class Optimizer(BaseOptimizer):
         host_computed(step_on_host, grads)
 
     def _python_step(self, grads, variables, indices):
-        """A step whose number and learning rate are Python values: weight decay, legacy
-        decay, moving averages or a Python ``update_step`` (the native rule otherwise)."""
+        """A step whose number and learning rate are Python values: legacy decay, or a Python
+        ``update_step`` (the native rule otherwise), with the weight decay and moving averages
+        around it."""
         step = int(self._iterations.numpy())
         learning_rate = self._current_learning_rate(step)
         if self._decays_weights():
@@ -131,7 +134,7 @@ class Optimizer(BaseOptimizer):
         finally:
             self._step_in_progress = None
         if self.use_ema:
-            self._update_moving_averages(step)
+            self._update_moving_averages()
         self._iterations.assign_add(1)
 
     def _decays_weights(self):
@@ -200,13 +203,12 @@ class Optimizer(BaseOptimizer):
 
     def _reads_step_natively(self):
         """Whether the whole step is the native rule with a learning-rate variable (or a
-        schedule, see ``_scheduled_learning_rate``), weight decay included: no legacy decay or
-        moving averages computed in Python."""
+        schedule, see ``_scheduled_learning_rate``), weight decay included, and tensor
+        arithmetic for the moving averages: no legacy decay computed in Python."""
         return (
             self._update_path() == "one native call"
             and isinstance(self._learning_rate, ft.Variable | _schedules.LearningRateSchedule)
             and not self._legacy_decay
-            and not self.use_ema
         )
 
     def _scheduled_learning_rate(self):

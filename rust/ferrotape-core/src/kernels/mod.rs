@@ -42,7 +42,9 @@ pub use matmul::matmul;
 pub use norm::{
     batch_norm_apply, batch_norm_backward, batch_norm_statistics, BatchNormGrads, FeatureLayout,
 };
-pub use optim::{apply_optimizer_step, decay_weights, OptimizerStep, Stored};
+pub use optim::{
+    apply_optimizer_step, decay_weights, update_moving_average, OptimizerStep, Stored,
+};
 pub use pool::{avg_pool, avg_pool_grad, max_pool, max_pool_grad, max_pool_grad_grad};
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{

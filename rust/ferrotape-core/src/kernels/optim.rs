@@ -12,7 +12,9 @@
 //! [`OptimizerStep::new`] reads a rule's hyperparameters by name and computes its per-step
 //! scalars (Adam's bias correction); [`apply_optimizer_step`] checks the arrays and runs the
 //! rule. Each rule's element loop is a plain loop over zipped slices (so it vectorises), split
-//! across threads above [`PARALLEL_THRESHOLD`] by [`zip_chunks`].
+//! across threads above [`PARALLEL_THRESHOLD`] by [`zip_chunks`]. Keras's decoupled weight
+//! decay ([`decay_weights`]) and the moving averages of `use_ema` ([`update_moving_average`])
+//! are in-place passes of the same kind, so that a step with them is native calls only.
 
 use half::{bf16, f16};
 use num_traits::Float;
@@ -320,6 +322,45 @@ fn decay<S: Stored>(param: &mut Array, weight_decay: f64, learning_rate: f64) {
     } else {
         p.par_chunks_mut(CHUNK).for_each(run);
     }
+}
+
+/// Keras's moving average of a variable (`use_ema`), in place:
+/// `average = momentum·average + (1 - momentum)·value`, in the compute type (f32 for half
+/// types, rounded once). An average on a device is updated on the host and goes back there.
+pub fn update_moving_average(average: &mut Array, value: &Array, momentum: f64) -> Result<()> {
+    check("UpdateMovingAverage", average, std::iter::once(value))?;
+    let device = average.device();
+    let value = value.contiguous();
+    match average.dtype() {
+        DType::F16 => moving_average::<f16>(average, &value, momentum),
+        DType::BF16 => moving_average::<bf16>(average, &value, momentum),
+        DType::F32 => moving_average::<f32>(average, &value, momentum),
+        DType::F64 => moving_average::<f64>(average, &value, momentum),
+        other => {
+            return Err(Error::unsupported(
+                "UpdateMovingAverage",
+                other,
+                "a floating-point variable",
+            ))
+        }
+    }
+    if device != Device::Cpu {
+        *average = average.to_device(device)?;
+    }
+    Ok(())
+}
+
+fn moving_average<S: Stored>(average: &mut Array, value: &Array, momentum: f64) {
+    let m = coefficient::<S::Compute>(momentum);
+    let rest = <S::Compute as num_traits::One>::one() - m;
+    let v = value
+        .contiguous_slice::<S>()
+        .expect("dtype checked, contiguous");
+    zip_chunks(typed_mut::<S>(average), [], v, |a, [], v| {
+        for (a, &v) in a.iter_mut().zip(v) {
+            *a = S::store(m * a.load() + rest * v.load());
+        }
+    });
 }
 
 fn check<'a>(
@@ -822,6 +863,26 @@ mod tests {
         let w16 = f16::from_f32(0.3).to_f32(); // computed in f32, rounded once
         assert_eq!(h.to_vec::<f16>()[0], f16::from_f32(w16 - w16 * 0.5 * 0.1));
         assert!(decay_weights(&mut arr(vec![1i32]), 0.1, 0.1).is_err());
+    }
+
+    #[test]
+    fn moving_averages_follow_keras_in_place_and_across_threads() {
+        let a0: Vec<f32> = (0..40_000).map(|i| i as f32 * 1e-3).collect();
+        let v: Vec<f32> = (0..40_000).map(|i| 1.0 - i as f32 * 1e-4).collect();
+        let mut a = arr(a0.clone());
+        let shared = a.clone();
+        update_moving_average(&mut a, &arr(v.clone()), 0.99).unwrap();
+        let (m, rest) = (0.99f32, 1.0f32 - 0.99f32);
+        let want: Vec<f32> = a0.iter().zip(&v).map(|(&a, &v)| m * a + rest * v).collect();
+        assert_eq!(a.to_vec::<f32>(), want);
+        assert_eq!(
+            shared.to_vec::<f32>(),
+            a0,
+            "a tensor read earlier keeps its value"
+        );
+        update_moving_average(&mut a, &arr(v.clone()), 0.0).unwrap(); // the first step copies
+        assert_eq!(a.to_vec::<f32>(), v);
+        assert!(update_moving_average(&mut a, &arr(vec![1.0f32]), 0.5).is_err());
     }
 
     #[test]
