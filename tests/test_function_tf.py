@@ -358,6 +358,41 @@ def datasets_generators_and_variables_inside(tf):
 
 
 @program
+def stateful_recurrent_layers_in_compiled_steps(tf):
+    # A stateful layer's states carry from call to call through a compiled function and
+    # through fit's compiled step (both replayed), and reset_states reaches them.
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 6, 2)).astype(np.float32)
+    y = rng.normal(size=(4, 1)).astype(np.float32)
+
+    def weights_for(layer):
+        return [rng.normal(scale=0.5, size=w.shape).astype(np.float32) for w in layer.weights]
+
+    layer = tf.keras.layers.SimpleRNN(3, stateful=True)
+    layer(x[:, :3])
+    layer.set_weights(weights_for(layer))
+    layer.reset_states()
+    compiled = tf.function(lambda t: layer(t))
+    calls = [compiled(x[:, :3]), compiled(x[:, 3:])]
+    layer.reset_states()
+    calls.append(compiled(x[:, :3]))
+
+    model = tf.keras.Sequential(
+        [tf.keras.Input((3, 2), batch_size=4), tf.keras.layers.LSTM(2, stateful=True)]
+    )
+    model.add(tf.keras.layers.Dense(1))
+    model.set_weights(weights_for(model))
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    losses = [
+        model.fit(x[:, s : s + 3], y, batch_size=4, epochs=1, shuffle=False, verbose=0).history[
+            "loss"
+        ][0]
+        for s in (0, 3, 0)
+    ]
+    return calls, np.array(losses), model.get_weights()
+
+
+@program
 def variables_updated_and_tapes_inside(tf):
     w = tf.Variable([0.5, -1.0])
     opt = tf.keras.optimizers.SGD(0.1)

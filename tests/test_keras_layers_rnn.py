@@ -161,6 +161,26 @@ def test_initial_state_and_stateful_layers():
     np.testing.assert_allclose(stateful(x[:, :3]).numpy(), layer(x[:, :3]).numpy(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_a_stateful_layer_carries_its_states_through_a_traced_function(kind):
+    # The states live in variables (as Keras 3's, not among the weights), so each replay of a
+    # traced call starts from the last call's states, and reset_states reaches the replays.
+    x = rand(2, 6, 2)
+    layer = getattr(layers, kind)(3, stateful=True, dtype="float64")
+    eager = [layer(x[:, :3]).numpy(), layer(x[:, 3:]).numpy()]
+    layer.reset_states()
+    compiled = ft.function(lambda t: layer(t))
+    for _ in range(2):  # the second round replays after a reset
+        np.testing.assert_allclose(compiled(x[:, :3]).numpy(), eager[0], rtol=1e-12)
+        np.testing.assert_allclose(compiled(x[:, 3:]).numpy(), eager[1], rtol=1e-12)
+        layer.reset_states()
+    assert compiled.experimental_get_tracing_count() == 1
+    assert all(isinstance(s, ft.Variable) for s in layer.states)
+    assert len(layer.weights) == 3  # kernel, recurrent kernel, bias
+    with pytest.raises(ValueError, match="Expected batch size: 2. Received batch size: 3"):
+        layer(rand(3, 6, 2))
+
+
 class MinimalCell(layers.Layer):
     """Keras's documentation example of a custom cell."""
 

@@ -9,6 +9,7 @@ TensorShape([2, 5, 4])
 """
 
 from .... import _core, nest
+from ....framework_ops import init_scope
 from ... import object_registration
 from ..layer import Layer
 from .stacked_rnn_cells import StackedRNNCells
@@ -110,7 +111,28 @@ class RNN(Layer):
 
     def reset_states(self):
         """Zeroes a stateful layer's states (the next call starts from zeros)."""
-        object.__setattr__(self, "states", None)
+        for variable in _flat(self.states or ()):
+            variable.assign(_core.zeros_like(variable))
+
+    def _state_variables(self, batch):
+        """The variables that carry a stateful layer's states from one call to the next, as
+        Keras 3's (untracked: not among the weights): made as zeros on the first call, so that
+        a traced call reads and writes them on every replay."""
+        if self.states is None:
+            with init_scope():  # made once, outside any trace being recorded
+                initial = self.get_initial_state(batch)
+                held = iter(
+                    [_core.Variable(s, trainable=False, name="rnn_state") for s in _flat(initial)]
+                )
+                object.__setattr__(self, "states", _unflatten(initial, held))
+        expected = next(_flat(self.states)).shape[0]
+        if expected != batch:
+            raise ValueError(
+                f"{type(self).__name__}: if an RNN is stateful, the batch size of the input "
+                "sequences must be the same as the batch size of the initial state. Expected "
+                f"batch size: {expected}. Received batch size: {batch}."
+            )
+        return self.states
 
     reset_state = reset_states
 
@@ -128,8 +150,9 @@ class RNN(Layer):
             states = (
                 list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
             )
-        elif self.stateful and self.states is not None:
-            states = list(self.states)
+        elif self.stateful:
+            held = self._state_variables(batch)
+            states = _unflatten(held, iter([v.read_value() for v in _flat(held)]))
         else:
             states = self.get_initial_state(batch)
         for reset in ("reset_dropout_mask", "reset_recurrent_dropout_mask"):
@@ -154,8 +177,9 @@ class RNN(Layer):
             outputs.append(output)
             previous = output
         if self.stateful:
-            kept = iter([_core.stop_gradient(s) for s in _flat(states)])
-            object.__setattr__(self, "states", _unflatten(states, kept))
+            held = _flat(self._state_variables(batch))
+            for variable, state in zip(held, _flat(states), strict=True):
+                variable.assign(state)
         result = _core.stack(outputs, 1) if self.return_sequences else outputs[-1]
         return [result, *states] if self.return_state else result
 
