@@ -99,3 +99,52 @@ def test_the_histogram_bucketing_matches_tensorflows_on_awkward_data():
         for count in (1, 3, 30, 64):
             expected = _buckets(real_tf.constant(data), real_tf.constant(count)).numpy()
             np.testing.assert_array_equal(histogram_buckets(data, count), expected)
+
+
+def traced_summaries_program(tf, logdir):
+    """Summaries inside compiled functions called under different default writers: each writes
+    where the writer was when it was traced (none: never), as TensorFlow's trace captures it."""
+    first, second = (tf.summary.create_file_writer(f"{logdir}/{n}") for n in ("a", "b"))
+
+    @tf.function
+    def log(x):
+        tf.summary.scalar("x", x, step=0)
+        return x
+
+    with first.as_default():
+        log(tf.constant(1.0))
+    with second.as_default():
+        log(tf.constant(2.0))
+    log(tf.constant(3.0))
+
+    @tf.function
+    def traced_without_a_writer(x):
+        tf.summary.scalar("y", x, step=0)
+        return x
+
+    traced_without_a_writer(tf.constant(1.0))
+    with second.as_default():
+        traced_without_a_writer(tf.constant(5.0))
+    step = tf.Variable(0, dtype=tf.int64)
+
+    @tf.function
+    def at_the_default_step(x):
+        step.assign_add(1)
+        tf.summary.scalar("z", x)
+        return x
+
+    with first.as_default(step=step):
+        for v in (4.0, 6.0):
+            at_the_default_step(tf.constant(v))
+    first.close()
+    second.close()
+
+
+def test_summaries_in_compiled_functions_write_where_tensorflows_do(tmp_path):
+    traced_summaries_program(real_tf, str(tmp_path / "tf"))
+    traced_summaries_program(ferrotape, str(tmp_path / "ft"))
+    for writer in ("a", "b"):
+        theirs, ours = (read_events(tmp_path / fw / writer) for fw in ("tf", "ft"))
+        assert {tag: [(s, v.tolist()) for s, v, _ in series] for tag, series in ours.items()} == {
+            tag: [(s, v.tolist()) for s, v, _ in series] for tag, series in theirs.items()
+        }, writer

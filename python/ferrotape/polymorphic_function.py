@@ -155,12 +155,19 @@ def tensor_arguments(function, args, kwargs):
     return [_core.convert_to_tensor(flat[i]) for i in where], call
 
 
-def host_output(function):
+def host_output(function=None, *, context=None):
     """Decorates a function that only writes output from tensors' values (a summary), so that
     a function ``ft.function`` traces can call it: while a trace is recorded, the call runs with
     the recording paused and the trace records a host callback that makes it again on every
     replay, with that call's tensors, once the replay has passed its branches (as
-    ``tf.print``'s output). Tensors it returns become constants of the trace."""
+    ``tf.print``'s output). Tensors it returns become constants of the trace.
+
+    ``context``, if given, is called while tracing and returns a context manager factory: each
+    replay's call runs inside it (the host state the trace saw, such as the default summary
+    writer, which TensorFlow's trace captures). Usable as ``@host_output`` or
+    ``@host_output(context=...)``."""
+    if function is None:
+        return functools.partial(host_output, context=context)
 
     @functools.wraps(function)
     def traced(*args, **kwargs):
@@ -172,7 +179,15 @@ def host_output(function):
             result = run(*tensors)
         finally:
             _core.trace_resume()
-        _core.trace_host_effect(run, tensors, output_only=True)
+        replay = run
+        if context is not None:
+            within = context()
+
+            def replay(*values):
+                with within():
+                    return run(*values)
+
+        _core.trace_host_effect(replay, tensors, output_only=True)
         return nest.map_structure(
             lambda r: _core.constant(_core.host_value(r)) if isinstance(r, _core.Tensor) else r,
             result,

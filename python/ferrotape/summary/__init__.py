@@ -7,7 +7,9 @@
 
 A summary call writes to the default writer (``as_default`` / ``set_as_default``) at the given
 step or the default one (``as_default(step=...)``, ``experimental.set_step``); without a
-default writer, or inside ``record_if(False)``, it writes nothing and returns ``False``.
+default writer, or inside ``record_if(False)``, it writes nothing and returns ``False``. Inside a
+function ``ft.function`` traces, each call writes with the default writer, step and condition
+that were set when the function was traced (as TensorFlow's traced summary ops do).
 File writers need the ``tensorboard`` package (``pip install 'ferrotape[tensorboard]'``),
 imported when the first one is created, so ``import ferrotape`` does not load it.
 """

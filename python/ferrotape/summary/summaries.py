@@ -14,7 +14,7 @@ import numpy as np
 
 from ..polymorphic_function import host_output
 from .encoders import encode_png, encode_wav
-from .writer import _numpy, write
+from .writer import _numpy, _traced_state, write
 
 DEFAULT_BUCKET_COUNT = 30
 
@@ -31,7 +31,7 @@ def _metadata(plugin, description, extra=None):
     return build
 
 
-@host_output
+@host_output(context=_traced_state)
 def scalar(name, data, step=None, description=None):
     """Writes a scalar summary (a point of a curve in TensorBoard's Scalars dashboard).
 
@@ -63,7 +63,7 @@ def scalar(name, data, step=None, description=None):
     return write(name, value.astype(np.float32), step, _metadata("scalar", description))
 
 
-@host_output
+@host_output(context=_traced_state)
 def histogram(name, data, step=None, buckets=None, description=None):
     """Writes a histogram summary of all the elements of ``data`` (Histograms dashboard).
 
@@ -137,7 +137,7 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
     return np.stack([edges[:-1], edges[1:], counts], 1)
 
 
-@host_output
+@host_output(context=_traced_state)
 def image(name, data, step=None, max_outputs=3, description=None):
     """Writes an image summary: up to ``max_outputs`` images of a batch, as PNG (Images dashboard).
 
@@ -200,7 +200,7 @@ def _to_uint8(images):
     return np.clip(scaled, 0, 255).astype(np.uint8)
 
 
-@host_output
+@host_output(context=_traced_state)
 def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
     """Writes an audio summary: up to ``max_outputs`` clips of a batch, as WAV (Audio dashboard).
 
@@ -254,7 +254,7 @@ def _audio_tensor(data, sample_rate, max_outputs):
     return rows
 
 
-@host_output
+@host_output(context=_traced_state)
 def text(name, data, step=None, description=None):
     """Writes a text summary (Markdown shown in TensorBoard's Text dashboard).
 

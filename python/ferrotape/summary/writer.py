@@ -9,6 +9,7 @@ first file writer is created, never by ``import ferrotape``, and a summary call 
 writer needs no ``tensorboard`` at all.
 """
 
+import contextlib
 import os
 import threading
 import time
@@ -46,6 +47,25 @@ class _SummaryState(threading.local):
 
 
 _state = _SummaryState()
+
+
+def _traced_state():
+    """While a trace is recorded: a factory of context managers that put back the default
+    writer, step and recording condition seen now. A summary call replayed by ``ft.function``
+    runs inside one, so it writes where the trace's call did, as TensorFlow's traced summary
+    ops do (they capture the writer when traced: one traced without a writer never writes)."""
+    seen = (_state.writer, _state.step, _state.is_recording)
+
+    @contextlib.contextmanager
+    def within():
+        current = (_state.writer, _state.step, _state.is_recording)
+        _state.writer, _state.step, _state.is_recording = seen
+        try:
+            yield
+        finally:
+            _state.writer, _state.step, _state.is_recording = current
+
+    return within
 
 
 class _SummaryContextManager:
@@ -369,7 +389,7 @@ def flush(writer=None, name=None):
         writer.flush()
 
 
-@host_output
+@host_output(context=_traced_state)
 def write(tag, tensor, step=None, metadata=None, name=None):
     """Writes ``tensor`` under ``tag`` to the default writer: the primitive under every summary.
 
