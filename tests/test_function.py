@@ -929,6 +929,9 @@ def test_a_dataset_iterated_inside_a_traced_function_is_iterated_afresh_on_every
     order = ft.function(lambda: ft.stack(list(shuffled)))
     orders = {tuple(order().numpy().tolist()) for _ in range(6)}
     assert len(orders) > 1 and all(sorted(o) == list(range(8)) for o in orders)
+    # Dataset.reduce iterates the same way: a number read in each call's order.
+    digits = ft.function(lambda: shuffled.reduce(ft.constant(0, ft.int64), lambda s, x: s * 8 + x))
+    assert len({int(digits()) for _ in range(6)}) > 1
 
 
 def test_dataset_elements_a_replay_cannot_fetch_make_the_function_run_eagerly():

@@ -281,10 +281,9 @@ class Dataset:
         """
         del name
         state = nest.map_structure(_core.convert_to_tensor, initial_state)
-        for element in self._make_iterator():
-            state = nest.map_structure(
-                _core.convert_to_tensor, reduce_func(state, _to_tensors(element))
-            )
+        # Through the dataset's iterator, whose elements a traced function fetches on every call.
+        for element in self:
+            state = nest.map_structure(_core.convert_to_tensor, reduce_func(state, element))
         return state
 
     def cardinality(self):
