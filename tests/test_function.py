@@ -962,6 +962,34 @@ def test_generator_draws_inside_a_traced_function_move_the_generator_on_every_ca
     assert compiled(mean + 10.0)[0].numpy().min() > 10.0  # a tensor argument per call
 
 
+def test_stateless_draws_from_a_seed_that_changes_every_call_trace_once():
+    # TensorFlow's augmentation pattern: a new seed per call from a generator. Reading each
+    # seed into Python would guard the trace on it (a new path every call, then eager); the
+    # draw is a host computation instead.
+    x = ft.reshape(ft.range(48, dtype=ft.float32), [4, 4, 3])
+
+    def augment(g):
+        seed = g.make_seeds(2)[0]
+        return (
+            ft.random.stateless_normal([3], seed=seed),
+            ft.image.stateless_random_brightness(x, 0.5, seed),
+            ft.image.stateless_random_crop(x, [2, 2, 3], seed),
+        )
+
+    eager_g, traced_g = ft.random.Generator.from_seed(5), ft.random.Generator.from_seed(5)
+    compiled = ft.function(lambda: augment(traced_g))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        for _ in range(10):
+            for expected, got in zip(augment(eager_g), compiled(), strict=True):
+                np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    # A constant seed stays a constant of the trace: the same numbers on every call.
+    fixed = ft.function(lambda: ft.random.stateless_uniform([2], seed=[1, 2]))
+    assert fixed().numpy().tolist() == fixed().numpy().tolist()
+    assert "HostCallback" not in fixed.get_concrete_function().graph.node_names()
+
+
 def test_timestamp_inside_a_traced_function_is_the_time_of_each_call():
     f = ft.function(lambda: ft.timestamp())
     first = float(f())

@@ -62,7 +62,14 @@ from . import _core, config, nest
 from .errors import InvalidArgumentError, OutOfRangeError
 from .tensor_spec import TensorSpec
 
-__all__ = ["Function", "function", "host_computed", "host_output", "tensor_arguments"]
+__all__ = [
+    "Function",
+    "computed_on_host_when_traced",
+    "function",
+    "host_computed",
+    "host_output",
+    "tensor_arguments",
+]
 
 #: The most traces one key keeps for different paths through branches on tensor values.
 MAX_PATHS = 8
@@ -136,6 +143,51 @@ def host_computed(compute, tensors):
 
     _core.trace_host_effect(refill, list(tensors))
     return [holder.read_value() for holder in holders]
+
+
+def computed_on_host_when_traced(*names):
+    """Decorates an op that reads tensor arguments into Python (a numpy draw keyed by a seed):
+    inside a trace, when one of the arguments ``names`` (any tensor argument when none are
+    named) holds a value that differs from call to call, the whole call is a ``host_computed``
+    of the trace, made again on every replay with that call's tensors. Reading the value would
+    otherwise make it a guard of the trace, which a new seed on every call defeats.
+    Otherwise (constant arguments, no trace) the op runs as it is."""
+
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def wrapped(*args, **kwargs):
+            if not _core.is_tracing():
+                return function(*args, **kwargs)
+            if names:
+                bound = signature.bind(*args, **kwargs).arguments
+                watched = nest.flatten([bound.get(name) for name in names])
+            else:
+                watched = nest.flatten((args, kwargs))
+            if not any(_varies(leaf) for leaf in watched):
+                return function(*args, **kwargs)
+            tensors, call = tensor_arguments(function, args, kwargs)
+            made = []
+
+            def compute(*values):
+                result = call(*values)
+                made[:] = [result]
+                return nest.flatten(result)
+
+            flat = host_computed(compute, tensors)
+            return nest.pack_sequence_as(made[0], flat)
+
+        return wrapped
+
+    return decorate
+
+
+def _varies(leaf):
+    """Whether ``leaf`` is a value a replay of the trace being recorded may see differ."""
+    if isinstance(leaf, _core.Variable):
+        return True
+    return isinstance(leaf, _core.Tensor) and _core.trace_holds_value(leaf)
 
 
 def tensor_arguments(function, args, kwargs):

@@ -21,6 +21,7 @@ from . import _core
 from ._exports.random import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.random import __all__ as _native
 from .dtypes import as_dtype
+from .polymorphic_function import computed_on_host_when_traced
 
 _U64 = (1 << 64) - 1
 
@@ -217,6 +218,7 @@ def poisson(shape, lam, dtype="float32", seed=None, name=None):
     return _tensor(rng.poisson(lam, _shape("poisson", shape) + lam.shape), as_dtype(dtype))
 
 
+@computed_on_host_when_traced()
 def stateless_uniform(
     shape, seed, minval=0, maxval=None, dtype="float32", name=None, alg="auto_select"
 ):
@@ -249,6 +251,7 @@ def stateless_uniform(
     return _uniform("stateless_uniform", rng, shape, minval, maxval, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None, alg=None):
     """Normal samples N(``mean``, ``stddev``²), a pure function of ``seed``.
 
@@ -278,6 +281,7 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=No
     return _tensor(_values(mean) + _values(stddev) * z, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_truncated_normal(
     shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None, alg=None
 ):
@@ -310,6 +314,7 @@ def stateless_truncated_normal(
     return _tensor(_values(mean) + _values(stddev) * z, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_parameterized_truncated_normal(
     shape, seed, means=0.0, stddevs=1.0, minvals=-2.0, maxvals=2.0, name=None
 ):
@@ -349,6 +354,7 @@ def stateless_parameterized_truncated_normal(
     return _tensor(mean + std * z, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_categorical(logits, num_samples, seed, dtype="int64", name=None):
     """Draws class indices from ``softmax(logits)``, a pure function of ``seed``.
 
@@ -373,6 +379,7 @@ def stateless_categorical(logits, num_samples, seed, dtype="int64", name=None):
     return _categorical("stateless_categorical", rng, logits, num_samples, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_binomial(shape, seed, counts, probs, output_dtype="int32", name=None):
     """Binomial(``counts``, ``probs``) samples, a pure function of ``seed``.
 
@@ -401,6 +408,7 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype="int32", name=No
     return _tensor(rng.binomial(counts, probs), as_dtype(output_dtype))
 
 
+@computed_on_host_when_traced()
 def stateless_gamma(shape, seed, alpha, beta=None, dtype="float32", name=None):
     """Gamma(``alpha``, ``beta``) samples (rate ``beta``), a pure function of ``seed``.
 
@@ -430,6 +438,7 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype="float32", name=None):
     return _tensor(rng.standard_gamma(alpha) / beta, dtype)
 
 
+@computed_on_host_when_traced()
 def stateless_poisson(shape, seed, lam, dtype="int32", name=None):
     """Poisson(``lam``) samples, a pure function of ``seed``.
 
@@ -469,6 +478,7 @@ def _seed_dtype(seed):
     return np.int32
 
 
+@computed_on_host_when_traced()
 def split(seed, num=2, alg="auto_select"):
     """Splits a stateless ``seed`` into ``num`` new seeds (a pure function of ``seed``).
 
@@ -490,6 +500,7 @@ def split(seed, num=2, alg="auto_select"):
     return _core.constant(seeds)
 
 
+@computed_on_host_when_traced()
 def fold_in(seed, data, alg="auto_select"):
     """A new stateless seed from ``seed`` and the int ``data`` (e.g. a step or replica index).
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _core
 from .. import random as _random
+from ..polymorphic_function import computed_on_host_when_traced
 from ._common import as_float, image_tensor
 from .color import adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation
 from .geometry import flip_left_right, flip_up_down
@@ -74,6 +75,7 @@ def random_flip_up_down(image, seed=None):
     return _random_flip("random_flip_up_down", image, flip_up_down, _stateful(seed))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_flip_left_right(image, seed):
     """``random_flip_left_right`` with its coins a pure function of ``seed``.
 
@@ -92,6 +94,7 @@ def stateless_random_flip_left_right(image, seed):
     return _random_flip(op, image, flip_left_right, _stateless(seed))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_flip_up_down(image, seed):
     """``random_flip_up_down`` with its coins a pure function of ``seed``.
 
@@ -149,6 +152,7 @@ def random_brightness(image, max_delta, seed=None):
     return adjust_brightness(image, _stateful(seed)([], -delta, delta))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_brightness(image, max_delta, seed):
     """``random_brightness`` with its delta a pure function of ``seed``.
 
@@ -191,6 +195,7 @@ def random_contrast(image, lower, upper, seed=None):
     return adjust_contrast(image, _stateful(seed)([], lower, upper))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_contrast(image, lower, upper, seed):
     """``random_contrast`` with its factor a pure function of ``seed``.
 
@@ -234,6 +239,7 @@ def random_saturation(image, lower, upper, seed=None):
     return adjust_saturation(image, _stateful(seed)([], lower, upper))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_saturation(image, lower, upper, seed=None):
     """``random_saturation`` with its factor a pure function of ``seed``.
 
@@ -276,6 +282,7 @@ def random_hue(image, max_delta, seed=None):
     return adjust_hue(image, _stateful(seed)([], -delta, delta))
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_hue(image, max_delta, seed):
     """``random_hue`` with its delta a pure function of ``seed``.
 
@@ -342,6 +349,7 @@ def random_crop(value, size, seed=None, name=None):
     return _random_crop("random_crop", value, size, offsets)
 
 
+@computed_on_host_when_traced("seed")
 def stateless_random_crop(value, size, seed, name=None):
     """``random_crop`` with its offset a pure function of ``seed``.
 
@@ -497,6 +505,7 @@ def sample_distorted_bounding_box(
     )
 
 
+@computed_on_host_when_traced("seed")
 def stateless_sample_distorted_bounding_box(
     image_size,
     bounding_boxes,
