@@ -5,6 +5,7 @@ hand-computed images, the layers' distribution rules and float64 finite differen
 ``test_keras_image_augment_tf.py`` compares the same things with Keras itself."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -258,6 +259,32 @@ def test_layers_run_inside_ft_function_and_a_model():
         [ft.keras.Input((5, 5, 1)), layers.RandomZoom(0.2), layers.RandomTranslation(0.1, 0.1)]
     )
     np.testing.assert_array_equal(model.predict(images, verbose=0), images)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: layers.RandAugment(seed=3),
+        lambda: layers.AugMix(seed=3),
+        lambda: layers.RandomElasticTransform(seed=3),
+        lambda: layers.RandomGaussianBlur(seed=3),
+        lambda: layers.CutMix(seed=3),
+    ],
+    ids=["RandAugment", "AugMix", "RandomElasticTransform", "RandomGaussianBlur", "CutMix"],
+)
+def test_layers_that_read_their_draws_trace_once_and_draw_on_every_call(make):
+    # Their draws decide in Python (which augmentation, a kernel size): inside ft.function the
+    # layer is a host computation of the trace, so each call draws anew, as eagerly, and the
+    # function traces once instead of running eagerly.
+    images = RNG.uniform(0, 255, size=(2, 12, 12, 3)).astype(np.float32)
+    eager_layer, traced_layer = make(), make()
+    traced = ft.function(lambda x: traced_layer(x, training=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        for _ in range(3):
+            expected = eager_layer(images, training=True).numpy()
+            np.testing.assert_allclose(traced(images).numpy(), expected, atol=1e-4)
+    assert traced.experimental_get_tracing_count() == 1
 
 
 @pytest.mark.parametrize(

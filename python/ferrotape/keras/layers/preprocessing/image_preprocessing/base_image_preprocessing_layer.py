@@ -14,6 +14,7 @@ TensorShape([4, 4, 3])
 import numbers
 
 from ..... import _core
+from .....polymorphic_function import host_computed
 from .... import random as keras_random
 from ...layer import Layer
 from .affine import FILL_MODES, INTERPOLATIONS, affine_transform
@@ -116,6 +117,10 @@ class BaseImagePreprocessingLayer(Layer):
     """
 
     _TRAINING_ONLY = True  # False: the layer transforms with training=False too
+    # True for a layer whose transformation reads its draws into Python (which augmentation to
+    # apply, a kernel size): inside ft.function it is then a host computation of the trace,
+    # run again on every replay, rather than a trace refused for reading a traced value.
+    _COMPUTED_ON_HOST_IN_TRACES = False
 
     def __init__(self, seed=None, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -155,21 +160,34 @@ class BaseImagePreprocessingLayer(Layer):
             labels = _core.convert_to_tensor(labels)
             labels = _core.expand_dims(labels, 0) if single else labels
         if training or not self._TRAINING_ONLY:
-            first = self.data_format == "channels_first"
-            if first:
-                images = _core.transpose(images, [0, 2, 3, 1])
-            transformation = self.get_random_transformation(images)
-            images = self.transform_images(images, transformation)
-            if first:
-                images = _core.transpose(images, [0, 3, 1, 2])
-            if labels is not None:
-                labels = self.transform_labels(labels, transformation)
+            if self._COMPUTED_ON_HOST_IN_TRACES and _core.is_tracing():
+                tensors = [images] if labels is None else [images, labels]
+                images, *rest = host_computed(
+                    lambda *values: [t for t in self._transformed(*values) if t is not None],
+                    tensors,
+                )
+                labels = rest[0] if rest else None
+            else:
+                images, labels = self._transformed(images, labels)
         if not isinstance(inputs, dict):
             return images[0] if single else images
         out = {**inputs, "images": images[0] if single else images}
         if labels is not None:
             out["labels"] = labels[0] if single else labels
         return out
+
+    def _transformed(self, images, labels=None):
+        """One random transformation of a batch (and its labels, if any)."""
+        first = self.data_format == "channels_first"
+        if first:
+            images = _core.transpose(images, [0, 2, 3, 1])
+        transformation = self.get_random_transformation(images)
+        images = self.transform_images(images, transformation)
+        if first:
+            images = _core.transpose(images, [0, 3, 1, 2])
+        if labels is not None:
+            labels = self.transform_labels(labels, transformation)
+        return images, labels
 
     def uniform(self, shape, low=0.0, high=1.0, dtype="float32"):
         """Draws uniform in ``[low, high)`` from the layer's seed generator."""

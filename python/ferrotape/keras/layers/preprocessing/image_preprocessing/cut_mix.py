@@ -51,6 +51,8 @@ class CutMix(BaseImagePreprocessingLayer):
     dict of those images and ``[batch, ...]`` labels. Output: the same structure and shapes.
     """
 
+    _COMPUTED_ON_HOST_IN_TRACES = True  # it reads its draws into Python (see the base)
+
     def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
         self.factor = base_factor(self, factor, 0.0, 1.0)

@@ -92,6 +92,8 @@ class RandAugment(BaseImagePreprocessingLayer):
     Input shape: ``[batch, height, width, 3]`` or a single image. Output shape: the same.
     """
 
+    _COMPUTED_ON_HOST_IN_TRACES = True  # it reads its draws into Python (see the base)
+
     def __init__(
         self,
         value_range=(0, 255),

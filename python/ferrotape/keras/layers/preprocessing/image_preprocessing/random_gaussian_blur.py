@@ -46,6 +46,8 @@ class RandomGaussianBlur(BaseImagePreprocessingLayer):
     same.
     """
 
+    _COMPUTED_ON_HOST_IN_TRACES = True  # it reads its draws into Python (see the base)
+
     def __init__(
         self,
         factor=1.0,
