@@ -128,6 +128,7 @@ def cnn():
     return keras.Sequential(
         [
             keras.Input((8, 8, 1)),
+            keras.layers.ZeroPadding2D(1),  # pad and its gradient replay with their positions
             keras.layers.Conv2D(4, 3, activation="relu"),
             keras.layers.BatchNormalization(momentum=0.8),
             keras.layers.MaxPooling2D(),

@@ -269,19 +269,30 @@ def test_layers_run_inside_ft_function_and_a_model():
         lambda: layers.RandomElasticTransform(seed=3),
         lambda: layers.RandomGaussianBlur(seed=3),
         lambda: layers.CutMix(seed=3),
+        lambda: layers.Equalization(),
+        lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(),
     ],
-    ids=["RandAugment", "AugMix", "RandomElasticTransform", "RandomGaussianBlur", "CutMix"],
+    ids=[
+        "RandAugment",
+        "AugMix",
+        "RandomElasticTransform",
+        "RandomGaussianBlur",
+        "CutMix",
+        "Equalization",
+        "CLAHE",
+    ],
 )
-def test_layers_that_read_their_draws_trace_once_and_draw_on_every_call(make):
-    # Their draws decide in Python (which augmentation, a kernel size): inside ft.function the
-    # layer is a host computation of the trace, so each call draws anew, as eagerly, and the
-    # function traces once instead of running eagerly.
-    images = RNG.uniform(0, 255, size=(2, 12, 12, 3)).astype(np.float32)
+def test_layers_that_compute_in_python_trace_once_and_compute_on_every_call(make):
+    # Their draws decide in Python (which augmentation, a kernel size), or numpy computes their
+    # histograms: inside ft.function the layer is a host computation of the trace, so each call
+    # draws and computes anew, as eagerly, and the function traces once instead of running
+    # eagerly.
     eager_layer, traced_layer = make(), make()
     traced = ft.function(lambda x: traced_layer(x, training=True))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no eager fallback
         for _ in range(3):
+            images = RNG.uniform(0, 255, size=(2, 12, 12, 3)).astype(np.float32)
             expected = eager_layer(images, training=True).numpy()
             np.testing.assert_allclose(traced(images).numpy(), expected, atol=1e-4)
     assert traced.experimental_get_tracing_count() == 1

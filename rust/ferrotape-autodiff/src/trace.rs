@@ -1034,6 +1034,36 @@ mod tests {
     }
 
     #[test]
+    fn a_pad_and_its_gradient_replay_with_their_constant_positions() {
+        use crate::tape::{GradientTape, Source};
+        use ferrotape_core::kernels::PadMode;
+        let x = vector(&[1.0, 2.0]);
+        let weights = vector(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        begin(std::slice::from_ref(&x)).unwrap();
+        let tape = GradientTape::new(false, true);
+        tape.enter().unwrap();
+        tape.tape().watch_tensor(&x);
+        let padded = ops::pad(&x, &[(1, 2)], PadMode::Constant, 0.0).unwrap();
+        let loss = ops::reduce_sum(&ops::mul(&padded, &weights).unwrap(), None, false).unwrap();
+        tape.exit();
+        tape.begin_differentiation("GradientTape.gradient").unwrap();
+        let grad = tape
+            .tape()
+            .gradient(&[loss], &[Source::of_tensor(&x)], None)
+            .unwrap()
+            .remove(0)
+            .unwrap();
+        let graph = end(&[padded, grad]).unwrap();
+        let out = graph
+            .run(&[vector(&[5.0, 7.0])])
+            .unwrap()
+            .finished()
+            .unwrap();
+        assert_eq!(out[0].value().to_vec::<f32>(), [0.0, 5.0, 7.0, 0.0, 0.0]);
+        assert_eq!(out[1].value().to_vec::<f32>(), [2.0, 3.0]);
+    }
+
+    #[test]
     fn a_replay_with_other_shapes_is_an_error_not_a_wrong_result() {
         let x = vector(&[1.0, 2.0]);
         begin(std::slice::from_ref(&x)).unwrap();

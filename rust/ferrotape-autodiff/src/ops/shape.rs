@@ -270,16 +270,50 @@ pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
     strided_slice(x, &spec)
 }
 
+/// Where the positions of a [`take`] come from, which decides how a trace records it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Positions {
+    /// Read from a tensor's values (gather's indices): a replay would reuse them stale, so the
+    /// trace records the call as opaque, and a caller that can read them again records its own
+    /// node over it.
+    FromValues,
+    /// Host constants of the op (pad's, from its paddings): a replay reuses them.
+    Constant,
+}
+
 /// Selects positions `index` along `axis` (`None` gives 0): gather and pad lower to this.
 /// d/dx = the gradient summed back into the positions it was taken from.
 pub fn take(x: &Tensor, axis: usize, index: Arc<Vec<Option<usize>>>, fill: f64) -> Result<Tensor> {
+    take_at(x, axis, index, fill, Positions::FromValues)
+}
+
+/// [`take`] whose positions come from `positions` (see [`Positions`]).
+pub fn take_at(
+    x: &Tensor,
+    axis: usize,
+    index: Arc<Vec<Option<usize>>>,
+    fill: f64,
+    positions: Positions,
+) -> Result<Tensor> {
     let y = Tensor::new(kernels::take("Take", x.value(), axis, &index, fill)?);
-    // The positions are host values, often read from a tensor (gather's indices): a caller
-    // that can recompute them from tensors records its own node over this one.
-    trace::opaque("Take", &[x], &[&y]);
+    match positions {
+        Positions::FromValues => trace::opaque("Take", &[x], &[&y]),
+        Positions::Constant => trace::node1("Take", &[x], &y, || {
+            let index = index.clone();
+            move |t: &[Tensor]| take_at(&t[0], axis, index.clone(), fill, positions)
+        }),
+    }
     record("Take", &[x], &[&y], || {
         let d = x.shape()[axis];
-        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take_add(&gs[0], axis, index.clone(), d)?)])
+        move |gs: &[Tensor], _: &[bool]| {
+            Ok(vec![Some(take_add_at(
+                &gs[0],
+                axis,
+                index.clone(),
+                d,
+                positions,
+            )?)])
+        }
     });
     Ok(y)
 }
@@ -292,10 +326,35 @@ pub fn take_add(
     index: Arc<Vec<Option<usize>>>,
     d: usize,
 ) -> Result<Tensor> {
+    take_add_at(g, axis, index, d, Positions::FromValues)
+}
+
+/// [`take_add`] whose positions come from `positions` (see [`Positions`]).
+fn take_add_at(
+    g: &Tensor,
+    axis: usize,
+    index: Arc<Vec<Option<usize>>>,
+    d: usize,
+    positions: Positions,
+) -> Result<Tensor> {
     let y = Tensor::new(kernels::take_add(g.value(), axis, &index, d)?);
-    trace::opaque("TakeGrad", &[g], &[&y]);
+    match positions {
+        Positions::FromValues => trace::opaque("TakeGrad", &[g], &[&y]),
+        Positions::Constant => trace::node1("TakeGrad", &[g], &y, || {
+            let index = index.clone();
+            move |t: &[Tensor]| take_add_at(&t[0], axis, index.clone(), d, positions)
+        }),
+    }
     record("TakeGrad", &[g], &[&y], || {
-        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take(&gs[0], axis, index.clone(), 0.0)?)])
+        move |gs: &[Tensor], _: &[bool]| {
+            Ok(vec![Some(take_at(
+                &gs[0],
+                axis,
+                index.clone(),
+                0.0,
+                positions,
+            )?)])
+        }
     });
     Ok(y)
 }
@@ -717,7 +776,8 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], mode: PadMode, value: f64) -
             continue;
         }
         let index = kernels::pad_index(x.shape()[axis], before, after, mode)?;
-        out = take(&out, axis, Arc::new(index), value)?;
+        // The positions come from the paddings, host constants a replay reuses.
+        out = take_at(&out, axis, Arc::new(index), value, Positions::Constant)?;
     }
     Ok(out)
 }

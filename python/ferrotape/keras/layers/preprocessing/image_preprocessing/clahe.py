@@ -96,6 +96,8 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseImagePreprocessingLayer):
     Output shape: the same.
     """
 
+    _COMPUTED_ON_HOST_IN_TRACES = True  # its histograms are computed in numpy (see the base)
+
     _TRAINING_ONLY = False  # a deterministic filter: it applies in inference too
 
     def __init__(

@@ -51,6 +51,8 @@ class Equalization(BaseImagePreprocessingLayer):
     same.
     """
 
+    _COMPUTED_ON_HOST_IN_TRACES = True  # its histograms are computed in numpy (see the base)
+
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
         if not _is_number(bins) or int(bins) != bins or bins < 1:
