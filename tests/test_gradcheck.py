@@ -14,6 +14,7 @@ that records a derivative (``_core.recording_ops()``) that no row's tapes record
 """
 
 import math
+import warnings
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -1588,6 +1589,54 @@ def test_second_order(r):
         h = np.zeros_like(xs[i]) if h is None else h.numpy()
         assert h.shape == xs[i].shape
         np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-5, err_msg=f"input {i}")
+
+
+# ------------------------------------------------------------------------------- in a trace
+
+# Rows whose op computes with numpy from a float value it reads into Python: a function that
+# calls them runs eagerly (with a warning) instead of tracing, with the same results.
+EAGER_IN_TRACES = {
+    "sort",
+    "sort[descending]",
+    "tensor_scatter_nd_max",
+    "linalg.eigvalsh",
+    "linalg.svd[values]",
+    "linalg.pinv",
+}
+
+
+@pytest.mark.parametrize("r", ROWS, ids=IDS)
+def test_a_traced_step_replays_the_op_and_its_derivatives(r):
+    # ft.function of the forward pass and the first and second derivatives (nested tapes
+    # inside the function), traced on the row's inputs and replayed on others, equals the
+    # eager step on those: every op and derivative records what a replay needs.
+    xs, ws, vs = case(r)
+
+    def step(*ts):
+        with tf.GradientTape() as t2:
+            for t in ts:
+                t2.watch(t)
+            with tf.GradientTape() as t1:
+                for t in ts:
+                    t1.watch(t)
+                ys = r.fn(*ts)
+                loss = weighted_sum(ys, ws)
+            gs = [dense(g) for g in t1.gradient(loss, ts)]
+            s = weighted_sum(gs, vs)
+        hs = t2.gradient(s, ts) if not r.no_second else ts
+        hs = [tf.zeros_like(t) if h is None else h for h, t in zip(hs, ts, strict=True)]
+        return outs(ys), gs, hs
+
+    compiled = tf.function(step)
+    others = [tf.constant(x * 0.9 + 0.01 if x.dtype.kind == "f" else x) for x in xs]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled(*[tf.constant(x) for x in xs])
+        got = compiled(*others)
+    eager = any("runs eagerly" in str(w.message) for w in caught)
+    assert eager == (r.name in EAGER_IN_TRACES), [str(w.message) for w in caught]
+    for g, w in zip(tf.nest.flatten(got), tf.nest.flatten(step(*others)), strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-9, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- kinks and ties

@@ -3,7 +3,8 @@ clipping match TensorFlow's too).
 
 ``clip_norm`` must be a non-negative number: TensorFlow documents ``clip_norm > 0`` without
 checking it, and a negative one silently flips signs (``clip_by_norm``) or turns clipping off
-(``clip_by_global_norm``); NaN makes every value NaN. Both are refused here.
+(``clip_by_global_norm``); NaN makes every value NaN. Both are refused here (except for a
+value computed inside a traced function, which is not read).
 """
 
 import numpy as np
@@ -23,6 +24,10 @@ def _floating(who, t):
 
 def _check_clip_norm(who, clip_norm, dtype):
     clip_norm = _core.cast(clip_norm, dtype)
+    if _core.trace_holds_value(clip_norm):
+        # A value computed inside a traced function: reading it would refuse the trace, and a
+        # replay would not check it again (TensorFlow does not check it at all).
+        return clip_norm
     value = clip_norm.numpy()
     if value.shape != () or not value >= 0:  # not >= catches NaN
         raise ValueError(

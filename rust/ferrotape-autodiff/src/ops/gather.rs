@@ -1,14 +1,12 @@
 //! TensorFlow's `batch_dims` for `tf.gather` and `tf.gather_nd`: batch `k` of the indices picks
 //! from batch `k` of the params. Both lower to the unbatched ops by folding the batch axes into
 //! the gathered axis and offsetting each batch's indices by its start, so the derivatives are
-//! those of `take`/`gather_nd`, `reshape` and `transpose` (every order follows from them).
-
-use std::sync::Arc;
+//! those of `gather`/`gather_nd`, `reshape` and `transpose` (every order follows from them).
 
 use ferrotape_core::kernels;
-use ferrotape_core::{Array, Error, Result, Shape};
+use ferrotape_core::{Array, DType, Error, Result, Shape};
 
-use super::{gather, gather_nd, norm_axis, reshape, take, transpose};
+use super::{add, cast, gather, gather_nd, norm_axis, reshape, transpose};
 use crate::tensor::Tensor;
 use crate::trace;
 
@@ -71,7 +69,6 @@ pub fn gather_v2(
     let flat_params = reshape(&moved, &flat)?;
 
     let values = kernels::index_values(OP, indices.value())?;
-    let mut index = Vec::with_capacity(values.len());
     for (n, &v) in values.iter().enumerate() {
         if v < 0 || v as usize >= d {
             return Err(Error::invalid(
@@ -79,9 +76,17 @@ pub fn gather_v2(
                 format!("indices{} = {v} is not in [0, {d})", position(i, n)),
             ));
         }
-        index.push(Some(n / per_batch.max(1) * d + v as usize));
     }
-    let taken = take(&flat_params, 0, Arc::new(index), 0.0)?;
+    // Batch k's rows start at k * d: the positions in the flattened params are the indices plus
+    // those offsets, computed with ops from `indices`, so that the gather below (and its
+    // gradient) read them from the indices again when a trace replays.
+    let offsets: Vec<i64> = (0..values.len())
+        .map(|n| (n / per_batch.max(1) * d) as i64)
+        .collect();
+    let offsets = Tensor::new(Array::from_vec(offsets, &[values.len()])?);
+    trace::constant(&offsets);
+    let flat_indices = reshape(&cast(indices, DType::I64)?, &[values.len()])?;
+    let taken = gather(&flat_params, &add(&flat_indices, &offsets)?, 0)?;
     // [batch * per_batch] + mid + tail -> B + indices[b:] + mid + tail -> B + mid + indices[b:] + tail.
     let mid = axis - b;
     let mut unflat: Shape = p[..b].into();

@@ -431,8 +431,14 @@ fn gather_grad(g: &Tensor, indices: &Tensor, axis: usize, d: usize) -> Result<Te
     trace::node1("GatherV2Grad", &[g, indices], &y, || {
         move |t: &[Tensor]| gather_grad(&t[0], &t[1], axis, d)
     });
+    // The adjoint is the gather again, reading the positions from `indices` (so that a traced
+    // second derivative replays with each call's indices).
     record("GatherV2Grad", &[g], &[&y], || {
-        move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(take(&gs[0], axis, index.clone(), 0.0)?)])
+        let indices = indices.clone();
+        move |gs: &[Tensor], _: &[bool]| {
+            let flat = reshape(&indices, &[indices.len()])?;
+            Ok(vec![Some(gather(&gs[0], &flat, axis as i64)?)])
+        }
     });
     Ok(y)
 }

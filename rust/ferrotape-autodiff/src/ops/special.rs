@@ -288,6 +288,9 @@ fn x_times_log(c: &Tensor, log_v: &Tensor) -> Result<Tensor> {
 /// ```
 pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(kernels::betainc(a.value(), b.value(), x.value())?);
+    crate::trace::node1("Betainc", &[a, b, x], &y, || {
+        |t: &[Tensor]| betainc(&t[0], &t[1], &t[2])
+    });
     record("Betainc", &[a, b, x], &[&y], || {
         let (a, b, x) = (a.clone(), b.clone(), x.clone());
         move |gs: &[Tensor], needs: &[bool]| {
@@ -675,10 +678,13 @@ pub fn spence(x: &Tensor) -> Result<Tensor> {
 
 /// A tensor of `t`'s shape and dtype filled with `value` (a constant: no gradient).
 fn full_like(t: &Tensor, value: f64) -> Result<Tensor> {
-    Ok(Tensor::new(ferrotape_core::Array::full(
+    let y = Tensor::new(ferrotape_core::Array::full(
         "FullLike",
         t.dtype(),
         t.shape(),
         value,
-    )?))
+    )?);
+    // A trace's shapes are fixed, so the filled tensor is a constant of it (as `zeros_like`).
+    crate::trace::constant(&y);
+    Ok(y)
 }
