@@ -1596,8 +1596,6 @@ def test_second_order(r):
 # Rows whose op computes with numpy from a float value it reads into Python: a function that
 # calls them runs eagerly (with a warning) instead of tracing, with the same results.
 EAGER_IN_TRACES = {
-    "sort",
-    "sort[descending]",
     "tensor_scatter_nd_max",
     "linalg.eigvalsh",
     "linalg.svd[values]",

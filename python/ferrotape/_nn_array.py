@@ -91,7 +91,7 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
             f"{list(x.shape)}, received k={k}"
         )
     _, _, order = sort_order("top_k", x, -1, "DESCENDING")
-    order = _core.constant(order[..., :k])
+    order = order[..., :k]
     values = _core.gather(x, order, axis=-1, batch_dims=x.ndim - 1)
     return TopKV2(values, _core.cast(order, index_type))
 

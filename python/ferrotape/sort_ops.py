@@ -5,8 +5,9 @@ fixed-width histograms (``histogram_fixed_width`` and its ``_bins``).
 The order is found on the host (TensorFlow's kernels compute it on the CPU too); the values then
 move by a ferrotape ``gather``, so ``sort``'s gradient is the upstream gradient scattered back to
 the entries each sorted value came from, and the result lives on the input's device. Inside an
-``ft.function`` the host read makes the function run eagerly (it warns once), with the same
-results.
+``ft.function`` the order is a host computation of the trace, found again on every replay from
+that call's values (``sort``, ``argsort`` and ``top_k`` trace); the other searches read values
+into Python, which makes the function run eagerly (it warns once), with the same results.
 """
 
 import collections
@@ -15,6 +16,7 @@ import numpy as np
 
 from . import _core
 from .errors import InvalidArgumentError
+from .polymorphic_function import host_computed
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
 UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
@@ -24,8 +26,8 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 def sort_order(op, values, axis, direction):
     """``values`` as a tensor with ``axis`` moved last, that permutation, and the stable
-    sorting order along the last axis (a numpy int array): ``sort``, ``argsort`` and
-    ``ft.nn.top_k`` share it."""
+    sorting order along the last axis (an int64 tensor; inside a trace, a host computation
+    made again on every replay): ``sort``, ``argsort`` and ``ft.nn.top_k`` share it."""
     if direction not in _DIRECTIONS:
         raise ValueError(
             f"{op}: Argument `direction` should be one of ASCENDING, DESCENDING. Received: "
@@ -45,7 +47,14 @@ def sort_order(op, values, axis, direction):
     axis = int(axis) % x.ndim
     perm = [*range(axis), *range(axis + 1, x.ndim), axis]
     moved = _core.transpose(x, perm) if axis != x.ndim - 1 else x
-    keys = moved.numpy()
+    order = host_computed(
+        lambda m: [_core.constant(_order(m.numpy(), direction).astype(np.int64))], [moved]
+    )[0]
+    return moved, perm, order
+
+
+def _order(keys, direction):
+    """The stable order that sorts ``keys`` (a numpy array) along its last axis."""
     if direction == "DESCENDING":
         keys = -keys.astype(np.float64) if keys.dtype.kind == "f" else ~keys
     # Ties keep the lower index first in both directions (TensorFlow sorts descending by top_k
@@ -56,7 +65,7 @@ def sort_order(op, values, axis, direction):
         order = np.lexsort((np.where(nan, 0.0, keys), ~nan), axis=-1)
     else:
         order = np.argsort(keys, axis=-1, kind="stable")
-    return moved, perm, order
+    return order
 
 
 def _inverse(perm):
@@ -91,7 +100,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     """
     del name
     moved, perm, order = sort_order("sort", values, axis, direction)
-    result = _core.gather(moved, _core.constant(order), axis=-1, batch_dims=moved.ndim - 1)
+    result = _core.gather(moved, order, axis=-1, batch_dims=moved.ndim - 1)
     return _core.transpose(result, _inverse(perm)) if perm[-1] != moved.ndim - 1 else result
 
 
@@ -123,7 +132,8 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     del stable, name
     moved, perm, order = sort_order("argsort", values, axis, direction)
     del moved
-    return _core.constant(order.astype(np.int32).transpose(_inverse(perm)))
+    order = _core.cast(order, "int32")
+    return _core.transpose(order, _inverse(perm)) if perm[-1] != len(perm) - 1 else order
 
 
 def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=None):
