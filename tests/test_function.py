@@ -1028,3 +1028,48 @@ def test_what_tensorflow_code_asks_about_the_trace_it_runs_in():
     assert ft.autograph.to_graph(f.python_function) is f.python_function
     assert ft.autograph.experimental.do_not_convert()(len) is len
     assert isinstance(ft.TensorSpec([2]), ft.TypeSpec)
+
+
+LABELS = [0, 1, 2, 1, 0, 2]
+COMMON_OPS = {
+    "unsorted_segment_sum": lambda x, i: ft.math.unsorted_segment_sum(x, i, 3),
+    "segment_mean": lambda x, i: ft.math.segment_mean(x, ft.sort(i)),
+    "bincount": lambda x, i: ft.math.bincount(i, minlength=3),
+    "confusion_matrix": lambda x, i: ft.math.confusion_matrix(LABELS, i, num_classes=3),
+    "scatter_nd": lambda x, i: ft.scatter_nd(ft.reshape(i, [-1, 1]), x, [3, 3]),
+    "tensor_scatter_nd_add": lambda x, i: ft.tensor_scatter_nd_add(
+        ft.zeros([3, 3]), ft.reshape(i, [-1, 1]), x
+    ),
+    "gather_nd": lambda x, i: ft.gather_nd(x, ft.stack([ft.range(6), i], 1)),
+    "sparse_softmax_cross_entropy": lambda x, i: ft.nn.sparse_softmax_cross_entropy_with_logits(
+        i, x
+    ),
+    "in_top_k": lambda x, i: ft.math.in_top_k(i, x, 2),
+    "sort": lambda x, i: ft.sort(x, axis=0),
+    "argsort": lambda x, i: ft.argsort(x, axis=0, direction="DESCENDING"),
+    "top_k": lambda x, i: ft.math.top_k(x, 2),
+    "pad": lambda x, i: ft.pad(x, [[1, 0], [0, 2]], mode="REFLECT"),
+    "boolean_mask": lambda x, i: ft.boolean_mask(x, i > 0),
+    "cholesky": lambda x, i: ft.linalg.cholesky(ft.matmul(x, x, transpose_a=True) + ft.eye(3)),
+    "clip_by_global_norm": lambda x, i: ft.clip_by_global_norm([x, x * 2], x[0, 0] + 3.0)[0],
+}
+
+
+@pytest.mark.parametrize("name", COMMON_OPS)
+def test_common_ops_of_training_steps_trace_and_replay_equal_to_eager(name):
+    # Ops that read values on the host (an order, a check, positions) do it in a way a replay
+    # repeats: none makes the function run eagerly, and each replay equals the eager call.
+    fn = COMMON_OPS[name]
+    compiled = ft.function(fn)
+    rng = np.random.default_rng(0)
+    calls = [
+        (rng.normal(size=(6, 3)).astype(np.float32), ids)
+        for ids in ([0, 1, 1, 2, 0, 2], [2, 2, 1, 0, 0, 1], [0, 1, 1, 2, 0, 2])
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        for x, ids in calls:
+            got = compiled(ft.constant(x), ft.constant(ids))
+            want = fn(ft.constant(x), ft.constant(ids))
+            for g, w in zip(ft.nest.flatten(got), ft.nest.flatten(want), strict=True):
+                np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)

@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from . import _core
+from .polymorphic_function import computed_on_host_when_traced
 from .sort_ops import sort_order
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -96,6 +97,7 @@ def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002
     return TopKV2(values, _core.cast(order, index_type))
 
 
+@computed_on_host_when_traced()
 def in_top_k(targets, predictions, k, name=None):
     """Whether each ``targets[i]`` is among the ``k`` largest of ``predictions[i]``.
 

@@ -766,7 +766,9 @@ def cholesky(input, name=None):  # noqa: A002
             row_j = _core.stack([col[..., j - i] for i, col in enumerate(columns)], axis=-1)
             c = c - _core.squeeze(_matmul(done, _core.expand_dims(row_j, -1)), [-1])
         pivot = c[..., 0]
-        if _np.any(~(pivot.numpy() > 0)):
+        # A bool read (inside ft.function, a guard of the trace: a replay with a matrix that is
+        # not positive definite takes another path, which raises this error).
+        if not bool(_core.reduce_all(pivot > 0)):
             raise InvalidArgumentError(
                 "cholesky: the input is not positive definite (Cholesky decomposition was not "
                 "successful)"
