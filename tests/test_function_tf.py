@@ -6,8 +6,9 @@ the errors raised. Branches on tensor values inside a compiled function are comp
 test_control_flow_tf.py.
 
 Left out on purpose, where ferrotape traces more often than TensorFlow but computes the same
-results (docs/coming-from-tensorflow.md says so): a ``None`` dimension of an ``input_signature``
-(TensorFlow traces once, ferrotape once per concrete shape), the same tensor passed for two
+results (docs/coming-from-tensorflow.md says so): a ``None`` dimension of size 0 or 1, or of a
+function whose Python reads a size that follows it (ferrotape traces those sizes on their own),
+the same tensor passed for two
 arguments, different variables of one shape passed as an argument, ``True`` where ``1`` was
 traced, the second trace TensorFlow makes of a first call that creates variables, and a
 concrete function made from ``TensorSpec`` s (TensorFlow traces it at once, ferrotape on its
@@ -433,6 +434,74 @@ def agree(got, expected):
             and all(agree(g, e) for g, e in zip(got, expected, strict=True))
         )
     return type(got) is type(expected) and got == expected
+
+
+@program
+def none_dimensions_of_an_input_signature_trace_once(tf):
+    body_runs = []
+    w = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2) / 8)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def f(x):
+        body_runs.append(tuple(x.shape))  # None where the signature has None
+        h = tf.nn.relu(tf.matmul(x, w) - 0.5)
+        return {
+            "mean": tf.reduce_mean(h, axis=0),
+            "rows": tf.shape(x)[0],
+            "size": tf.size(x),
+            "ones": tf.reduce_sum(tf.ones_like(h)),
+            "flat": tf.reshape(h, [-1]),
+            "centred": x - tf.reduce_mean(x),
+        }
+
+    rng = np.random.default_rng(5)
+    results = [f(rng.standard_normal((n, 4)).astype(np.float32)) for n in (3, 5, 7, 3, 2)]
+    return results, body_runs, f.experimental_get_tracing_count()
+
+
+@program
+def a_training_step_with_a_none_batch_traces_once(tf):
+    rng = np.random.default_rng(6)
+    w1 = tf.Variable(rng.standard_normal((5, 8)).astype(np.float32) * 0.3)
+    b1 = tf.Variable(np.zeros(8, np.float32))
+    w2 = tf.Variable(rng.standard_normal((8, 3)).astype(np.float32) * 0.3)
+    body_runs = []
+
+    @tf.function(
+        input_signature=[tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec([None], tf.int32)]
+    )
+    def step(x, y):
+        body_runs.append((tuple(x.shape), tuple(y.shape)))
+        with tf.GradientTape() as tape:
+            logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+            )
+        grads = tape.gradient(loss, [w1, b1, w2])
+        for v, g in zip([w1, b1, w2], grads, strict=True):
+            v.assign_sub(0.1 * g)
+        return loss
+
+    losses = []
+    for n in (8, 5, 8, 3, 6):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        y = rng.integers(0, 3, n).astype(np.int32)
+        losses.append(step(x, y))
+    return losses, [w1, b1, w2], body_runs, step.experimental_get_tracing_count()
+
+
+@program
+def reduce_retracing_relaxes_the_shapes_that_changed(tf):
+    body_runs = []
+
+    @tf.function(reduce_retracing=True)
+    def f(x):
+        body_runs.append(tuple(x.shape))
+        return tf.reduce_sum(x, axis=0) * 2.0
+
+    shapes = [(2, 3), (5, 3), (7, 3), (4, 3), (4, 5), (6, 7), (2, 3)]
+    results = [f(np.ones(s, np.float32)) for s in shapes]
+    return results, body_runs, f.experimental_get_tracing_count()
 
 
 @pytest.mark.parametrize("fn", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])

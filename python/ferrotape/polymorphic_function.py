@@ -12,18 +12,24 @@ objects; other objects by identity). ferrotape's key also holds which arguments 
 tensor, the identity of a variable passed as an argument, and the type of a Python number
 (``True`` is not ``1``), where TensorFlow's does not: such calls trace once more than in
 TensorFlow, with the same results. An ``input_signature`` converts Python values to tensors of
-its ``TensorSpec`` s' dtypes and checks the tensors against them (``TypeError`` on a mismatch);
-ferrotape still records one trace per concrete shape (a ``None`` dimension matches any size),
-which only shows as Python side effects running again for a new shape. Why: a trace is a list of
-kernel calls whose attributes (a reshape's target, a mean's divisor, a gradient's reduction
-axes) were computed from the concrete shapes, in Rust as in Python, so replaying it at another
-size would need every op to recompute them from symbolic shapes; tracing again costs about one
-eager step.
+its ``TensorSpec`` s' dtypes and checks the tensors against them (``TypeError`` on a mismatch).
+
+A ``None`` dimension of an ``input_signature`` is traced once for every size, as in TensorFlow:
+while tracing, the arguments' ``shape`` shows ``None`` there, and the trace (recorded at the
+first call's sizes) learns how every value's shape follows those sizes (see
+``ferrotape-autodiff/src/trace/sizes.rs``); a call with other sizes replays it. Where that
+cannot be known to give the function's results, the trace serves its own sizes only and each
+new size traces again, as every shape did before: Python read a size that follows a ``None``
+dimension (``h.shape[0]``, ``len(h)``), made a constant of such a size, or ran a kernel that
+replays an attribute computed from the sizes (a slice of the batch axis); sizes 0 and 1 (where
+an axis broadcasts, or ``squeeze`` drops it) and traces that branch on tensor values also trace
+per size. ``reduce_retracing=True`` relaxes the sizes that differ between a call and an earlier
+trace to ``None`` in the same way, as TensorFlow's relaxed shapes.
 
 ``get_concrete_function`` returns a ``ConcreteFunction``: the function bound to one signature,
 its tensors as ``TensorSpec`` s and its other arguments fixed. Made from tensors it traces at
-once; made from specs (or an ``input_signature``) it traces on its first call, once per concrete
-shape like the function itself.
+once; made from specs (or an ``input_signature``) it traces on its first call, once for every
+size of their ``None`` dimensions like the function itself.
 
 As in TensorFlow, variables may be created on the first trace only (a ``ValueError`` after it),
 and Python numbers and variables in the result come back as tensors (a variable as its value at
@@ -307,8 +313,8 @@ class ConcreteFunction:
     function's parameters as TensorFlow does: tensors must have their specs' dtypes (Python
     values and numpy arrays are converted to them) and shapes, the other arguments must equal
     the bound values (``TypeError`` otherwise). It then runs as a call of the ``Function``
-    would: one trace per concrete shape (a ``None`` dimension of a spec takes any size), each
-    path through branches on tensor values traced when first taken. A concrete function made
+    would: one trace for every size of a ``None`` dimension of a spec (see the module docs),
+    each path through branches on tensor values traced when first taken. A concrete function made
     from tensors traces at once, as TensorFlow does; one made from ``TensorSpec`` s traces on
     its first call, when ferrotape has values to trace with.
     """
@@ -317,6 +323,8 @@ class ConcreteFunction:
         self._function = function
         self._parameters = parameters  # the Python function's inspect.Signature, or None
         self._args, self._kwargs = args, kwargs
+        specs = [leaf for leaf in nest.flatten((args, kwargs)) if isinstance(leaf, TensorSpec)]
+        self._free = _free_axes(specs)  # the axes its specs leave None, per tensor
         self._last_key = None  # the trace key of the last call, or of the trace made at once
 
     @property
@@ -335,6 +343,9 @@ class ConcreteFunction:
                 or the function runs eagerly for that call.
         """
         concrete = self._function._traces.get(self._last_key)
+        if concrete is None and self._last_key is not None and self._free is not None:
+            # Served by the trace of every size of its None dimensions.
+            concrete = self._function._general.get(_erased(self._last_key, self._free))
         if type(concrete) is _Paths:
             concrete = concrete.traces[0]  # the path of the last call replayed or traced
         if type(concrete) is _Trace:
@@ -373,7 +384,7 @@ class ConcreteFunction:
             return function._python_function(*args, **kwargs)
         key, tensors, (args, kwargs) = function._key(args, kwargs)
         self._last_key = key
-        return function._dispatch(key, tensors, args, kwargs)
+        return function._dispatch(key, tensors, args, kwargs, self._free)
 
     def _bind(self, args, kwargs):
         """The call's arguments bound to the Python function's parameters. As in TensorFlow,
@@ -531,6 +542,42 @@ def _parameters_of(python_function):
         return None
 
 
+def _free_axes(specs):
+    """For each ``TensorSpec`` of ``specs``, the axes its shape leaves ``None``; None when
+    none does, or a spec's rank is unknown (a trace holds values of one rank)."""
+    free = []
+    for spec in specs:
+        if not isinstance(spec, TensorSpec) or spec.shape.rank is None:
+            return None
+        free.append(tuple(i for i, d in enumerate(spec.shape.as_list()) if d is None))
+    return free if any(free) else None
+
+
+def _erased(key, free):
+    """A trace key with the sizes of its tensors' ``free`` axes erased: the key of the trace
+    serving every size of them."""
+    parts, i = [], 0
+    for part in key:
+        if part[0] == "tensor":
+            axes = free[i] if i < len(free) else ()
+            shape = tuple(None if axis in axes else d for axis, d in enumerate(part[1]))
+            part = ("tensor", shape, *part[2:])
+            i += 1
+        parts.append(part)
+    return tuple(parts)
+
+
+def _symbols(tensors, free):
+    """The ``free`` axes as the symbols of a general trace: axes of one size in the traced
+    call are one symbol (a batch dimension shared by the images and their labels), each as
+    ``(tensor index, axis)`` pairs."""
+    groups = {}
+    for i, axes in enumerate(free):
+        for axis in axes:
+            groups.setdefault(tensors[i].shape[axis], []).append((i, axis))
+    return list(groups.values())
+
+
 def _check_signature(signature, tensors, name):
     """TensorFlow's input_signature check: as many tensors, each compatible with its spec."""
     if len(tensors) != len(signature):
@@ -555,11 +602,18 @@ class Function:
     ``get_concrete_function(*args)`` traces (if needed) and returns the trace for a call.
     """
 
-    def __init__(self, python_function, input_signature=None, name=None):
+    def __init__(self, python_function, input_signature=None, name=None, reduce_retracing=False):
         self._python_function = python_function
         self._input_signature = None if input_signature is None else list(input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
         self._traces = {}
+        # The trace serving every size of the signature's None dimensions, by the trace key
+        # with those sizes erased, or why the trace there serves its own sizes only.
+        self._general = {}
+        self._free = None if input_signature is None else _free_axes(input_signature)
+        self._reduce_retracing = reduce_retracing
+        # With reduce_retracing, the free axes of the relaxed traces made so far.
+        self._relaxed = []
         self._concrete = {}  # get_concrete_function's results, by signature
         self._tracing_count = 0
         self._warned = set()
@@ -590,6 +644,7 @@ class Function:
                 self._python_function.__get__(instance, owner),
                 self._input_signature,
                 self._name,
+                self._reduce_retracing,
             )
             self._bound[instance] = bound
         return bound
@@ -629,17 +684,62 @@ class Function:
         key, tensors, (args, kwargs) = self._key(args, kwargs)
         return self._dispatch(key, tensors, args, kwargs)
 
-    def _dispatch(self, key, tensors, args, kwargs):
+    def _dispatch(self, key, tensors, args, kwargs, free=None):
         """Replays the trace of ``key`` (tracing it first if there is none), or runs the
-        function eagerly where its trace was refused."""
+        function eagerly where its trace was refused. ``free`` lists, for each tensor, the
+        axes its spec leaves ``None`` (the function's ``input_signature`` by default): a trace
+        at other sizes of those serves this call when it can."""
         concrete = self._traces.get(key)
         if type(concrete) is _Trace:
             return concrete._run(tensors)
         if concrete is None:
-            return self._trace(key, tensors, args, kwargs)
+            free = self._free if free is None else free
+            for axes in self._relaxed if free is None else (free,):
+                general = self._general.get(_erased(key, axes))
+                if type(general) is _Trace:
+                    outputs = general._graph.run_at(tensors)
+                    if type(outputs) is list:
+                        return general._pack(outputs)
+            if free is None and self._reduce_retracing:
+                free = self._relax(key)
+            return self._trace(key, tensors, args, kwargs, free)
         if type(concrete) is _Paths:
             return self._run_paths(concrete, key, tensors, args, kwargs)
         return _python_numbers_as_tensors(self._python_function(*args, **kwargs))
+
+    def _relax(self, key):
+        """``reduce_retracing``'s relaxed shapes, as TensorFlow's: the axes where this call's
+        tensor shapes differ from those of a trace made for the same arguments otherwise
+        (None when there is none), so that this call traces for every size of them."""
+        for traced in list(self._traces):
+            if len(traced) != len(key):
+                continue
+            free, same = [], True
+            for mine, theirs in zip(key, traced, strict=True):
+                if mine[0] != "tensor" or theirs[0] != "tensor":
+                    same = mine == theirs
+                elif mine[2:] != theirs[2:] or len(mine[1]) != len(theirs[1]):
+                    same = False
+                else:
+                    pairs = enumerate(zip(mine[1], theirs[1], strict=True))
+                    free.append(tuple(i for i, (a, b) in pairs if a != b))
+                if not same:
+                    break
+            if same and any(free):
+                if free not in self._relaxed:
+                    self._relaxed.append(free)
+                return free
+        return None
+
+    def _generalize(self, key, concrete, tensors, free):
+        """Makes ``concrete`` (a trace without branches) serve every size of the ``free``
+        axes, when its replays at other sizes are the function's results there (see
+        ``_core.TracedGraph.generalize``)."""
+        general_key = _erased(key, free)
+        if general_key in self._general:
+            return
+        reason = concrete._graph.generalize(tensors, _symbols(tensors, free))
+        self._general[general_key] = concrete if reason is None else reason
 
     def _run_paths(self, paths, key, tensors, args, kwargs):
         """Replays the trace of this call's path, or traces the path if it is new."""
@@ -661,9 +761,11 @@ class Function:
             )
         return self._trace(key, tensors, args, kwargs)
 
-    def _trace(self, key, tensors, args, kwargs):
+    def _trace(self, key, tensors, args, kwargs, free=None):
         self._tracing_count += 1
         _core.trace_begin(tensors)
+        if free is not None:
+            _core.trace_hide_sizes(free)  # they show as None, as in TensorFlow
         try:
             result = self._python_function(*args, **kwargs)
             if self._tracing_count > 1 and _core.trace_variables_created():
@@ -699,6 +801,8 @@ class Function:
         concrete = _Trace(graph, skeleton, leaves, slots)
         if not concrete.guards:
             self._traces[key] = concrete
+            if free is not None:
+                self._generalize(key, concrete, tensors, free)
             return result
         paths = self._traces.get(key)
         if type(paths) is not _Paths:
@@ -824,7 +928,9 @@ def function(
         autograph: TensorFlow's option; ferrotape guards its traces on Python control flow
             over tensor values instead of converting it (see this module's documentation).
         jit_compile: Accepted; replays are always compiled kernel sequences.
-        reduce_retracing: Accepted; ferrotape traces once per concrete shape.
+        reduce_retracing: When True, a call whose tensor shapes differ from a traced call's
+            only in some sizes traces once for every size of those (TensorFlow's relaxed
+            shapes; see this module's documentation).
         experimental_implements: Accepted and ignored.
         experimental_autograph_options: Accepted and ignored.
         experimental_attributes: Accepted and ignored.
@@ -847,7 +953,7 @@ def function(
     >>> len(calls), double.experimental_get_tracing_count()
     (1, 1)
     """
-    del autograph, jit_compile, reduce_retracing, experimental_implements
+    del autograph, jit_compile, experimental_implements
     del experimental_autograph_options, experimental_attributes, experimental_relax_shapes
     del experimental_compile, experimental_follow_type_hints
 
@@ -856,6 +962,6 @@ def function(
             raise TypeError(f"function: expected a callable, received {type(f).__name__}")
         if inspect.isclass(f):
             raise TypeError("function: decorating a class is not supported; decorate its method")
-        return Function(f, input_signature, name)
+        return Function(f, input_signature, name, reduce_retracing)
 
     return decorate if func is None else decorate(func)

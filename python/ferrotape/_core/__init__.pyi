@@ -69,6 +69,7 @@ __all__ = [
     "broadcast_to",
     "cast",
     "ceil",
+    "checked_shape",
     "clip_by_value",
     "complex",
     "concat",
@@ -189,7 +190,9 @@ __all__ = [
     "tile",
     "trace_abandon",
     "trace_begin",
+    "trace_dims",
     "trace_end",
+    "trace_hide_sizes",
     "trace_holds_value",
     "trace_host_effect",
     "trace_pause",
@@ -369,10 +372,12 @@ class Tensor:
 
 @final
 class TracedGraph:
+    def generalize(self, inputs: Any, symbols: Any) -> Any: ...
     def guard_places(self) -> Any: ...
     def guard_values(self) -> Any: ...
     def node_names(self) -> Any: ...
     def run(self, inputs: Any) -> Any: ...
+    def run_at(self, inputs: Any) -> Any: ...
 
 @final
 class Variable:
@@ -596,6 +601,13 @@ def cast(x: _TensorLike, dtype: _DTypeLike, name: str | None = None) -> Tensor:
 
 def ceil(x: _TensorLike, name: str | None = None) -> Tensor:
     """ceil(x); no gradient."""
+
+def checked_shape(tensor: Any) -> Any:
+    """The shape of `tensor`, *not* noted as read by the trace being recorded: for library code that
+    only checks it (raising when it is wrong) or compares sizes with 0 or 1. A trace serves other
+    sizes of a `None` dimension only where they are 2 or more and keep equal sizes equal, so there
+    such checks decide as they did while tracing; a replay that would have failed a check fails in a
+    kernel, and the host then traces those sizes (raising)."""
 
 def clip_by_value(
     t: _TensorLike,
@@ -1101,8 +1113,18 @@ def trace_abandon() -> Any:
 def trace_begin(inputs: Any) -> Any:
     """Starts recording a trace on this thread with `inputs` as the function's tensor arguments."""
 
+def trace_dims(tensor: Any, axes: Any) -> Any:
+    """The sizes of some axes of `tensor`, noted as read by the trace being recorded (if any): for
+    library code that uses only these sizes, where `tensor.shape` notes every axis as read (a trace
+    serving every size of a `None` dimension cannot let the host compute with it)."""
+
 def trace_end(outputs: Any) -> Any:
     """Ends the trace being recorded: its graph, or the reason it cannot be replayed (a string)."""
+
+def trace_hide_sizes(axes: Any) -> Any:
+    """Hides sizes of the function's tensor arguments from Python while the trace being recorded
+    runs: their `shape` shows `None` for them, as TensorFlow's trace of an `input_signature` with
+    `None` does."""
 
 def trace_holds_value(tensor: Any) -> Any:
     """Whether `tensor` holds a value that differs from one replay of the trace being recorded to

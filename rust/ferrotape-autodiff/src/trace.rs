@@ -46,7 +46,9 @@ use smallvec::SmallVec;
 use crate::tensor::{next_id, Tensor, TensorId};
 
 mod fusion;
+mod sizes;
 pub use fusion::Elementwise;
+pub use sizes::SizeModel;
 
 /// A recorded kernel call: the tensors of its input slots in, its results out.
 pub type ReplayFn = dyn Fn(&[Tensor]) -> Result<Vec<Tensor>> + Send + Sync;
@@ -90,6 +92,9 @@ impl Work {
 struct Node {
     name: &'static str,
     work: Work,
+    /// Whether the kernel computes everything from its inputs' shapes at replay, so that it
+    /// may replay on inputs of other sizes (see `sizes`).
+    follows: bool,
     inputs: SmallVec<[usize; 2]>,
     /// Result slots with the shapes and dtypes seen while tracing.
     outputs: SmallVec<[(usize, Shape, DType); 1]>,
@@ -112,6 +117,15 @@ pub struct Recording {
     guards: usize,
     /// The number of variables created while recording (see [`variable_created`]).
     variables_created: usize,
+    /// The slots whose shape the host read (see [`shape_read`]): each with its shape and the
+    /// axes read.
+    shape_reads: Vec<ShapeRead>,
+    /// The slots of the constants made while recording (see [`constant`]).
+    made_constants: Vec<usize>,
+    /// For input slots, the axes whose sizes the host does not see (see [`hide_sizes`]).
+    hidden: FxHashMap<usize, SmallVec<[usize; 2]>>,
+    /// The result slots of [`opaque`] kernel calls.
+    opaque_slots: rustc_hash::FxHashSet<usize>,
     /// Why this trace cannot be replayed (the first reason found).
     pub invalid: Option<String>,
 }
@@ -178,13 +192,82 @@ impl Recording {
                 (s, Shape::from(t.shape()), t.dtype())
             })
             .collect();
+        let follows = match &work {
+            Work::Elementwise(_) | Work::Fused(_) => true,
+            Work::Kernel(_) => FOLLOWS_INPUT_SHAPES.contains(&name),
+            _ => false,
+        };
         self.nodes.push(Node {
             name,
             work,
+            follows,
             inputs,
             outputs,
         });
     }
+}
+
+/// The kernels whose replay computes every shape and count from its inputs' shapes (no
+/// attribute derived from the traced sizes), so that a trace may replay them on inputs of
+/// other sizes (see `sizes`). Every recording site of each name must keep to that; a kernel
+/// not listed stops a trace from serving other sizes only if it receives a value whose shape
+/// moves with them.
+const FOLLOWS_INPUT_SHAPES: &[&str] = &[
+    "Sum",
+    "Prod",
+    "Max",
+    "Min",
+    "Any",
+    "All",
+    "ArgMax",
+    "ArgMin",
+    "CountOf",
+    "ShapeOf",
+    "SizeOf",
+    "ZerosLike",
+    "OnesLike",
+    "FillLike",
+    "ReshapeLike",
+    "BroadcastToLike",
+    "ReshapeRequest",
+    "Relu6",
+    "ReluGrad",
+    "Softmax",
+    "LogSoftmax",
+    "Compare",
+    "Cast",
+    "BatchMatMulV2",
+    "Conv2D",
+    "Conv2DBackpropFilter",
+    "MaxPool",
+    "MaxPoolGrad",
+    "MaxPoolGradGrad",
+    "AvgPool",
+    "AvgPoolGrad",
+    "Conv2DBackpropInput",
+    "Transpose",
+    "Identity",
+    "StopGradient",
+    "SelectV2",
+    "Logical",
+    "LogicalNot",
+    "OneHot",
+    "ConcatV2",
+    "FusedBatchNormV3",
+    "FusedBatchNormGradV3",
+    "DropoutMask",
+    "RandomShuffle",
+];
+
+thread_local! {
+    /// Whether this thread is replaying a trace to probe its sizes (see `sizes`).
+    static PROBING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the replay running on this thread is a probe of a trace's sizes (see `sizes`): a
+/// random draw then gives zeros of its shape instead, so that probing draws nothing.
+pub fn probing() -> bool {
+    PROBING.with(std::cell::Cell::get)
 }
 
 /// Records a kernel call while tracing: `outputs` were computed from `inputs`, and
@@ -238,6 +321,8 @@ pub fn opaque(name: &'static str, inputs: &[&Tensor], outputs: &[&Tensor]) {
     RECORDING.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             rec.push(name, Work::Opaque, inputs, outputs);
+            let slots: SmallVec<[usize; 2]> = outputs.iter().map(|t| rec.slots[&t.id()]).collect();
+            rec.opaque_slots.extend(slots);
         }
     });
 }
@@ -319,6 +404,110 @@ pub fn guard(t: &Tensor, place: impl FnOnce() -> String) -> bool {
     true
 }
 
+/// Hides the sizes of some axes of the function's tensor arguments from the host while this
+/// trace records (`axes[i]` for input `i`): [`host_shape`] gives `None` for them, as
+/// TensorFlow's trace of an `input_signature` with `None` shows `None`, so the host cannot
+/// compute with them and the trace may serve every size of them (see `sizes`).
+pub fn hide_sizes(axes: &[Vec<usize>]) {
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            for (&slot, axes) in rec.inputs.iter().zip(axes) {
+                if !axes.is_empty() {
+                    rec.hidden.insert(slot, axes.iter().copied().collect());
+                }
+            }
+        }
+    });
+}
+
+/// The shape of `t` as the host sees it while a trace records: `None` where [`hide_sizes`]
+/// hid an axis of an argument, the sizes it does see noted as read (see [`shape_read`]).
+/// Outside a trace, every size.
+pub fn host_shape(t: &Tensor, place: impl FnOnce() -> String) -> SmallVec<[Option<usize>; 4]> {
+    let hidden = RECORDING.with(|r| {
+        let r = r.borrow();
+        let rec = r.as_ref()?;
+        let slot = rec.slots.get(&t.id())?;
+        Some(rec.hidden.get(slot).cloned().unwrap_or_default())
+    });
+    let Some(hidden) = hidden else {
+        return t.shape().iter().map(|&d| Some(d)).collect();
+    };
+    let seen: SmallVec<[usize; 4]> = (0..t.rank()).filter(|a| !hidden.contains(a)).collect();
+    shape_read_axes(t, &seen, place);
+    t.shape()
+        .iter()
+        .enumerate()
+        .map(|(a, &d)| (!hidden.contains(&a)).then_some(d))
+        .collect()
+}
+
+/// A host read of a traced value's shape: its slot, its shape then, the axes read, and where
+/// the host read it (` at FILE:LINE`, or empty).
+type ShapeRead = (usize, Shape, SmallVec<[usize; 4]>, String);
+
+/// While tracing, notes that the host read `t`'s shape (Python's `t.shape`, at `place`): a
+/// trace whose replays give `t` another shape cannot serve them, as the host may have
+/// computed with it.
+pub fn shape_read(t: &Tensor, place: impl FnOnce() -> String) {
+    shape_read_axes(t, &(0..t.rank()).collect::<SmallVec<[usize; 4]>>(), place);
+}
+
+/// [`shape_read`] of some axes of `t` only (library code reading the sizes it uses).
+pub fn shape_read_axes(t: &Tensor, axes: &[usize], place: impl FnOnce() -> String) {
+    let Some(slot) = RECORDING.with(|r| r.borrow().as_ref()?.slots.get(&t.id()).copied()) else {
+        return;
+    };
+    // Where, found with no borrow held (it may call into the host).
+    let place = place();
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            let axes = axes.iter().copied().collect();
+            rec.shape_reads
+                .push((slot, Shape::from(t.shape()), axes, place));
+        }
+    });
+}
+
+/// Re-records the kernel that made `output` (the later record of a tensor wins, see
+/// [`opaque`]) with one more input, the tensor that had id `like` (its shape read at replay):
+/// for a gradient shaped like a forward value it no longer holds. Records nothing when `like`
+/// is not a value of the trace or is an [`opaque`] result, or `output` is one of `inputs`.
+pub fn node1_shaped_like<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    like: TensorId,
+    output: &Tensor,
+    make_replay: impl FnOnce() -> F,
+) where
+    F: Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    if inputs.iter().any(|t| t.id() == output.id()) {
+        return;
+    }
+    RECORDING.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            // An opaque result as the shape's source would keep it alive: keep the record
+            // with the traced shape instead.
+            let Some(&like_slot) = rec
+                .slots
+                .get(&like)
+                .filter(|s| !rec.opaque_slots.contains(s))
+            else {
+                return;
+            };
+            let f = make_replay();
+            let work = Work::Kernel(Box::new(move |x: &[Tensor]| Ok(vec![f(x)?])));
+            rec.push(name, work, inputs, &[output]);
+            rec.nodes
+                .last_mut()
+                .expect("just pushed")
+                .inputs
+                .push(like_slot);
+        }
+    });
+}
+
 /// Marks a tensor made from host values as a constant of the trace.
 pub fn constant(t: &Tensor) {
     RECORDING.with(|r| {
@@ -326,6 +515,7 @@ pub fn constant(t: &Tensor) {
             let s = rec.new_slot();
             rec.slots.insert(t.id(), s);
             rec.constants.push((s, t.clone()));
+            rec.made_constants.push(s);
         }
     });
 }
@@ -392,6 +582,10 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
             calls_host: false,
             guards: 0,
             variables_created: 0,
+            shape_reads: Vec::new(),
+            made_constants: Vec::new(),
+            hidden: FxHashMap::default(),
+            opaque_slots: Default::default(),
             invalid: None,
         };
         for t in inputs {
@@ -474,6 +668,25 @@ pub struct Graph {
     /// The index of the last guard when a variable write comes before it: until the replay
     /// has passed that guard, it journals its writes to undo them if a guard stops it.
     undo_until: Option<usize>,
+    /// Each slot's shape in the trace (`None`: a slot no replay fills).
+    traced_shapes: Vec<Option<Shape>>,
+    /// The slots whose shapes the host read while tracing, with those shapes and the axes.
+    shape_reads: Vec<ShapeRead>,
+    /// The constants made while tracing (not captured from before), by slot.
+    made_constants: Vec<usize>,
+    /// How shapes follow the `None` dimensions, once [`Graph::generalize`] has found it.
+    sizes: std::sync::OnceLock<SizeModel>,
+}
+
+/// How a replay checks its results' shapes.
+enum Sizes<'a> {
+    /// As traced.
+    Traced,
+    /// As the size model predicts at these sizes of its symbols.
+    At(&'a SizeModel, &'a [usize]),
+    /// Recorded, not checked: a probe (see `sizes`), which skips effects and host callbacks
+    /// and stops where a kernel not following its inputs' shapes would see a moved one.
+    Probe(&'a mut Vec<Option<Shape>>),
 }
 
 impl Graph {
@@ -543,6 +756,18 @@ impl Graph {
             .max()
             .unwrap_or(0);
         let on_pool = !rec.calls_host && crate::compute_thread::worth_moving(largest);
+        let mut traced_shapes: Vec<Option<Shape>> = vec![None; rec.slot_count];
+        for (&s, (shape, _)) in rec.inputs.iter().zip(&rec.input_kinds) {
+            traced_shapes[s] = Some(shape.clone());
+        }
+        for (s, t) in &constants {
+            traced_shapes[*s] = Some(Shape::from(t.shape()));
+        }
+        for n in &nodes {
+            for (s, shape, _) in &n.outputs {
+                traced_shapes[*s] = Some(shape.clone());
+            }
+        }
         let mut frees = vec![SmallVec::new(); nodes.len()];
         for (s, i) in last_use {
             if !outputs.contains(&s) {
@@ -560,6 +785,14 @@ impl Graph {
             largest,
             guards,
             undo_until,
+            traced_shapes,
+            shape_reads: rec.shape_reads,
+            made_constants: rec
+                .made_constants
+                .into_iter()
+                .filter(|&s| live[s])
+                .collect(),
+            sizes: std::sync::OnceLock::new(),
         })
     }
 
@@ -599,12 +832,36 @@ impl Graph {
     /// than the trace did.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Replay> {
         if !self.on_pool {
-            return self.run_here(inputs);
+            return self.run_here(inputs, Sizes::Traced);
         }
-        crate::compute_thread::on_compute_thread(|| self.run_here(inputs))
+        crate::compute_thread::on_compute_thread(|| self.run_here(inputs, Sizes::Traced))
     }
 
-    fn run_here(&self, inputs: &[Tensor]) -> Result<Replay> {
+    fn run_here(&self, inputs: &[Tensor], sizes: Sizes<'_>) -> Result<Replay> {
+        // A first replay at other sizes keeps an undo journal throughout: a result that shows
+        // the size model wrong there stops it, and the caller traces those sizes instead.
+        let trial = matches!(&sizes, Sizes::At(model, at) if !model.has_run_at(at));
+        let mut journal = crate::variable::Journal::open(
+            trial || (self.undo_until.is_some() && !self.probes(&sizes)),
+        );
+        let result = self.run_nodes(inputs, sizes, &mut journal, trial);
+        if trial && result.is_err() {
+            journal.undo();
+        }
+        result
+    }
+
+    fn probes(&self, sizes: &Sizes<'_>) -> bool {
+        matches!(sizes, Sizes::Probe(_))
+    }
+
+    fn run_nodes(
+        &self,
+        inputs: &[Tensor],
+        mut sizes: Sizes<'_>,
+        journal: &mut crate::variable::Journal,
+        trial: bool,
+    ) -> Result<Replay> {
         if inputs.len() != self.inputs.len() {
             return Err(Error::invalid(
                 "function",
@@ -625,7 +882,6 @@ impl Graph {
         let mut args: Vec<Tensor> = Vec::new();
         // With guards, host callbacks wait until every guard has passed (see the module docs).
         let mut held_back: Vec<(&EffectFn, Vec<Tensor>)> = Vec::new();
-        let mut journal = crate::variable::Journal::open(self.undo_until.is_some());
         for (i, (node, frees)) in self.nodes.iter().zip(&self.frees).enumerate() {
             ferrotape_core::interrupt::check(node.name)?;
             args.clear();
@@ -637,12 +893,11 @@ impl Graph {
                 );
             }
             match &node.work {
+                _ if matches!(sizes, Sizes::Probe(_)) && !self.may_probe(node, &args)? => {}
                 Work::Kernel(f) => {
                     let results = f(&args)?;
                     for ((s, shape, dtype), t) in node.outputs.iter().zip(results) {
-                        if t.shape() != &shape[..] || t.dtype() != *dtype {
-                            return Err(shape_changed(node.name, &t, shape, *dtype));
-                        }
+                        check_result(node.name, &t, *s, shape, *dtype, &mut sizes)?;
                         values[*s] = Some(t);
                     }
                 }
@@ -650,12 +905,19 @@ impl Graph {
                     let (s, shape, dtype) = &node.outputs[0];
                     let t = match &node.work {
                         Work::Elementwise(op) => op.run(&args)?,
-                        Work::Fused(chain) => chain.run(&args, shape, *dtype)?,
+                        Work::Fused(chain) => match &sizes {
+                            Sizes::Traced => chain.run(&args, shape, *dtype)?,
+                            Sizes::At(model, at) => {
+                                let shape = model.shape_at(*s, at).ok_or_else(|| {
+                                    Error::invalid(node.name, "no size known for this result")
+                                })?;
+                                chain.run(&args, &shape, *dtype)?
+                            }
+                            Sizes::Probe(_) => chain.run(&args, &broadcast_of(&args)?, *dtype)?,
+                        },
                         _ => unreachable!("matched above"),
                     };
-                    if t.shape() != &shape[..] || t.dtype() != *dtype {
-                        return Err(shape_changed(node.name, &t, shape, *dtype));
-                    }
+                    check_result(node.name, &t, *s, shape, *dtype, &mut sizes)?;
                     values[*s] = Some(t);
                 }
                 Work::Effect(f) => f(&args)?,
@@ -668,6 +930,12 @@ impl Graph {
                     ordinal, expected, ..
                 } => {
                     let value = guard_values(&args[0]).expect("a guarded slot keeps its dtype");
+                    if value != *expected && self.probes(&sizes) {
+                        return Err(Error::invalid(
+                            "function",
+                            "a branch on a tensor value goes another way at other sizes",
+                        ));
+                    }
                     if value != *expected {
                         journal.undo();
                         return Ok(Replay::Diverged {
@@ -675,7 +943,7 @@ impl Graph {
                             value,
                         });
                     }
-                    if Some(i) == self.undo_until {
+                    if Some(i) == self.undo_until && !trial {
                         journal.keep();
                     }
                 }
@@ -688,6 +956,11 @@ impl Graph {
         for (f, args) in held_back {
             f(&args)?;
         }
+        if let Sizes::At(model, at) = sizes {
+            if trial {
+                model.ran_at(at.to_vec());
+            }
+        }
         Ok(Replay::Finished(
             self.outputs
                 .iter()
@@ -695,6 +968,209 @@ impl Graph {
                 .collect(),
         ))
     }
+}
+
+impl Graph {
+    /// In a probe, whether `node` runs (kernels) or is skipped (effects and host callbacks);
+    /// an error when it would receive a value whose shape moved but does not follow its
+    /// inputs' shapes (see `sizes`).
+    fn may_probe(&self, node: &Node, args: &[Tensor]) -> Result<bool> {
+        let moved = node
+            .inputs
+            .iter()
+            .zip(args)
+            .any(|(&s, t)| self.traced_shapes[s].as_deref() != Some(t.shape()));
+        if moved && !node.follows {
+            let what = match node.work {
+                Work::Effect(_) => "an effect",
+                Work::HostEffect { .. } => "a host callback",
+                _ => "a kernel not known to follow its inputs' shapes",
+            };
+            return Err(Error::invalid(
+                node.name,
+                format!("{what} receives a value whose shape follows a None dimension"),
+            ));
+        }
+        Ok(!node.work.is_effect())
+    }
+
+    /// Learns how this trace's shapes follow the sizes of its symbols, so that
+    /// [`Graph::run_at`] can replay it at others (see `sizes`). `symbols` lists, for each
+    /// symbol, the (input index, axis) pairs it sizes, all of one size in `inputs` (the traced
+    /// call's tensors). Returns why it cannot when it cannot; the trace then serves its traced
+    /// sizes only.
+    pub fn generalize(
+        &self,
+        inputs: &[Tensor],
+        symbols: Vec<Vec<(usize, usize)>>,
+    ) -> std::result::Result<(), String> {
+        if self.sizes.get().is_some() {
+            return Ok(());
+        }
+        if !self.guards.is_empty() {
+            return Err("it branches on tensor values".into());
+        }
+        let mut traced = Vec::with_capacity(symbols.len());
+        for members in &symbols {
+            let sizes: Vec<usize> = members
+                .iter()
+                .map(|&(i, axis)| inputs.get(i).and_then(|t| t.shape().get(axis).copied()))
+                .collect::<Option<_>>()
+                .ok_or("a None dimension names no axis of the arguments")?;
+            match sizes.first() {
+                Some(&d) if d >= sizes::MIN_SIZE && sizes.iter().all(|&x| x == d) => traced.push(d),
+                Some(&d) if d < sizes::MIN_SIZE => {
+                    return Err(format!("a None dimension was traced at size {d}"))
+                }
+                _ => return Err("a None dimension has no size of its own".into()),
+            }
+        }
+        let probe_at = |sizes: &[usize]| -> std::result::Result<Vec<Option<Shape>>, String> {
+            let mut probe_inputs = inputs.to_vec();
+            for (members, &n) in symbols.iter().zip(sizes) {
+                for &(i, axis) in members {
+                    probe_inputs[i] =
+                        sizes::resized(&probe_inputs[i], axis, n).map_err(|e| e.to_string())?;
+                }
+            }
+            let mut shapes = vec![None; self.slot_count];
+            PROBING.with(|p| p.set(true));
+            let result = self.run_here(&probe_inputs, Sizes::Probe(&mut shapes));
+            PROBING.with(|p| p.set(false));
+            result.map_err(|e| e.to_string())?;
+            for (&s, t) in self.inputs.iter().zip(&probe_inputs) {
+                shapes[s] = Some(Shape::from(t.shape()));
+            }
+            for (s, t) in &self.constants {
+                shapes[*s] = Some(Shape::from(t.shape()));
+            }
+            Ok(shapes)
+        };
+        let mut probes = Vec::with_capacity(symbols.len());
+        for k in 0..symbols.len() {
+            let mut at = traced.clone();
+            at[k] += 1;
+            probes.push(probe_at(&at)?);
+        }
+        let check_sizes: Vec<usize> = traced.iter().map(|&d| d + 3).collect();
+        let check = probe_at(&check_sizes)?;
+        let name_of = |slot: usize| {
+            self.nodes
+                .iter()
+                .find(|n| n.outputs.iter().any(|(s, ..)| *s == slot))
+                .map_or("an input", |n| n.name)
+        };
+        let dims = sizes::fit(
+            &self.traced_shapes,
+            &traced,
+            &probes,
+            &check,
+            &check_sizes,
+            name_of,
+        )?;
+        let model = sizes::model(symbols, traced, dims);
+        for (slot, shape, axes, place) in &self.shape_reads {
+            let moves = axes.iter().any(|&axis| match model.is_static(*slot, axis) {
+                Some(fixed) => !fixed,
+                // A value no replay computes: its shape may have moved if it has a dimension
+                // of a symbol's traced size.
+                None => model.traced_sizes().contains(&shape[axis]),
+            });
+            if moves {
+                return Err(format!(
+                    "Python read the shape {shape:?} of a value whose shape follows a None \
+                     dimension{place}"
+                ));
+            }
+        }
+        // A constant made inside with a dimension of a symbol's size was most likely made
+        // from a shape (zeros for a gradient that does not flow): a replay at other sizes would
+        // reuse it as it is.
+        for &slot in &self.made_constants {
+            let shape = self.traced_shapes[slot].as_deref().unwrap_or(&[]);
+            if let Some(d) = shape.iter().find(|d| model.traced_sizes().contains(d)) {
+                return Err(format!(
+                    "a constant made inside the function has shape {shape:?}, with the size {d} \
+                     of a None dimension"
+                ));
+            }
+        }
+        let _ = self.sizes.set(model);
+        Ok(())
+    }
+
+    /// Whether [`Graph::generalize`] has found how this trace's shapes follow its symbols.
+    pub fn is_general(&self) -> bool {
+        self.sizes.get().is_some()
+    }
+
+    /// Replays the trace at the sizes of its symbols in `inputs` (see [`Graph::generalize`]).
+    /// `Ok(None)` when it cannot serve these inputs: not generalized, inputs of other shapes
+    /// than its symbols allow, or (on the first replay at these sizes) a result of another
+    /// shape than the size model predicts, in which case the replay undid its variable writes
+    /// and the caller traces these sizes instead.
+    pub fn run_at(&self, inputs: &[Tensor]) -> Result<Option<Replay>> {
+        let Some(model) = self.sizes.get() else {
+            return Ok(None);
+        };
+        if inputs.len() != self.inputs.len() {
+            return Ok(None);
+        }
+        let Some(at) = model.sizes_of(&self.inputs, inputs) else {
+            return Ok(None);
+        };
+        let trial = !model.has_run_at(&at);
+        let run = || self.run_here(inputs, Sizes::At(model, &at));
+        let result = if self.on_pool {
+            crate::compute_thread::on_compute_thread(run)
+        } else {
+            run()
+        };
+        match result {
+            Ok(replay) => Ok(Some(replay)),
+            Err(_) if trial => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The shape every operand of a fused chain broadcasts to (a probe's chain shape).
+fn broadcast_of(args: &[Tensor]) -> Result<Shape> {
+    let mut shape = Shape::new();
+    for t in args {
+        shape = ferrotape_core::broadcast_shapes("FusedElementwise", &shape, t.shape())?;
+    }
+    Ok(shape)
+}
+
+/// Checks a replayed result against the shape and dtype the replay expects of `slot` (see
+/// `Sizes`), or records it (a probe).
+fn check_result(
+    op: &'static str,
+    t: &Tensor,
+    slot: usize,
+    traced: &Shape,
+    dtype: DType,
+    sizes: &mut Sizes<'_>,
+) -> Result<()> {
+    let predicted;
+    let expected = match sizes {
+        Sizes::Traced => traced,
+        Sizes::At(model, at) => {
+            predicted = model
+                .shape_at(slot, at)
+                .ok_or_else(|| Error::invalid(op, "no size known for this result"))?;
+            &predicted
+        }
+        Sizes::Probe(shapes) => {
+            shapes[slot] = Some(Shape::from(t.shape()));
+            return Ok(());
+        }
+    };
+    if t.shape() != &expected[..] || t.dtype() != dtype {
+        return Err(shape_changed(op, t, expected, dtype));
+    }
+    Ok(())
 }
 
 /// The values the guards of `nodes` expect and where the host read them, by ordinal; and the
@@ -833,6 +1309,7 @@ fn fuse(
         nodes[j] = Some(Node {
             name: "FusedElementwise",
             work: Work::Fused(chain),
+            follows: true,
             inputs,
             outputs: node.outputs,
         });
@@ -856,6 +1333,96 @@ mod tests {
 
     fn values(t: &Tensor) -> Vec<f32> {
         t.value().to_vec::<f32>()
+    }
+
+    fn matrix(rows: usize, cols: usize, seed: f32) -> Tensor {
+        let v: Vec<f32> = (0..rows * cols).map(|i| (i as f32 * seed).sin()).collect();
+        Tensor::new(Array::from_vec(v, &[rows, cols]).unwrap())
+    }
+
+    /// A layer's mean over the batch added to `v` (an effect), and a sum over the batch.
+    fn batch_step(x: &Tensor, w: &Tensor, v: &Variable) -> Tensor {
+        let h = ops::relu(&ops::matmul(x, w, false, false).unwrap()).unwrap();
+        let mean = ops::reduce_mean(&h, Some(&[0]), false).unwrap();
+        let update = ops::add(&v.read(), &mean).unwrap();
+        effect("AssignVariableOp", &[&update], || {
+            let v = v.clone();
+            move |t: &[Tensor]| v.assign(t[0].value())
+        });
+        v.assign(update.value()).unwrap();
+        ops::reduce_sum(
+            &ops::add(&h, &ops::ones_like(&h).unwrap()).unwrap(),
+            None,
+            false,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_generalized_trace_replays_at_other_batch_sizes_as_eagerly() {
+        let zeros = || Array::zeros("test", DType::F32, &[2]).unwrap();
+        let (traced_v, eager_v) = (
+            Variable::new(zeros(), true, "v"),
+            Variable::new(zeros(), true, "v"),
+        );
+        let (w, x) = (matrix(3, 2, 0.7), matrix(4, 3, 1.3));
+        begin(std::slice::from_ref(&x)).unwrap();
+        let loss = batch_step(&x, &w, &traced_v);
+        let graph = end(&[loss]).unwrap();
+        batch_step(&x, &w, &eager_v);
+        graph
+            .generalize(std::slice::from_ref(&x), vec![vec![(0, 0)]])
+            .unwrap();
+        assert!(graph.is_general());
+        for n in [2, 7, 4, 9] {
+            let x = matrix(n, 3, 0.1 * n as f32);
+            let got = graph.run_at(std::slice::from_ref(&x)).unwrap().unwrap();
+            let want = batch_step(&x, &w, &eager_v);
+            assert_eq!(
+                values(&got.finished().unwrap()[0]),
+                values(&want),
+                "n = {n}"
+            );
+            assert_eq!(values(&traced_v.read()), values(&eager_v.read()), "n = {n}");
+        }
+        // Sizes 0 and 1, and another feature count, are not served.
+        for x in [matrix(1, 3, 1.0), matrix(0, 3, 1.0), matrix(4, 2, 1.0)] {
+            assert!(graph.run_at(&[x]).unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn a_kernel_replaying_a_traced_size_keeps_the_trace_to_it() {
+        let x = matrix(4, 3, 1.0);
+        begin(std::slice::from_ref(&x)).unwrap();
+        // A reshape to the traced element count (a caller's resolved shape, not a request).
+        let y = ops::reduce_sum(&ops::reshape(&x, &[12]).unwrap(), None, false).unwrap();
+        let graph = end(&[y]).unwrap();
+        let reason = graph
+            .generalize(std::slice::from_ref(&x), vec![vec![(0, 0)]])
+            .unwrap_err();
+        assert!(reason.contains("Reshape"), "{reason}");
+        assert!(graph.run_at(&[matrix(5, 3, 1.0)]).unwrap().is_none());
+
+        // A constant made inside from the batch size (a count a replay would reuse): refused
+        // too, though every shape would follow.
+        begin(std::slice::from_ref(&x)).unwrap();
+        let count = ops::reduce_sum(&ops::ones(DType::F32, &[4]).unwrap(), None, false).unwrap();
+        let graph = end(&[ops::exp(&x).unwrap(), count]).unwrap();
+        let reason = graph
+            .generalize(std::slice::from_ref(&x), vec![vec![(0, 0)]])
+            .unwrap_err();
+        assert!(reason.contains("constant"), "{reason}");
+
+        // The host read the batch size.
+        begin(std::slice::from_ref(&x)).unwrap();
+        shape_read(&x, String::new);
+        let y = ops::exp(&x).unwrap();
+        let graph = end(&[y]).unwrap();
+        let reason = graph
+            .generalize(std::slice::from_ref(&x), vec![vec![(0, 0)]])
+            .unwrap_err();
+        assert!(reason.contains("read the shape"), "{reason}");
     }
 
     #[test]

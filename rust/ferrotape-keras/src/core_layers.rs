@@ -117,11 +117,24 @@ impl Layer for Dropout {
             DType::F32
         };
         let x = autocast(x, dtype)?;
-        let shape = mask_shape(settings.optional_dims("noise_shape")?, x.shape())?;
+        let noise_shape = settings.optional_dims("noise_shape")?;
+        let shape = mask_shape(noise_shape.clone(), x.shape())?;
         let mask = dropout_mask(&self.rng, &shape, rate, dtype)?;
-        trace::node1("DropoutMask", &[], &mask, move || {
+        // The mask's shape is found from the input's at every replay, so that a trace can
+        // serve other batch sizes (a probe of those draws nothing, see `trace::probing`).
+        trace::node1("DropoutMask", &[&x], &mask, move || {
             let rng = self.rng.clone();
-            move |_: &[Tensor]| dropout_mask(&rng, &shape, rate, dtype)
+            move |t: &[Tensor]| {
+                let shape = mask_shape(noise_shape.clone(), t[0].shape())?;
+                if trace::probing() {
+                    return Ok(Tensor::new(ferrotape_core::Array::zeros(
+                        "DropoutMask",
+                        dtype,
+                        &shape,
+                    )?));
+                }
+                dropout_mask(&rng, &shape, rate, dtype)
+            }
         });
         ops::mul(&x, &mask)
     }

@@ -45,8 +45,10 @@ fn reshape(
     let _ = name;
     let t = to_tensor(tensor, None)?;
     let shape = shape_of(shape).map_err(in_argument("shape"))?;
-    let s = resolve_shape("Reshape", t.len(), &shape).raise()?;
-    wrap(ops::reshape(&t, &s))
+    // Checked here for the binding's messages; the op resolves it again (at every replay of
+    // a trace, so that a -1 follows the input's size there).
+    resolve_shape("Reshape", t.len(), &shape).raise()?;
+    wrap(ops::reshape_request(&t, &shape))
 }
 
 #[doc = op_doc!(transpose)]
@@ -661,9 +663,12 @@ fn filled_like(
 ) -> PyResult<PyTensor> {
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
-    Ok(PyTensor::new(host_constant(
-        Array::full("Fill", d, t.shape(), value).raise()?,
-    )))
+    let y = host_constant(Array::full("Fill", d, t.shape(), value).raise()?);
+    // Made from `input`'s shape at every replay, so that a trace follows other sizes.
+    ferrotape_autodiff::trace::node1("FillLike", &[&t], &y, || {
+        move |x: &[Tensor]| Ok(Tensor::new(Array::full("Fill", d, x[0].shape(), value)?))
+    });
+    Ok(PyTensor::new(y))
 }
 
 /// Zeros of `input`'s shape (and dtype unless `dtype`); no gradient.
@@ -1010,10 +1015,8 @@ fn shape(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(input, None)?;
-    let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    let a = kernels::cast(&Array::from_vec(dims, &[t.rank()]).raise()?, d).raise()?;
-    Ok(PyTensor::new(host_constant(a)))
+    wrap(ops::shape_of(&t, d))
 }
 
 /// The number of elements of `input`, an int32 (or `out_type`) scalar.
@@ -1039,9 +1042,9 @@ fn size(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
-    let n = to_tensor(input, None)?.len();
+    let t = to_tensor(input, None)?;
     let d = optional_dtype(out_type)?.unwrap_or(DType::I32);
-    Ok(PyTensor::new(host_constant(Array::scalar_of(d, n as f64))))
+    wrap(ops::size_of(&t, d))
 }
 
 /// The number of dimensions of `input`, an int32 scalar.

@@ -40,16 +40,46 @@ impl PyTracedGraph {
             crate::interrupts::run(py, || graph.run(&inputs))
         })
         .raise()?;
-        Ok(match outputs {
-            Replay::Finished(outputs) => {
-                let outputs: Vec<PyTensor> = outputs.into_iter().map(PyTensor::new).collect();
-                outputs.into_pyobject(py)?.into_any().unbind()
-            }
-            Replay::Diverged { guard, value } => (guard, PyTuple::new(py, value)?)
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
+        replay_result(py, outputs)
+    }
+
+    /// Learns how the trace's shapes follow its `None` dimensions, so that `run_at` can
+    /// replay it at other sizes of them: `symbols` lists, per `None` dimension, the
+    /// `(input index, axis)` pairs it sizes; `inputs` are the traced call's tensors. Returns
+    /// None, or why the trace can serve its traced sizes only.
+    fn generalize(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<Bound<'_, PyAny>>,
+        symbols: Vec<Vec<(usize, usize)>>,
+    ) -> PyResult<Option<String>> {
+        let inputs = inputs
+            .iter()
+            .map(tensor_of)
+            .collect::<PyResult<Vec<Tensor>>>()?;
+        let graph = self.graph.clone();
+        let result = crate::interrupts::run(py, || Ok(graph.generalize(&inputs, symbols.clone())))
+            .raise()?;
+        Ok(result.err())
+    }
+
+    /// `run` at the sizes of the `None` dimensions in `inputs` (see `generalize`), or None
+    /// when the trace cannot serve them (the caller traces them instead).
+    fn run_at(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let inputs = inputs
+            .iter()
+            .map(tensor_of)
+            .collect::<PyResult<Vec<Tensor>>>()?;
+        let graph = self.graph.clone();
+        let parallel = graph.runs_parallel_kernels();
+        let outputs = ferrotape_autodiff::core::threads::around_op(parallel, || {
+            crate::interrupts::run(py, || graph.run_at(&inputs))
         })
+        .raise()?;
+        match outputs {
+            None => Ok(py.None()),
+            Some(replay) => replay_result(py, replay),
+        }
     }
 
     /// The value each guard of the trace expects (a tuple of ints per guard), in the order
@@ -81,6 +111,20 @@ impl PyTracedGraph {
     fn __len__(&self) -> usize {
         self.graph.len()
     }
+}
+
+/// A replay's outputs as a list, or `(guard ordinal, value seen)` for one a guard stopped.
+fn replay_result(py: Python<'_>, replay: Replay) -> PyResult<Py<PyAny>> {
+    Ok(match replay {
+        Replay::Finished(outputs) => {
+            let outputs: Vec<PyTensor> = outputs.into_iter().map(PyTensor::new).collect();
+            outputs.into_pyobject(py)?.into_any().unbind()
+        }
+        Replay::Diverged { guard, value } => (guard, PyTuple::new(py, value)?)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+    })
 }
 
 fn tensor_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
@@ -208,6 +252,65 @@ pub fn is_tracing() -> bool {
     trace::is_tracing()
 }
 
+/// The sizes of some axes of `tensor`, noted as read by the trace being recorded (if any):
+/// for library code that uses only these sizes, where `tensor.shape` notes every axis as read
+/// (a trace serving every size of a `None` dimension cannot let the host compute with it).
+///
+/// Args:
+///     tensor: A tensor.
+///     axes: The axes to read (non-negative, below the rank).
+///
+/// Returns:
+///     A list of ints, the sizes of `axes` in order.
+#[pyfunction]
+pub fn trace_dims(tensor: &Bound<'_, PyAny>, axes: Vec<usize>) -> PyResult<Vec<usize>> {
+    let t = tensor_of(tensor)?;
+    let dims = axes
+        .iter()
+        .map(|&a| {
+            t.shape().get(a).copied().ok_or_else(|| {
+                crate::errors::value_error(format!(
+                    "trace_dims: axis {a} is not an axis of a rank-{} tensor",
+                    t.rank()
+                ))
+            })
+        })
+        .collect::<PyResult<Vec<usize>>>()?;
+    trace::shape_read_axes(&t, &axes, || python_line(tensor.py()).unwrap_or_default());
+    Ok(dims)
+}
+
+/// Hides sizes of the function's tensor arguments from Python while the trace being
+/// recorded runs: their `shape` shows `None` for them, as TensorFlow's trace of an
+/// `input_signature` with `None` does.
+///
+/// Args:
+///     axes: For each tensor argument, the axes to hide.
+///
+/// Returns:
+///     None.
+#[pyfunction]
+pub fn trace_hide_sizes(axes: Vec<Vec<usize>>) {
+    trace::hide_sizes(&axes);
+}
+
+/// The shape of `tensor`, *not* noted as read by the trace being recorded: for library code
+/// that only checks it (raising when it is wrong) or compares sizes with 0 or 1. A trace
+/// serves other sizes of a `None` dimension only where they are 2 or more and keep equal
+/// sizes equal, so there such checks decide as they did while tracing; a replay that would
+/// have failed a check fails in a kernel, and the host then traces those sizes (raising).
+///
+/// Args:
+///     tensor: A tensor.
+///
+/// Returns:
+///     A `TensorShape`.
+#[pyfunction]
+pub fn checked_shape<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let t = tensor_of(tensor)?;
+    crate::tensor::tensor_shape(tensor.py(), t.shape())
+}
+
 /// Whether `tensor` holds a value that differs from one replay of the trace being recorded to
 /// the next (an argument of the traced function or a value computed from them): what
 /// TensorFlow's graph knows only when it runs. False when no trace is being recorded.
@@ -253,7 +356,7 @@ pub fn note_value_read(py: Python<'_>, t: &Tensor, what: &str) {
 }
 
 /// ` at FILE:LINE` of the innermost Python frame, if there is one.
-fn python_line(py: Python<'_>) -> Option<String> {
+pub fn python_line(py: Python<'_>) -> Option<String> {
     let frame = py
         .import("sys")
         .ok()?
@@ -338,6 +441,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_pause, m)?)?;
     m.add_function(wrap_pyfunction!(trace_refuse, m)?)?;
     m.add_function(wrap_pyfunction!(trace_holds_value, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_dims, m)?)?;
+    m.add_function(wrap_pyfunction!(checked_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_hide_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(trace_resume, m)?)?;
     m.add_function(wrap_pyfunction!(is_tracing, m)?)?;
     m.add_function(wrap_pyfunction!(tape_is_recording, m)?)?;

@@ -36,7 +36,16 @@ fn drawn(
     draw: impl Fn() -> ferrotape_autodiff::Result<Array> + Send + Sync + 'static,
 ) -> PyResult<PyTensor> {
     let t = Tensor::new(draw().raise()?);
-    trace::node1(op, &[], &t, || move |_: &[Tensor]| Ok(Tensor::new(draw()?)));
+    trace::node1(op, &[], &t, || {
+        let (shape, dtype) = (t.shape().to_vec(), t.dtype());
+        move |_: &[Tensor]| {
+            if trace::probing() {
+                // A probe of a trace's sizes draws nothing (see `trace::probing`).
+                return Ok(Tensor::new(Array::zeros(op, dtype, &shape)?));
+            }
+            Ok(Tensor::new(draw()?))
+        }
+    });
     Ok(PyTensor::new(t))
 }
 
@@ -244,7 +253,12 @@ fn shuffle(
     let a = shuffled(&t, seed).raise()?;
     let a = Tensor::new(a);
     trace::node1("RandomShuffle", &[&t], &a, || {
-        move |x: &[Tensor]| Ok(Tensor::new(shuffled(&x[0], seed)?))
+        move |x: &[Tensor]| {
+            if trace::probing() {
+                return Ok(x[0].clone());
+            }
+            Ok(Tensor::new(shuffled(&x[0], seed)?))
+        }
     });
     Ok(PyTensor::new(a))
 }

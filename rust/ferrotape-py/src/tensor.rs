@@ -106,6 +106,41 @@ pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py
     cls.bind(py).call1((PyTuple::new(py, shape)?,))
 }
 
+/// Notes a Python read of `t`'s shape in the trace being recorded (see
+/// `trace::shape_read`); a variable's shape never changes, so reading it is not noted.
+pub fn note_shape_read<C: 'static>(py: Python<'_>, t: &Tensor) {
+    if std::any::TypeId::of::<C>() == std::any::TypeId::of::<PyTensor>() {
+        ferrotape_autodiff::trace::shape_read(t, || {
+            crate::function::python_line(py).unwrap_or_default()
+        });
+    }
+}
+
+/// `t.shape` for Python: a `TensorShape`, with `None` for the sizes a trace hides (see
+/// `trace::host_shape`); the sizes seen are noted as read (not a variable's, which never
+/// change).
+pub fn host_shape<'py, C: 'static>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let is_tensor = std::any::TypeId::of::<C>() == std::any::TypeId::of::<PyTensor>();
+    if !is_tensor || !ferrotape_autodiff::trace::is_tracing() {
+        return tensor_shape(py, t.shape());
+    }
+    let dims = ferrotape_autodiff::trace::host_shape(t, || {
+        crate::function::python_line(py).unwrap_or_default()
+    });
+    if dims.iter().all(Option::is_some) {
+        let dims: Vec<usize> = dims.into_iter().flatten().collect();
+        return tensor_shape(py, &dims);
+    }
+    static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let cls = CLASS.get_or_try_init(py, || {
+        py.import("ferrotape.tensor_shape")?
+            .getattr("TensorShape")
+            .map(Bound::unbind)
+    })?;
+    cls.bind(py)
+        .call1((dims.into_iter().collect::<Vec<Option<usize>>>(),))
+}
+
 /// The other operand of a binary operator, converted to `like`'s dtype if it is not a tensor.
 pub fn other_operand(like: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match as_tensor(other) {
@@ -390,7 +425,8 @@ macro_rules! tensor_methods {
             /// The shape, a `TensorShape` (`t.shape[0]`, `t.shape.as_list()`).
             #[getter(shape)]
             fn shape_getter<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-                tensor_shape(slf.py(), $cls::operand(slf).shape())
+                let t = $cls::operand(slf);
+                $crate::tensor::host_shape::<$cls>(slf.py(), &t)
             }
 
             /// The shape, a `TensorShape` (the same as `shape`).
@@ -418,6 +454,7 @@ macro_rules! tensor_methods {
 
             fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
                 let t = $cls::operand(slf);
+                $crate::tensor::note_shape_read::<$cls>(slf.py(), &t);
                 if t.rank() == 0 {
                     return Err($crate::errors::type_error("len is not well defined for a rank-0 tensor"));
                 }
@@ -426,6 +463,7 @@ macro_rules! tensor_methods {
 
             fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 let t = $cls::operand(slf);
+                $crate::tensor::note_shape_read::<$cls>(slf.py(), &t);
                 if t.rank() == 0 {
                     return Err($crate::errors::type_error("Cannot iterate over a scalar tensor."));
                 }

@@ -8,6 +8,7 @@ import numpy as np
 
 import ferrotape as ft
 
+from ... import _core
 from ..layers.layer_masking import get_keras_mask
 
 EPSILON = 1e-7
@@ -34,13 +35,14 @@ def _pred_and_true(y_true, y_pred):
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     """Makes ranks that differ by a trailing axis of size 1 equal: squeezes that axis, or,
     when the other tensor has rank 1 (and ``expand_rank_1``), expands it instead."""
-    rank_1, rank_2 = len(x1.shape), len(x2.shape)
-    if rank_1 == rank_2 + 1 and x1.shape[-1] == 1:
+    rank_1, rank_2 = x1.ndim, x2.ndim
+    # Sizes compared with 1 only (see `_core.checked_shape`).
+    if rank_1 == rank_2 + 1 and _core.checked_shape(x1)[-1] == 1:
         if rank_2 == 1 and expand_rank_1:
             x2 = ft.expand_dims(x2, -1)
         else:
             x1 = ft.squeeze(x1, -1)
-    elif rank_2 == rank_1 + 1 and x2.shape[-1] == 1:
+    elif rank_2 == rank_1 + 1 and _core.checked_shape(x2)[-1] == 1:
         if rank_1 == 1 and expand_rank_1:
             x1 = ft.expand_dims(x1, -1)
         else:
@@ -52,17 +54,19 @@ def _same_rank(function, y_true, y_pred):
     """``squeeze_or_expand_to_same_rank``, then a check that the shapes broadcast, so that a
     mismatch names the loss rather than the subtraction inside it."""
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    true_shape, pred_shape = tuple(_core.checked_shape(y_true)), tuple(_core.checked_shape(y_pred))
     _check_broadcast(
         function,
         "`y_true` and `y_pred`",
-        tuple(y_true.shape),
-        tuple(y_pred.shape),
-        f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}",
+        true_shape,
+        pred_shape,
+        f"y_true.shape={true_shape}, y_pred.shape={pred_shape}",
     )
     return y_true, y_pred
 
 
 def _check_broadcast(function, what, shape_1, shape_2, received):
+    """Raises unless the shapes broadcast (a check only: see `_core.checked_shape`)."""
     try:
         np.broadcast_shapes(shape_1, shape_2)
     except ValueError:
@@ -72,12 +76,13 @@ def _check_broadcast(function, what, shape_1, shape_2, received):
 
 
 def _check_same_shape(function, y_true, y_pred):
-    if len(y_true.shape) != len(y_pred.shape):
+    true_shape, pred_shape = tuple(_core.checked_shape(y_true)), tuple(_core.checked_shape(y_pred))
+    if len(true_shape) != len(pred_shape):
         raise ValueError(
             f"{function}: arguments `y_true` and `y_pred` must have the same rank (ndim). "
-            f"Received: y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
+            f"Received: y_true.shape={true_shape}, y_pred.shape={pred_shape}"
         )
-    if tuple(y_true.shape) != tuple(y_pred.shape):
+    if true_shape != pred_shape:
         raise ValueError(
             f"{function}: arguments `y_true` and `y_pred` must have the same shape. "
             f"Received: y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
@@ -111,7 +116,7 @@ def _apply_mask(sample_weight, mask, dtype, reduction):
         return sample_weight
     mask = ft.cast(mask, dtype)
     if reduction in ("mean", "sum_over_batch_size"):
-        total = float(np.prod(mask.shape))
+        total = ft.cast(ft.size(mask), dtype)
         mask = mask * (total / (ft.reduce_sum(mask) + EPSILON))
     if sample_weight is None:
         return mask
@@ -132,17 +137,20 @@ def reduce_weighted_values(
     sample_weight = _apply_mask(sample_weight, mask, values.dtype, reduction)
     if sample_weight is not None:
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
+        weight_shape = tuple(_core.checked_shape(sample_weight))
+        values_shape = tuple(_core.checked_shape(values))
         _check_broadcast(
             who,
             "`sample_weight` and the per-sample losses",
-            tuple(sample_weight.shape),
-            tuple(values.shape),
-            f"sample_weight.shape={tuple(sample_weight.shape)}, losses.shape={tuple(values.shape)}",
+            weight_shape,
+            values_shape,
+            f"sample_weight.shape={weight_shape}, losses.shape={values_shape}",
         )
         values = values * sample_weight
     if reduction is None or reduction == "none":
         return values
-    shape = tuple(values.shape)
+    # Compared with 0 only (see `_core.checked_shape`).
+    shape = tuple(_core.checked_shape(values))
     if shape in ((), (0,)):
         return values
     loss = ft.reduce_sum(values)
@@ -154,8 +162,10 @@ def reduce_weighted_values(
         nonzero = ft.not_equal(divisor, 0.0)
         safe_divisor = ft.where(nonzero, divisor, ft.ones_like(divisor))
         return ft.where(nonzero, loss / safe_divisor, ft.zeros_like(loss))
-    count = int(np.prod(shape))
-    return loss / float(count) if count else loss * 0.0
+    if 0 in shape:
+        return loss * 0.0
+    # The count as a tensor, so that a trace counts again at other batch sizes.
+    return loss / ft.cast(ft.size(values), loss.dtype)
 
 
 # ------------------------------------------------------------------ classes

@@ -27,6 +27,7 @@ import numpy as np
 
 import ferrotape as ft
 
+from ... import _core
 from .loss import (
     EPSILON,
     Loss,
@@ -174,13 +175,13 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     _check_axis("categorical_crossentropy", axis)
     y_true, y_pred = _pred_and_true(y_true, y_pred)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if len(y_pred.shape) < 1:
+    if y_pred.ndim < 1:
         raise ValueError(
             "categorical_crossentropy: arguments `y_true` and `y_pred` must be at least rank 1. "
             f"Received: y_pred.shape={tuple(y_pred.shape)}"
         )
     _check_same_shape("categorical_crossentropy", y_true, y_pred)
-    if y_pred.shape[-1] == 1:
+    if _core.checked_shape(y_pred)[-1] == 1:
         warnings.warn(
             "In loss categorical_crossentropy, expected y_pred.shape to be (batch_size, "
             f"num_classes) with num_classes > 1. Received: y_pred.shape={tuple(y_pred.shape)}. "
@@ -189,7 +190,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
             stacklevel=2,
         )
     if label_smoothing:
-        num_classes = y_true.shape[-1]
+        (num_classes,) = _core.trace_dims(y_true, [y_true.ndim - 1])
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
     if from_logits:
         return ft.nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
@@ -211,22 +212,24 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if not y_pred.dtype.is_floating:
         y_pred = ft.cast(y_pred, ft.float32)
     y_true = _tensor(y_true)
-    if len(y_pred.shape) < 1:
+    # Shapes checked, sizes compared with 1 only (see `_core.checked_shape`).
+    pred_shape = tuple(_core.checked_shape(y_pred))
+    if not pred_shape:
         raise ValueError(
             "sparse_categorical_crossentropy: argument `y_pred` must be at least rank 1. "
-            f"Received: y_pred.shape={tuple(y_pred.shape)}"
+            f"Received: y_pred.shape={pred_shape}"
         )
-    if axis != -1 and axis != len(y_pred.shape) - 1:
+    if axis != -1 and axis != len(pred_shape) - 1:
         raise ValueError(
             f"sparse_categorical_crossentropy: only axis=-1 is supported. Received: axis={axis}"
         )
-    if len(y_true.shape) == len(y_pred.shape) and y_true.shape[-1] == 1:
+    if y_true.ndim == len(pred_shape) and _core.checked_shape(y_true)[-1] == 1:
         y_true = ft.squeeze(y_true, -1)
-    if tuple(y_true.shape) != tuple(y_pred.shape[:-1]):
+    if tuple(_core.checked_shape(y_true)) != pred_shape[:-1]:
         raise ValueError(
             "sparse_categorical_crossentropy: `y_true` must have the shape of `y_pred` "
             "without its last axis (the classes). Received: "
-            f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
+            f"y_true.shape={tuple(_core.checked_shape(y_true))}, y_pred.shape={pred_shape}"
         )
     valid = None
     if ignore_class is not None:

@@ -82,8 +82,21 @@ pub fn conv2d_backprop_input(
         &params,
     )?);
     trace::node1("Conv2DBackpropInput", &[filter, dy], &dx, || {
-        let input_shape = input_shape.to_vec();
-        move |t: &[Tensor]| conv2d_backprop_input(&input_shape, &t[0], &t[1], params)
+        let (input_shape, dy_shape): (Vec<usize>, Vec<usize>) =
+            (input_shape.to_vec(), dy.shape().to_vec());
+        move |t: &[Tensor]| {
+            // Only the batch may differ from the trace's: the input's rows and columns are
+            // not determined by the gradient's (strides round them).
+            if t[1].shape().get(1..) != dy_shape.get(1..) {
+                return Err(ferrotape_core::Error::invalid(
+                    "Conv2DBackpropInput",
+                    "a replay at other sizes changed the image size",
+                ));
+            }
+            let mut input_shape = input_shape.clone();
+            input_shape[0] = t[1].shape()[0];
+            conv2d_backprop_input(&input_shape, &t[0], &t[1], params)
+        }
     });
     record("Conv2DBackpropInput", &[filter, dy], &[&dx], || {
         let (filter, dy) = (filter.clone(), dy.clone());
@@ -139,7 +152,7 @@ pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::max_pool(x.value(), window)?);
     trace::node1("MaxPool", &[x], &y, || {
         let window = window.clone();
-        move |t: &[Tensor]| max_pool2d(&t[0], &window)
+        move |t: &[Tensor]| max_pool2d(&t[0], &at_batch(&window, &t[0], Side::Input)?)
     });
     // Saves its input and output: the backward pass finds each window's maximum again from
     // them (on the device where they live), so recording costs the forward pass nothing.
@@ -163,7 +176,9 @@ pub fn max_pool2d_grad(x: &Tensor, y: &Tensor, dy: &Tensor, window: &Window2d) -
     )?);
     trace::node1("MaxPoolGrad", &[x, y, dy], &dx, || {
         let window = window.clone();
-        move |t: &[Tensor]| max_pool2d_grad(&t[0], &t[1], &t[2], &window)
+        move |t: &[Tensor]| {
+            max_pool2d_grad(&t[0], &t[1], &t[2], &at_batch(&window, &t[0], Side::Input)?)
+        }
     });
     record("MaxPoolGrad", &[x, y, dy], &[&dx], || {
         let (x, y, window) = (x.clone(), y.clone(), window.clone());
@@ -194,7 +209,10 @@ pub fn max_pool2d_grad_grad(
     )?);
     trace::node1("MaxPoolGradGrad", &[x, y, g], &out, || {
         let window = window.clone();
-        move |t: &[Tensor]| max_pool2d_grad_grad(&t[0], &t[1], &t[2], &window)
+        move |t: &[Tensor]| {
+            let window = at_batch(&window, &t[0], Side::Input)?;
+            max_pool2d_grad_grad(&t[0], &t[1], &t[2], &window)
+        }
     });
     record("MaxPoolGradGrad", &[x, y, g], &[&out], || {
         let (x, y, window) = (x.clone(), y.clone(), window.clone());
@@ -213,7 +231,7 @@ pub fn avg_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::avg_pool(x.value(), window)?);
     trace::node1("AvgPool", &[x], &y, || {
         let window = window.clone();
-        move |t: &[Tensor]| avg_pool2d(&t[0], &window)
+        move |t: &[Tensor]| avg_pool2d(&t[0], &at_batch(&window, &t[0], Side::Input)?)
     });
     record("AvgPool", &[x], &[&y], || {
         let window = window.clone();
@@ -227,11 +245,43 @@ pub fn avg_pool2d_grad(dy: &Tensor, window: &Window2d) -> Result<Tensor> {
     let dx = Tensor::new(kernels::avg_pool_grad(dy.value(), window)?);
     trace::node1("AvgPoolGrad", &[dy], &dx, || {
         let window = window.clone();
-        move |t: &[Tensor]| avg_pool2d_grad(&t[0], &window)
+        move |t: &[Tensor]| avg_pool2d_grad(&t[0], &at_batch(&window, &t[0], Side::Output)?)
     });
     record("AvgPoolGrad", &[dy], &[&dx], || {
         let window = window.clone();
         move |gs: &[Tensor], _: &[bool]| Ok(vec![Some(avg_pool2d(&gs[0], &window)?)])
     });
     Ok(dx)
+}
+
+/// Which tensor of a pooling a replay reads the batch from.
+enum Side {
+    /// The pooled image (shaped `[batch, in_h, in_w, channels]`).
+    Input,
+    /// The pooled result or its gradient (`[batch, out_h, out_w, channels]`).
+    Output,
+}
+
+/// `window` for `t`'s batch: a replayed pooling at another batch size (see `trace::sizes`).
+/// The rows, columns and channels must be the window's; an image of another size is an error.
+fn at_batch(window: &Window2d, t: &Tensor, side: Side) -> Result<Window2d> {
+    let expected = match side {
+        Side::Input => [window.in_h, window.in_w, window.channels],
+        Side::Output => [window.out_h, window.out_w, window.channels],
+    };
+    if t.rank() != 4 || t.shape()[1..] != expected {
+        return Err(ferrotape_core::Error::invalid(
+            "MaxPool",
+            format!(
+                "a replay received an image of shape {:?} where the trace pooled [batch, {}, {}, {}]",
+                t.shape(),
+                expected[0],
+                expected[1],
+                expected[2]
+            ),
+        ));
+    }
+    let mut window = window.clone();
+    window.batch = t.shape()[0];
+    Ok(window)
 }

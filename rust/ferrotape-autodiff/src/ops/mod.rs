@@ -72,10 +72,19 @@ pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
     Ok(y)
 }
 
+/// Zeros of `t`'s shape and dtype; a trace records them as made from `t`'s shape at replay
+/// (so that they follow other sizes, see `trace::sizes`).
 pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
-    // A trace's shapes are fixed, so zeros of `t`'s shape are a constant of it.
     let y = Tensor::new(Array::zeros("ZerosLike", t.dtype(), t.shape())?);
-    crate::trace::constant(&y);
+    crate::trace::node1("ZerosLike", &[t], &y, || {
+        |x: &[Tensor]| {
+            Ok(Tensor::new(Array::zeros(
+                "ZerosLike",
+                x[0].dtype(),
+                x[0].shape(),
+            )?))
+        }
+    });
     Ok(y)
 }
 
@@ -86,9 +95,19 @@ pub fn ones(dtype: DType, shape: &[usize]) -> Result<Tensor> {
     Ok(y)
 }
 
+/// Ones of `t`'s shape and dtype, recorded in a trace as [`zeros_like`] is.
 pub fn ones_like(t: &Tensor) -> Result<Tensor> {
     let y = Tensor::new(Array::full("OnesLike", t.dtype(), t.shape(), 1.0)?);
-    crate::trace::constant(&y);
+    crate::trace::node1("OnesLike", &[t], &y, || {
+        |x: &[Tensor]| {
+            Ok(Tensor::new(Array::full(
+                "OnesLike",
+                x[0].dtype(),
+                x[0].shape(),
+                1.0,
+            )?))
+        }
+    });
     Ok(y)
 }
 

@@ -5,8 +5,8 @@ use ferrotape_core::kernels::{self, axes_mask, ArgReduce, CompareOp, ReduceOp};
 use ferrotape_core::{DType, Result, Shape};
 
 use super::{
-    add, broadcast_to, cast, compare, div, exp, log, mul, reshape, stop_gradient, sub, where_,
-    with_batch_axes_of, zeros_like,
+    add, broadcast_following, cast, compare, div, exp, log, mul, reshape, reshape_following,
+    stop_gradient, sub, where_, with_batch_axes_of, zeros_like,
 };
 use crate::tape::{record, record_vectorizable};
 use crate::tensor::Tensor;
@@ -70,14 +70,10 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Te
     }
     let (y, mask) = reduce_kernel(ReduceOp::Sum, x, axes, keepdims)?;
     record_vectorizable("Sum", &[x], &[&y], || {
-        let (kept, full): (Shape, Shape) = (kept_shape(x.shape(), &mask), x.shape().into());
+        let (full, like): (Shape, _) = (x.shape().into(), x.id());
         move |gs: &[Tensor], _: &[bool]| {
-            let g = &gs[0];
-            let kept = reshape(g, &with_batch_axes_of(g, &kept))?;
-            Ok(vec![Some(broadcast_to(
-                &kept,
-                &with_batch_axes_of(g, &full),
-            )?)])
+            let kept = reshape_following(&gs[0], like, &full, kept_shape, &mask)?;
+            Ok(vec![Some(broadcast_following(&kept, like, &full)?)])
         }
     });
     Ok(y)
@@ -111,7 +107,29 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
         return cast(&wide, x.dtype());
     }
     let sum = reduce_sum(x, axes, keepdims)?;
-    div(&sum, &sum.scalar_like(count as f64))
+    div(&sum, &count_of(x, &mask, count, sum.dtype()))
+}
+
+/// The number of elements of `x` on the axes of `mask` (`count`, a scalar of `dtype`): in a
+/// trace, recounted from `x`'s shape at replay, so that a mean follows other sizes.
+fn count_of(x: &Tensor, mask: &[bool], count: usize, dtype: DType) -> Tensor {
+    let c = Tensor::new(ferrotape_core::Array::scalar_of(dtype, count as f64));
+    trace::node1("CountOf", &[x], &c, || {
+        let mask = mask.to_vec();
+        move |t: &[Tensor]| {
+            let n: usize = t[0]
+                .shape()
+                .iter()
+                .zip(&mask)
+                .filter(|(_, &r)| r)
+                .map(|(&d, _)| d)
+                .product();
+            Ok(Tensor::new(ferrotape_core::Array::scalar_of(
+                dtype, n as f64,
+            )))
+        }
+    });
+    c
 }
 
 fn extremum(op: ReduceOp, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<Tensor> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ferrotape_core::kernels::{self, PadMode};
 use ferrotape_core::{Array, DType, Error, Result, Shape};
 
-use super::{reduce_sum, unbroadcast, with_batch_axes_of};
+use super::{reduce_sum, unbroadcast};
 use crate::tape::{batch_axes, record, record_vectorizable};
 use crate::tensor::Tensor;
 use crate::trace;
@@ -84,13 +84,146 @@ pub fn reshape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         move |t: &[Tensor]| reshape(&t[0], &shape)
     });
     record_vectorizable("Reshape", &[x], &[&y], || {
-        let s: Shape = x.shape().into();
+        let (s, like): (Shape, _) = (x.shape().into(), x.id());
         move |gs: &[Tensor], _: &[bool]| {
-            Ok(vec![Some(reshape(
+            Ok(vec![Some(reshape_following(
                 &gs[0],
-                &with_batch_axes_of(&gs[0], &s),
+                like,
+                &s,
+                same_shape,
+                &[],
             )?)])
         }
+    });
+    Ok(y)
+}
+
+/// `reshape(g, target)` with `target` the leading batch axes of `g` (a vectorized Jacobian's)
+/// then `to(like_shape)`, where `like_shape` is the shape of the tensor whose id is `like`:
+/// a gradient shaped after a forward value. A trace records it as reading that value's shape
+/// at replay, so that it can serve other sizes (see `trace::sizes`).
+pub(crate) fn reshape_following(
+    g: &Tensor,
+    like: crate::tensor::TensorId,
+    like_shape: &[usize],
+    to: fn(&[usize], &[bool]) -> Shape,
+    mask: &[bool],
+) -> Result<Tensor> {
+    let lead = batch_axes().min(g.rank());
+    let target: Shape = g.shape()[..lead]
+        .iter()
+        .copied()
+        .chain(to(like_shape, mask))
+        .collect();
+    let y = reshape(g, &target)?;
+    trace::node1_shaped_like("ReshapeLike", &[g], like, &y, || {
+        let mask = mask.to_vec();
+        move |t: &[Tensor]| {
+            let target: Shape = t[0].shape()[..lead]
+                .iter()
+                .copied()
+                .chain(to(t[1].shape(), &mask))
+                .collect();
+            reshape(&t[0], &target)
+        }
+    });
+    Ok(y)
+}
+
+/// [`broadcast_to`] `g`'s leading batch axes then the shape of the tensor whose id is `like`,
+/// recorded in a trace as reading that shape at replay (see [`reshape_following`]).
+pub(crate) fn broadcast_following(
+    g: &Tensor,
+    like: crate::tensor::TensorId,
+    like_shape: &[usize],
+) -> Result<Tensor> {
+    let lead = batch_axes().min(g.rank().saturating_sub(like_shape.len()));
+    let target: Shape = g.shape()[..lead]
+        .iter()
+        .chain(like_shape)
+        .copied()
+        .collect();
+    let y = broadcast_to(g, &target)?;
+    trace::node1_shaped_like("BroadcastToLike", &[g], like, &y, || {
+        move |t: &[Tensor]| {
+            let target: Shape = t[0].shape()[..lead]
+                .iter()
+                .chain(t[1].shape())
+                .copied()
+                .collect();
+            broadcast_to(&t[0], &target)
+        }
+    });
+    Ok(y)
+}
+
+/// The shape itself (for [`reshape_following`]).
+pub(crate) fn same_shape(shape: &[usize], _: &[bool]) -> Shape {
+    shape.into()
+}
+
+/// `x` in the shape `request` asks for, one entry of which may be -1 (the rest of the
+/// elements), as `tf.reshape` takes it. A trace records the request, resolved at replay, so
+/// that a `-1` follows the size of the input there.
+pub fn reshape_request(x: &Tensor, request: &[i64]) -> Result<Tensor> {
+    let shape = resolve_request(request, x.len())?;
+    let y = reshape(x, &shape)?;
+    if y.id() != x.id() && request.contains(&-1) {
+        trace::node1("ReshapeRequest", &[x], &y, || {
+            let request = request.to_vec();
+            move |t: &[Tensor]| reshape(&t[0], &resolve_request(&request, t[0].len())?)
+        });
+    }
+    Ok(y)
+}
+
+/// A reshape request with at most one -1 as the shape of `len` elements.
+pub fn resolve_request(request: &[i64], len: usize) -> Result<Shape> {
+    let known: i64 = request.iter().filter(|&&d| d != -1).product();
+    let unknown = request.iter().filter(|&&d| d == -1).count();
+    let bad = || {
+        Error::invalid(
+            "Reshape",
+            format!("cannot reshape a tensor of {len} elements to shape {request:?}"),
+        )
+    };
+    if unknown > 1 || request.iter().any(|&d| d < -1) {
+        return Err(bad());
+    }
+    request
+        .iter()
+        .map(|&d| {
+            if d != -1 {
+                return Ok(d as usize);
+            }
+            if known == 0 || len as i64 % known != 0 {
+                return Err(bad());
+            }
+            Ok((len as i64 / known) as usize)
+        })
+        .collect()
+}
+
+/// `x`'s shape as a 1-D tensor of `dtype` (`tf.shape`); a trace reads it from `x` at replay.
+pub fn shape_of(x: &Tensor, dtype: DType) -> Result<Tensor> {
+    fn of(x: &Tensor, dtype: DType) -> Result<Tensor> {
+        let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+        let a = kernels::cast(&Array::from_vec(dims, &[x.rank()])?, dtype)?;
+        Ok(Tensor::new(a))
+    }
+    let y = of(x, dtype)?;
+    trace::node1("ShapeOf", &[x], &y, || move |t: &[Tensor]| of(&t[0], dtype));
+    Ok(y)
+}
+
+/// `x`'s number of elements as a scalar of `dtype` (`tf.size`); a trace counts at replay.
+pub fn size_of(x: &Tensor, dtype: DType) -> Result<Tensor> {
+    fn of(x: &Tensor, dtype: DType) -> Tensor {
+        Tensor::new(Array::scalar_of(dtype, x.len() as f64))
+    }
+    let y = of(x, dtype);
+    trace::node1("SizeOf", &[x], &y, || {
+        move |t: &[Tensor]| Ok(of(&t[0], dtype))
     });
     Ok(y)
 }
