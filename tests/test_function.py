@@ -1189,13 +1189,13 @@ def test_a_function_that_reads_a_size_in_python_traces_each_size():
 
 
 def test_values_made_from_a_traced_size_keep_the_trace_to_it():
-    # A constant made inside from a size, a slice to the traced length, a squeeze: each makes
-    # the trace serve its own size only (results equal to eager at every size).
+    # A constant made inside from a size, a slice resolved on the batch axis, an unstack: each
+    # makes the trace serve its own size only (results equal to eager at every size).
     def made_from_shape(x):
         return ft.reduce_sum(ft.zeros(ft.shape(x)) + x)
 
     def sliced(x):
-        return ft.reduce_sum(x[:, 0])
+        return ft.reduce_sum(x[:-1, 0])  # the end resolved on the moving axis
 
     def unstacked(x):
         return ft.add_n(ft.unstack(x, axis=0))
@@ -1222,3 +1222,24 @@ def test_reduce_retracing_relaxes_the_sizes_that_changed():
     assert bodies == [(2, 3), (None, 3), (None, None)]
     f(RNG.random((3, 3), dtype=np.float32), k=3.0)  # a new Python value still traces
     assert f.experimental_get_tracing_count() == 4
+
+
+def test_slices_taking_the_batch_axis_whole_follow_it_with_their_gradients():
+    w = ft.Variable(RNG.standard_normal((3, 2)).astype(np.float32))
+
+    def body(x):
+        with ft.GradientTape() as tape:
+            h = ft.matmul(x, w)
+            y = (
+                ft.reduce_sum(h[:, 0] * 2.0)
+                + ft.reduce_mean(x[..., 1:] ** 2)
+                + ft.reduce_sum(h[:, None, -1])
+            )
+        return y, tape.gradient(y, w), x[:, ::-1]
+
+    f = ft.function(body, input_signature=[ft.TensorSpec([None, 3])])
+    for n in (4, 7, 2, 5):
+        x = ft.constant(RNG.standard_normal((n, 3)).astype(np.float32))
+        for got, want in zip(f(x), body(x), strict=True):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1

@@ -230,6 +230,8 @@ const FOLLOWS_INPUT_SHAPES: &[&str] = &[
     "ReshapeLike",
     "BroadcastToLike",
     "ReshapeRequest",
+    "StridedSlice",
+    "StridedSliceGradLike",
     "Relu6",
     "ReluGrad",
     "Softmax",

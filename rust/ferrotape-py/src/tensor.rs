@@ -282,11 +282,8 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
             ),
         )));
     }
-    let full = |d: usize| AxisSlice::Range {
-        begin: 0,
-        len: d,
-        step: 1,
-    };
+    // A whole axis (`:`, or one `...` or the end leaves): resolved at every replay of a trace.
+    let full = |_: usize| AxisSlice::All;
     let mut spec = Vec::with_capacity(shape.len() + 1);
     let mut axis = 0;
     let mut saw_ellipsis = false;
@@ -306,6 +303,12 @@ pub fn parse_index(shape: &[usize], index: &Bound<'_, PyAny>) -> PyResult<Vec<Ax
                 axis += 1;
             }
         } else if let Ok(s) = item.cast::<PySlice>() {
+            let open = |name: &str| s.getattr(name).map(|v| v.is_none());
+            if open("start")? && open("stop")? && open("step")? {
+                spec.push(AxisSlice::All);
+                axis += 1;
+                continue;
+            }
             let ind = s.indices(shape[axis] as isize)?;
             let len = ind.slicelength;
             let begin = if len == 0 { 0 } else { ind.start as usize };

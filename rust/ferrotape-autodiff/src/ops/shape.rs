@@ -282,6 +282,9 @@ pub enum AxisSlice {
     Index(usize),
     /// A new axis of size 1 in the result (consumes no input axis).
     NewAxis,
+    /// The whole axis (`:`), however long: a trace replaying the slice takes the whole axis
+    /// of each replay's input (see `trace::sizes`).
+    All,
 }
 
 /// `x[spec]` as a view: what Python indexing (`x[1:3, ::-1, None, 0]`) lowers to.
@@ -305,6 +308,11 @@ pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
                 lens.push(1);
                 steps.push(1);
             }
+            AxisSlice::All => {
+                begins.push(0);
+                lens.push(x.shape().get(begins.len() - 1).copied().unwrap_or(0));
+                steps.push(1);
+            }
             AxisSlice::NewAxis => {}
         }
     }
@@ -321,7 +329,7 @@ pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
     let mut axis = 0;
     for s in spec {
         match s {
-            AxisSlice::Range { .. } => axis += 1,
+            AxisSlice::Range { .. } | AxisSlice::All => axis += 1,
             AxisSlice::Index(_) => view = view.index_axis(axis, 0),
             AxisSlice::NewAxis => {
                 view = view.insert_axis(axis);
@@ -330,18 +338,68 @@ pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
         }
     }
     let y = Tensor::new(view);
+    // The input axes `:` takes whole: a replay may find them of another length; every other
+    // axis must keep its traced length, since its positions were resolved against it.
+    let whole: Vec<bool> = spec
+        .iter()
+        .filter(|s| !matches!(s, AxisSlice::NewAxis))
+        .map(|s| matches!(s, AxisSlice::All))
+        .collect();
     trace::node1("StridedSlice", &[x], &y, || {
-        let spec = spec.to_vec();
-        move |t: &[Tensor]| strided_slice(&t[0], &spec)
+        let (spec, traced, whole) = (spec.to_vec(), Shape::from(x.shape()), whole.clone());
+        move |t: &[Tensor]| {
+            check_resolved_axes("StridedSlice", t[0].shape(), &traced, &whole)?;
+            strided_slice(&t[0], &spec)
+        }
     });
     record("StridedSlice", &[x], &[&y], || {
-        let full: Shape = x.shape().into();
+        let (full, like): (Shape, _) = (x.shape().into(), x.id());
         move |gs: &[Tensor], _: &[bool]| {
             let g = reshape(&gs[0], &lens)?;
-            Ok(vec![Some(slice_scatter(&g, &full, &begins, &steps)?)])
+            let dx = slice_scatter(&g, &full, &begins, &steps)?;
+            // In a trace, recorded as reading the input's shape at replay for its whole axes.
+            trace::node1_shaped_like("StridedSliceGradLike", &[&gs[0]], like, &dx, || {
+                let (lens, begins, steps) = (lens.clone(), begins.clone(), steps.clone());
+                let (traced, whole) = (full.clone(), whole.clone());
+                move |t: &[Tensor]| {
+                    let full = t[1].shape();
+                    check_resolved_axes("StridedSliceGrad", full, &traced, &whole)?;
+                    let lens: Shape = lens
+                        .iter()
+                        .zip(full)
+                        .zip(&whole)
+                        .map(|((&len, &d), &w)| if w { d } else { len })
+                        .collect();
+                    slice_scatter(&reshape(&t[0], &lens)?, full, &begins, &steps)
+                }
+            });
+            Ok(vec![Some(dx)])
         }
     });
     Ok(y)
+}
+
+/// A replayed slice's input: axes not taken whole must have their traced lengths (their
+/// positions were resolved against them); an error otherwise (see `trace::sizes`).
+fn check_resolved_axes(
+    op: &'static str,
+    shape: &[usize],
+    traced: &[usize],
+    whole: &[bool],
+) -> Result<()> {
+    let resolved_moved = shape.len() != traced.len()
+        || shape
+            .iter()
+            .zip(traced)
+            .zip(whole)
+            .any(|((a, b), &w)| !w && a != b);
+    if resolved_moved {
+        return Err(Error::invalid(
+            op,
+            format!("a replay sliced a tensor of shape {shape:?}, traced as {traced:?}, on an axis whose positions were resolved"),
+        ));
+    }
+    Ok(())
 }
 
 /// Zeros of `shape` with `g` written at a strided window; the adjoint of [`strided_slice`].
