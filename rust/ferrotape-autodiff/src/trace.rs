@@ -53,11 +53,18 @@ pub use sizes::SizeModel;
 /// A recorded kernel call: the tensors of its input slots in, its results out.
 pub type ReplayFn = dyn Fn(&[Tensor]) -> Result<Vec<Tensor>> + Send + Sync;
 
+/// A recorded kernel call that also reads the shapes of other values (see
+/// [`node1_shaped_like`]): its input slots' tensors and those shapes in, its results out.
+pub type ShapedReplayFn = dyn Fn(&[Tensor], &[&[usize]]) -> Result<Vec<Tensor>> + Send + Sync;
+
 /// A recorded effect (a variable write, an optimizer step): its input slots' tensors in.
 pub type EffectFn = dyn Fn(&[Tensor]) -> Result<()> + Send + Sync;
 
 enum Work {
     Kernel(Box<ReplayFn>),
+    /// A kernel call reading the shapes of the values in these slots (not the values: a
+    /// replay need not keep them alive for it, see [`node1_shaped_like`]).
+    ShapedKernel(Box<ShapedReplayFn>, SmallVec<[usize; 1]>),
     /// An element-wise kernel, which a plan may fuse with its neighbours (see `fusion`).
     Elementwise(Elementwise),
     /// A chain of element-wise kernels fused by the plan.
@@ -86,6 +93,14 @@ impl Work {
     /// Whether the node changes state outside its results (kept even if nothing reads it).
     fn is_effect(&self) -> bool {
         matches!(self, Work::Effect(_) | Work::HostEffect { .. })
+    }
+
+    /// The slots whose shapes (not values) the node reads.
+    fn shapes_read(&self) -> &[usize] {
+        match self {
+            Work::ShapedKernel(_, slots) => slots,
+            _ => &[],
+        }
     }
 }
 
@@ -194,7 +209,7 @@ impl Recording {
             .collect();
         let follows = match &work {
             Work::Elementwise(_) | Work::Fused(_) => true,
-            Work::Kernel(_) => FOLLOWS_INPUT_SHAPES.contains(&name),
+            Work::Kernel(_) | Work::ShapedKernel(..) => FOLLOWS_INPUT_SHAPES.contains(&name),
             _ => false,
         };
         self.nodes.push(Node {
@@ -472,9 +487,10 @@ pub fn shape_read_axes(t: &Tensor, axes: &[usize], place: impl FnOnce() -> Strin
 }
 
 /// Re-records the kernel that made `output` (the later record of a tensor wins, see
-/// [`opaque`]) with one more input, the tensor that had id `like` (its shape read at replay):
-/// for a gradient shaped like a forward value it no longer holds. Records nothing when `like`
-/// is not a value of the trace or is an [`opaque`] result, or `output` is one of `inputs`.
+/// [`opaque`]) as also reading, at replay, the shape of the value that had id `like`: for a
+/// gradient shaped like a forward value it no longer holds. The replay passes that shape, not
+/// the value, so it is not kept alive for it. Records nothing when `like` is not a value of
+/// the trace or is an [`opaque`] result, or `output` is one of `inputs`.
 pub fn node1_shaped_like<F>(
     name: &'static str,
     inputs: &[&Tensor],
@@ -482,7 +498,7 @@ pub fn node1_shaped_like<F>(
     output: &Tensor,
     make_replay: impl FnOnce() -> F,
 ) where
-    F: Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    F: Fn(&[Tensor], &[usize]) -> Result<Tensor> + Send + Sync + 'static,
 {
     if inputs.iter().any(|t| t.id() == output.id()) {
         return;
@@ -499,13 +515,9 @@ pub fn node1_shaped_like<F>(
                 return;
             };
             let f = make_replay();
-            let work = Work::Kernel(Box::new(move |x: &[Tensor]| Ok(vec![f(x)?])));
+            let replay = move |x: &[Tensor], shapes: &[&[usize]]| Ok(vec![f(x, shapes[0])?]);
+            let work = Work::ShapedKernel(Box::new(replay), smallvec::smallvec![like_slot]);
             rec.push(name, work, inputs, &[output]);
-            rec.nodes
-                .last_mut()
-                .expect("just pushed")
-                .inputs
-                .push(like_slot);
         }
     });
 }
@@ -705,7 +717,7 @@ impl Graph {
                 || n.outputs.iter().any(|(s, ..)| live[*s]);
             if needed {
                 keep[i] = true;
-                for &s in &n.inputs {
+                for &s in n.inputs.iter().chain(n.work.shapes_read()) {
                     live[s] = true;
                 }
             }
@@ -903,6 +915,18 @@ impl Graph {
                         values[*s] = Some(t);
                     }
                 }
+                Work::ShapedKernel(f, slots) => {
+                    let shapes = slots
+                        .iter()
+                        .map(|&s| self.shape_of_slot(s, &sizes))
+                        .collect::<Result<SmallVec<[Shape; 1]>>>()?;
+                    let shapes: SmallVec<[&[usize]; 1]> = shapes.iter().map(|s| &s[..]).collect();
+                    let results = f(&args, &shapes)?;
+                    for ((s, shape, dtype), t) in node.outputs.iter().zip(results) {
+                        check_result(node.name, &t, *s, shape, *dtype, &mut sizes)?;
+                        values[*s] = Some(t);
+                    }
+                }
                 Work::Elementwise(_) | Work::Fused(_) => {
                     let (s, shape, dtype) = &node.outputs[0];
                     let t = match &node.work {
@@ -973,6 +997,18 @@ impl Graph {
 }
 
 impl Graph {
+    /// The shape the value of `slot` has in this replay (see [`Work::ShapedKernel`]).
+    fn shape_of_slot(&self, slot: usize, sizes: &Sizes<'_>) -> Result<Shape> {
+        let shape = match sizes {
+            Sizes::Traced => self.traced_shapes[slot].clone(),
+            Sizes::At(model, at) => model.shape_at(slot, at),
+            Sizes::Probe(shapes) => shapes[slot].clone(),
+        };
+        shape.ok_or_else(|| {
+            Error::invalid("function", "a replay read the shape of an unknown value")
+        })
+    }
+
     /// In a probe, whether `node` runs (kernels) or is skipped (effects and host callbacks);
     /// an error when it would receive a value whose shape moved but does not follow its
     /// inputs' shapes (see `sizes`).
@@ -1036,16 +1072,16 @@ impl Graph {
                 }
             }
             let mut shapes = vec![None; self.slot_count];
-            PROBING.with(|p| p.set(true));
-            let result = self.run_here(&probe_inputs, Sizes::Probe(&mut shapes));
-            PROBING.with(|p| p.set(false));
-            result.map_err(|e| e.to_string())?;
             for (&s, t) in self.inputs.iter().zip(&probe_inputs) {
                 shapes[s] = Some(Shape::from(t.shape()));
             }
             for (s, t) in &self.constants {
                 shapes[*s] = Some(Shape::from(t.shape()));
             }
+            PROBING.with(|p| p.set(true));
+            let result = self.run_here(&probe_inputs, Sizes::Probe(&mut shapes));
+            PROBING.with(|p| p.set(false));
+            result.map_err(|e| e.to_string())?;
             Ok(shapes)
         };
         let mut probes = Vec::with_capacity(symbols.len());

@@ -118,11 +118,11 @@ pub(crate) fn reshape_following(
     let y = reshape(g, &target)?;
     trace::node1_shaped_like("ReshapeLike", &[g], like, &y, || {
         let mask = mask.to_vec();
-        move |t: &[Tensor]| {
+        move |t: &[Tensor], like: &[usize]| {
             let target: Shape = t[0].shape()[..lead]
                 .iter()
                 .copied()
-                .chain(to(t[1].shape(), &mask))
+                .chain(to(like, &mask))
                 .collect();
             reshape(&t[0], &target)
         }
@@ -145,12 +145,8 @@ pub(crate) fn broadcast_following(
         .collect();
     let y = broadcast_to(g, &target)?;
     trace::node1_shaped_like("BroadcastToLike", &[g], like, &y, || {
-        move |t: &[Tensor]| {
-            let target: Shape = t[0].shape()[..lead]
-                .iter()
-                .chain(t[1].shape())
-                .copied()
-                .collect();
+        move |t: &[Tensor], like: &[usize]| {
+            let target: Shape = t[0].shape()[..lead].iter().chain(like).copied().collect();
             broadcast_to(&t[0], &target)
         }
     });
@@ -361,8 +357,7 @@ pub fn strided_slice(x: &Tensor, spec: &[AxisSlice]) -> Result<Tensor> {
             trace::node1_shaped_like("StridedSliceGradLike", &[&gs[0]], like, &dx, || {
                 let (lens, begins, steps) = (lens.clone(), begins.clone(), steps.clone());
                 let (traced, whole) = (full.clone(), whole.clone());
-                move |t: &[Tensor]| {
-                    let full = t[1].shape();
+                move |t: &[Tensor], full: &[usize]| {
                     check_resolved_axes("StridedSliceGrad", full, &traced, &whole)?;
                     let lens: Shape = lens
                         .iter()
