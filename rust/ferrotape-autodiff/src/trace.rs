@@ -489,8 +489,9 @@ pub fn shape_read_axes(t: &Tensor, axes: &[usize], place: impl FnOnce() -> Strin
 /// Re-records the kernel that made `output` (the later record of a tensor wins, see
 /// [`opaque`]) as also reading, at replay, the shape of the value that had id `like`: for a
 /// gradient shaped like a forward value it no longer holds. The replay passes that shape, not
-/// the value, so it is not kept alive for it. Records nothing when `like` is not a value of
-/// the trace or is an [`opaque`] result, or `output` is one of `inputs`.
+/// the value, so it is not kept alive for it. When `like` is not a value of the trace (or is an
+/// [`opaque`] result), `output` is a constant of the trace if `inputs` is empty, else the
+/// earlier record stands; nothing is recorded when `output` is one of `inputs`.
 pub fn node1_shaped_like<F>(
     name: &'static str,
     inputs: &[&Tensor],
@@ -512,6 +513,12 @@ pub fn node1_shaped_like<F>(
                 .get(&like)
                 .filter(|s| !rec.opaque_slots.contains(s))
             else {
+                if inputs.is_empty() {
+                    // Made from the shape of a value from outside the trace: a constant of it.
+                    let s = rec.new_slot();
+                    rec.slots.insert(output.id(), s);
+                    rec.constants.push((s, output.clone()));
+                }
                 return;
             };
             let f = make_replay();
@@ -682,7 +689,7 @@ pub struct Graph {
     /// The index of the last guard when a variable write comes before it: until the replay
     /// has passed that guard, it journals its writes to undo them if a guard stops it.
     undo_until: Option<usize>,
-    /// Each slot's shape in the trace (`None`: a slot no replay fills).
+    /// Each slot's shape in the trace, dead slots' included.
     traced_shapes: Vec<Option<Shape>>,
     /// The slots whose shapes the host read while tracing, with those shapes and the axes.
     shape_reads: Vec<ShapeRead>,
@@ -705,7 +712,33 @@ enum Sizes<'a> {
 
 impl Graph {
     fn plan(rec: Recording, outputs: Vec<usize>) -> std::result::Result<Graph, String> {
+        // Every slot's traced shape, and whether its shape may follow the function's inputs
+        // (it is computed from them and has an axis), before dead code goes.
+        let mut traced_shapes: Vec<Option<Shape>> = vec![None; rec.slot_count];
+        let mut from_inputs = vec![false; rec.slot_count];
+        for (&s, (shape, _)) in rec.inputs.iter().zip(&rec.input_kinds) {
+            traced_shapes[s] = Some(shape.clone());
+            from_inputs[s] = true;
+        }
+        for (s, t) in &rec.constants {
+            traced_shapes[*s] = Some(Shape::from(t.shape()));
+        }
+        for n in &rec.nodes {
+            let moved = n
+                .inputs
+                .iter()
+                .chain(n.work.shapes_read())
+                .any(|&s| from_inputs[s]);
+            for (s, shape, _) in &n.outputs {
+                traced_shapes[*s] = Some(shape.clone());
+                from_inputs[*s] = moved;
+            }
+        }
+        let may_move =
+            |s: usize| from_inputs[s] && traced_shapes[s].as_ref().is_some_and(|t| !t.is_empty());
         // Dead code: keep effects, and kernel calls whose results reach an output or a kept node.
+        // A value whose shape alone is read stays only if that shape may move (a replay at
+        // other sizes reads it from the value's slot); otherwise its traced shape serves.
         let mut live = vec![false; rec.slot_count];
         for &o in &outputs {
             live[o] = true;
@@ -717,8 +750,11 @@ impl Graph {
                 || n.outputs.iter().any(|(s, ..)| live[*s]);
             if needed {
                 keep[i] = true;
-                for &s in n.inputs.iter().chain(n.work.shapes_read()) {
+                for &s in &n.inputs {
                     live[s] = true;
+                }
+                for &s in n.work.shapes_read() {
+                    live[s] |= may_move(s);
                 }
             }
         }
@@ -770,18 +806,7 @@ impl Graph {
             .max()
             .unwrap_or(0);
         let on_pool = !rec.calls_host && crate::compute_thread::worth_moving(largest);
-        let mut traced_shapes: Vec<Option<Shape>> = vec![None; rec.slot_count];
-        for (&s, (shape, _)) in rec.inputs.iter().zip(&rec.input_kinds) {
-            traced_shapes[s] = Some(shape.clone());
-        }
-        for (s, t) in &constants {
-            traced_shapes[*s] = Some(Shape::from(t.shape()));
-        }
-        for n in &nodes {
-            for (s, shape, _) in &n.outputs {
-                traced_shapes[*s] = Some(shape.clone());
-            }
-        }
+
         let mut frees = vec![SmallVec::new(); nodes.len()];
         for (s, i) in last_use {
             if !outputs.contains(&s) {
@@ -999,14 +1024,17 @@ impl Graph {
 impl Graph {
     /// The shape the value of `slot` has in this replay (see [`Work::ShapedKernel`]).
     fn shape_of_slot(&self, slot: usize, sizes: &Sizes<'_>) -> Result<Shape> {
+        // A value no replay computes has a shape that never moves (see `plan`): its traced one.
         let shape = match sizes {
-            Sizes::Traced => self.traced_shapes[slot].clone(),
+            Sizes::Traced => None,
             Sizes::At(model, at) => model.shape_at(slot, at),
             Sizes::Probe(shapes) => shapes[slot].clone(),
         };
-        shape.ok_or_else(|| {
-            Error::invalid("function", "a replay read the shape of an unknown value")
-        })
+        shape
+            .or_else(|| self.traced_shapes[slot].clone())
+            .ok_or_else(|| {
+                Error::invalid("function", "a replay read the shape of an unknown value")
+            })
     }
 
     /// In a probe, whether `node` runs (kernels) or is skipped (effects and host callbacks);

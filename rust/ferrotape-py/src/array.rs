@@ -664,9 +664,10 @@ fn filled_like(
     let t = to_tensor(input, None)?;
     let d = optional_dtype(dtype)?.unwrap_or(t.dtype());
     let y = host_constant(Array::full("Fill", d, t.shape(), value).raise()?);
-    // Made from `input`'s shape at every replay, so that a trace follows other sizes.
-    ferrotape_autodiff::trace::node1("FillLike", &[&t], &y, || {
-        move |x: &[Tensor]| Ok(Tensor::new(Array::full("Fill", d, x[0].shape(), value)?))
+    // Made from `input`'s shape at every replay, so that a trace follows other sizes (a
+    // constant of the trace when `input` comes from outside it).
+    ferrotape_autodiff::trace::node1_shaped_like("FillLike", &[], t.id(), &y, || {
+        move |_: &[Tensor], shape: &[usize]| Ok(Tensor::new(Array::full("Fill", d, shape, value)?))
     });
     Ok(PyTensor::new(y))
 }

@@ -75,14 +75,13 @@ pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor> {
 /// Zeros of `t`'s shape and dtype; a trace records them as made from `t`'s shape at replay
 /// (so that they follow other sizes, see `trace::sizes`).
 pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(Array::zeros("ZerosLike", t.dtype(), t.shape())?);
-    crate::trace::node1("ZerosLike", &[t], &y, || {
-        |x: &[Tensor]| {
-            Ok(Tensor::new(Array::zeros(
-                "ZerosLike",
-                x[0].dtype(),
-                x[0].shape(),
-            )?))
+    let (y, dtype) = (
+        Tensor::new(Array::zeros("ZerosLike", t.dtype(), t.shape())?),
+        t.dtype(),
+    );
+    crate::trace::node1_shaped_like("ZerosLike", &[], t.id(), &y, || {
+        move |_: &[Tensor], shape: &[usize]| {
+            Ok(Tensor::new(Array::zeros("ZerosLike", dtype, shape)?))
         }
     });
     Ok(y)
@@ -97,15 +96,13 @@ pub fn ones(dtype: DType, shape: &[usize]) -> Result<Tensor> {
 
 /// Ones of `t`'s shape and dtype, recorded in a trace as [`zeros_like`] is.
 pub fn ones_like(t: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(Array::full("OnesLike", t.dtype(), t.shape(), 1.0)?);
-    crate::trace::node1("OnesLike", &[t], &y, || {
-        |x: &[Tensor]| {
-            Ok(Tensor::new(Array::full(
-                "OnesLike",
-                x[0].dtype(),
-                x[0].shape(),
-                1.0,
-            )?))
+    let (y, dtype) = (
+        Tensor::new(Array::full("OnesLike", t.dtype(), t.shape(), 1.0)?),
+        t.dtype(),
+    );
+    crate::trace::node1_shaped_like("OnesLike", &[], t.id(), &y, || {
+        move |_: &[Tensor], shape: &[usize]| {
+            Ok(Tensor::new(Array::full("OnesLike", dtype, shape, 1.0)?))
         }
     });
     Ok(y)

@@ -114,11 +114,10 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> Result<T
 /// trace, recounted from `x`'s shape at replay, so that a mean follows other sizes.
 fn count_of(x: &Tensor, mask: &[bool], count: usize, dtype: DType) -> Tensor {
     let c = Tensor::new(ferrotape_core::Array::scalar_of(dtype, count as f64));
-    trace::node1("CountOf", &[x], &c, || {
+    trace::node1_shaped_like("CountOf", &[], x.id(), &c, || {
         let mask = mask.to_vec();
-        move |t: &[Tensor]| {
-            let n: usize = t[0]
-                .shape()
+        move |_: &[Tensor], shape: &[usize]| {
+            let n: usize = shape
                 .iter()
                 .zip(&mask)
                 .filter(|(_, &r)| r)

@@ -126,7 +126,9 @@ pub(super) fn fit(
 ) -> std::result::Result<Vec<Option<SmallVec<[Dim; 4]>>>, String> {
     let mut dims = Vec::with_capacity(traced_shapes.len());
     for (slot, shape) in traced_shapes.iter().enumerate() {
-        let Some(shape) = shape else {
+        // A slot no replay fills (dead code's): no fit, its traced shape serves (see `plan`).
+        let replayed = check[slot].is_some() || probes.iter().any(|p| p[slot].is_some());
+        let Some(shape) = shape.as_ref().filter(|_| replayed) else {
             dims.push(None);
             continue;
         };
