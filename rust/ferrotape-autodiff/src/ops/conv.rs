@@ -152,7 +152,7 @@ pub fn max_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::max_pool(x.value(), window)?);
     trace::node1("MaxPool", &[x], &y, || {
         let window = window.clone();
-        move |t: &[Tensor]| max_pool2d(&t[0], &at_batch(&window, &t[0], Side::Input)?)
+        move |t: &[Tensor]| max_pool2d(&t[0], &at_batch(OP_MAX, &window, &t[0], Side::Input)?)
     });
     // Saves its input and output: the backward pass finds each window's maximum again from
     // them (on the device where they live), so recording costs the forward pass nothing.
@@ -177,7 +177,12 @@ pub fn max_pool2d_grad(x: &Tensor, y: &Tensor, dy: &Tensor, window: &Window2d) -
     trace::node1("MaxPoolGrad", &[x, y, dy], &dx, || {
         let window = window.clone();
         move |t: &[Tensor]| {
-            max_pool2d_grad(&t[0], &t[1], &t[2], &at_batch(&window, &t[0], Side::Input)?)
+            max_pool2d_grad(
+                &t[0],
+                &t[1],
+                &t[2],
+                &at_batch(OP_MAX, &window, &t[0], Side::Input)?,
+            )
         }
     });
     record("MaxPoolGrad", &[x, y, dy], &[&dx], || {
@@ -210,7 +215,7 @@ pub fn max_pool2d_grad_grad(
     trace::node1("MaxPoolGradGrad", &[x, y, g], &out, || {
         let window = window.clone();
         move |t: &[Tensor]| {
-            let window = at_batch(&window, &t[0], Side::Input)?;
+            let window = at_batch(OP_MAX, &window, &t[0], Side::Input)?;
             max_pool2d_grad_grad(&t[0], &t[1], &t[2], &window)
         }
     });
@@ -231,7 +236,7 @@ pub fn avg_pool2d(x: &Tensor, window: &Window2d) -> Result<Tensor> {
     let y = Tensor::new(kernels::avg_pool(x.value(), window)?);
     trace::node1("AvgPool", &[x], &y, || {
         let window = window.clone();
-        move |t: &[Tensor]| avg_pool2d(&t[0], &at_batch(&window, &t[0], Side::Input)?)
+        move |t: &[Tensor]| avg_pool2d(&t[0], &at_batch("AvgPool", &window, &t[0], Side::Input)?)
     });
     record("AvgPool", &[x], &[&y], || {
         let window = window.clone();
@@ -245,7 +250,12 @@ pub fn avg_pool2d_grad(dy: &Tensor, window: &Window2d) -> Result<Tensor> {
     let dx = Tensor::new(kernels::avg_pool_grad(dy.value(), window)?);
     trace::node1("AvgPoolGrad", &[dy], &dx, || {
         let window = window.clone();
-        move |t: &[Tensor]| avg_pool2d_grad(&t[0], &at_batch(&window, &t[0], Side::Output)?)
+        move |t: &[Tensor]| {
+            avg_pool2d_grad(
+                &t[0],
+                &at_batch("AvgPoolGrad", &window, &t[0], Side::Output)?,
+            )
+        }
     });
     record("AvgPoolGrad", &[dy], &[&dx], || {
         let window = window.clone();
@@ -253,6 +263,9 @@ pub fn avg_pool2d_grad(dy: &Tensor, window: &Window2d) -> Result<Tensor> {
     });
     Ok(dx)
 }
+
+/// The op name of max pooling and its gradients in [`at_batch`]'s errors.
+const OP_MAX: &str = "MaxPool";
 
 /// Which tensor of a pooling a replay reads the batch from.
 enum Side {
@@ -264,14 +277,14 @@ enum Side {
 
 /// `window` for `t`'s batch: a replayed pooling at another batch size (see `trace::sizes`).
 /// The rows, columns and channels must be the window's; an image of another size is an error.
-fn at_batch(window: &Window2d, t: &Tensor, side: Side) -> Result<Window2d> {
+fn at_batch(op: &'static str, window: &Window2d, t: &Tensor, side: Side) -> Result<Window2d> {
     let expected = match side {
         Side::Input => [window.in_h, window.in_w, window.channels],
         Side::Output => [window.out_h, window.out_w, window.channels],
     };
     if t.rank() != 4 || t.shape()[1..] != expected {
         return Err(ferrotape_core::Error::invalid(
-            "MaxPool",
+            op,
             format!(
                 "a replay received an image of shape {:?} where the trace pooled [batch, {}, {}, {}]",
                 t.shape(),
