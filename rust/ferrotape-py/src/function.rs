@@ -28,18 +28,7 @@ impl PyTracedGraph {
     /// returns the traced outputs (a list), without running any Python. A replay stopped by a
     /// guard returns `(guard ordinal, value seen)` instead, a tuple (see `guard_values`).
     fn run(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        let inputs = inputs
-            .iter()
-            .map(tensor_of)
-            .collect::<PyResult<Vec<Tensor>>>()?;
-        let graph = self.graph.clone();
-        // A small graph (no kernel large enough to split) leaves the pool's threads as they
-        // are (see `threads::around_op`).
-        let parallel = graph.runs_parallel_kernels();
-        let outputs = ferrotape_autodiff::core::threads::around_op(parallel, || {
-            crate::interrupts::run(py, || graph.run(&inputs))
-        })
-        .raise()?;
+        let outputs = self.replay(py, &inputs, Graph::run)?;
         replay_result(py, outputs)
     }
 
@@ -66,17 +55,7 @@ impl PyTracedGraph {
     /// `run` at the sizes of the `None` dimensions in `inputs` (see `generalize`), or None
     /// when the trace cannot serve them (the caller traces them instead).
     fn run_at(&self, py: Python<'_>, inputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        let inputs = inputs
-            .iter()
-            .map(tensor_of)
-            .collect::<PyResult<Vec<Tensor>>>()?;
-        let graph = self.graph.clone();
-        let parallel = graph.runs_parallel_kernels();
-        let outputs = ferrotape_autodiff::core::threads::around_op(parallel, || {
-            crate::interrupts::run(py, || graph.run_at(&inputs))
-        })
-        .raise()?;
-        match outputs {
+        match self.replay(py, &inputs, Graph::run_at)? {
             None => Ok(py.None()),
             Some(replay) => replay_result(py, replay),
         }
@@ -110,6 +89,30 @@ impl PyTracedGraph {
 
     fn __len__(&self) -> usize {
         self.graph.len()
+    }
+}
+
+impl PyTracedGraph {
+    /// `how` (a way to replay the graph) on `inputs`, interruptible and with the pool's
+    /// threads as a small graph needs them.
+    fn replay<T: Send>(
+        &self,
+        py: Python<'_>,
+        inputs: &[Bound<'_, PyAny>],
+        how: impl Fn(&Graph, &[Tensor]) -> ferrotape_autodiff::Result<T> + Sync,
+    ) -> PyResult<T> {
+        let inputs = inputs
+            .iter()
+            .map(tensor_of)
+            .collect::<PyResult<Vec<Tensor>>>()?;
+        let graph = &self.graph;
+        // A small graph (no kernel large enough to split) leaves the pool's threads as they
+        // are (see `threads::around_op`).
+        let parallel = graph.runs_parallel_kernels();
+        ferrotape_autodiff::core::threads::around_op(parallel, || {
+            crate::interrupts::run(py, || how(graph, &inputs))
+        })
+        .raise()
     }
 }
 

@@ -95,15 +95,20 @@ impl TensorLike for PyTensor {
     }
 }
 
-/// `ft.TensorShape` (defined in Python) for a shape.
-pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+/// The `ft.TensorShape` class (defined in Python).
+fn tensor_shape_class(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let cls = CLASS.get_or_try_init(py, || {
         py.import("ferrotape.tensor_shape")?
             .getattr("TensorShape")
             .map(Bound::unbind)
     })?;
-    cls.bind(py).call1((PyTuple::new(py, shape)?,))
+    Ok(cls.bind(py))
+}
+
+/// `ft.TensorShape` (defined in Python) for a shape.
+pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    tensor_shape_class(py)?.call1((PyTuple::new(py, shape)?,))
 }
 
 /// Notes a Python read of `t`'s shape in the trace being recorded (see
@@ -131,14 +136,7 @@ pub fn host_shape<'py, C: 'static>(py: Python<'py>, t: &Tensor) -> PyResult<Boun
         let dims: Vec<usize> = dims.into_iter().flatten().collect();
         return tensor_shape(py, &dims);
     }
-    static CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let cls = CLASS.get_or_try_init(py, || {
-        py.import("ferrotape.tensor_shape")?
-            .getattr("TensorShape")
-            .map(Bound::unbind)
-    })?;
-    cls.bind(py)
-        .call1((dims.into_iter().collect::<Vec<Option<usize>>>(),))
+    tensor_shape_class(py)?.call1((dims.into_iter().collect::<Vec<Option<usize>>>(),))
 }
 
 /// The other operand of a binary operator, converted to `like`'s dtype if it is not a tensor.
