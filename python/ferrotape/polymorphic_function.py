@@ -21,7 +21,8 @@ first call's sizes) learns how every value's shape follows those sizes (see
 cannot be known to give the function's results, the trace serves its own sizes only and each
 new size traces again, as every shape did before: Python read a size that follows a ``None``
 dimension (``h.shape[0]``, ``len(h)``), made a constant of such a size, or ran a kernel that
-replays an attribute computed from the sizes (a slice of the batch axis); sizes 0 and 1 (where
+replays an attribute computed from the sizes (``h[:-1]``, a gather along the batch axis; a
+slice taking the axis whole, ``h[:, 0]``, follows every size); sizes 0 and 1 (where
 an axis broadcasts, or ``squeeze`` drops it) and traces that branch on tensor values also trace
 per size. ``reduce_retracing=True`` relaxes the sizes that differ between a call and an earlier
 trace to ``None`` in the same way, as TensorFlow's relaxed shapes.
