@@ -710,6 +710,12 @@ enum Sizes<'a> {
     Probe(&'a mut Vec<Option<Shape>>),
 }
 
+impl Sizes<'_> {
+    fn is_probe(&self) -> bool {
+        matches!(self, Sizes::Probe(_))
+    }
+}
+
 impl Graph {
     fn plan(rec: Recording, outputs: Vec<usize>) -> std::result::Result<Graph, String> {
         // Every slot's traced shape, and whether its shape may follow the function's inputs
@@ -881,17 +887,13 @@ impl Graph {
         // the size model wrong there stops it, and the caller traces those sizes instead.
         let trial = matches!(&sizes, Sizes::At(model, at) if !model.has_run_at(at));
         let mut journal = crate::variable::Journal::open(
-            trial || (self.undo_until.is_some() && !self.probes(&sizes)),
+            trial || (self.undo_until.is_some() && !sizes.is_probe()),
         );
         let result = self.run_nodes(inputs, sizes, &mut journal, trial);
         if trial && result.is_err() {
             journal.undo();
         }
         result
-    }
-
-    fn probes(&self, sizes: &Sizes<'_>) -> bool {
-        matches!(sizes, Sizes::Probe(_))
     }
 
     fn run_nodes(
@@ -981,7 +983,7 @@ impl Graph {
                     ordinal, expected, ..
                 } => {
                     let value = guard_values(&args[0]).expect("a guarded slot keeps its dtype");
-                    if value != *expected && self.probes(&sizes) {
+                    if value != *expected && sizes.is_probe() {
                         return Err(Error::invalid(
                             "function",
                             "a branch on a tensor value goes another way at other sizes",
@@ -1134,7 +1136,7 @@ impl Graph {
             &check_sizes,
             name_of,
         )?;
-        let model = sizes::model(symbols, traced, dims);
+        let model = SizeModel::new(symbols, traced, dims);
         for (slot, shape, axes, place) in &self.shape_reads {
             let moves = axes.iter().any(|&axis| match model.is_static(*slot, axis) {
                 Some(fixed) => !fixed,

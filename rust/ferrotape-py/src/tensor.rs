@@ -111,10 +111,15 @@ pub fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py
     tensor_shape_class(py)?.call1((PyTuple::new(py, shape)?,))
 }
 
+/// Whether the binding class `C` is `Tensor` (not `Variable`, whose shape never changes).
+fn is_tensor_class<C: 'static>() -> bool {
+    std::any::TypeId::of::<C>() == std::any::TypeId::of::<PyTensor>()
+}
+
 /// Notes a Python read of `t`'s shape in the trace being recorded (see
 /// `trace::shape_read`); a variable's shape never changes, so reading it is not noted.
 pub fn note_shape_read<C: 'static>(py: Python<'_>, t: &Tensor) {
-    if std::any::TypeId::of::<C>() == std::any::TypeId::of::<PyTensor>() {
+    if is_tensor_class::<C>() {
         ferrotape_autodiff::trace::shape_read(t, || {
             crate::function::python_line(py).unwrap_or_default()
         });
@@ -125,8 +130,7 @@ pub fn note_shape_read<C: 'static>(py: Python<'_>, t: &Tensor) {
 /// `trace::host_shape`); the sizes seen are noted as read (not a variable's, which never
 /// change).
 pub fn host_shape<'py, C: 'static>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
-    let is_tensor = std::any::TypeId::of::<C>() == std::any::TypeId::of::<PyTensor>();
-    if !is_tensor || !ferrotape_autodiff::trace::is_tracing() {
+    if !is_tensor_class::<C>() || !ferrotape_autodiff::trace::is_tracing() {
         return tensor_shape(py, t.shape());
     }
     let dims = ferrotape_autodiff::trace::host_shape(t, || {

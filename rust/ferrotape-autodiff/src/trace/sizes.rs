@@ -69,6 +69,31 @@ pub struct SizeModel {
 }
 
 impl SizeModel {
+    /// The model of a trace whose `symbols` (their (input, axis) pairs) were `traced` at those
+    /// sizes, with each slot's fitted `dims` (see [`fit`]).
+    pub(super) fn new(
+        symbols: Vec<Vec<(usize, usize)>>,
+        traced: Vec<usize>,
+        dims: Vec<Option<SmallVec<[Dim; 4]>>>,
+    ) -> SizeModel {
+        let seen = HashSet::from([traced.clone()]);
+        SizeModel {
+            symbols,
+            traced,
+            dims,
+            seen: Mutex::new(seen),
+        }
+    }
+
+    /// Whether `slot`'s dimension `axis` is the same at every size.
+    pub(super) fn is_static(&self, slot: usize, axis: usize) -> Option<bool> {
+        Some(self.dims[slot].as_ref()?.get(axis)?.is_static())
+    }
+
+    pub(super) fn traced_sizes(&self) -> &[usize] {
+        &self.traced
+    }
+
     /// The shape `slot` has at `sizes`, if the fit knows it.
     pub(super) fn shape_at(&self, slot: usize, sizes: &[usize]) -> Option<Shape> {
         self.dims[slot]
@@ -168,32 +193,6 @@ pub(super) fn fit(
         dims.push(Some(slot_dims));
     }
     Ok(dims)
-}
-
-pub(super) fn model(
-    symbols: Vec<Vec<(usize, usize)>>,
-    traced: Vec<usize>,
-    dims: Vec<Option<SmallVec<[Dim; 4]>>>,
-) -> SizeModel {
-    let mut seen = HashSet::new();
-    seen.insert(traced.clone());
-    SizeModel {
-        symbols,
-        traced,
-        dims,
-        seen: Mutex::new(seen),
-    }
-}
-
-impl SizeModel {
-    /// Whether `slot`'s dimension `axis` is the same at every size.
-    pub(super) fn is_static(&self, slot: usize, axis: usize) -> Option<bool> {
-        Some(self.dims[slot].as_ref()?.get(axis)?.is_static())
-    }
-
-    pub(super) fn traced_sizes(&self) -> &[usize] {
-        &self.traced
-    }
 }
 
 /// `t` with `axis` of size `n`, its entries repeated cyclically (a probe's input: values of
