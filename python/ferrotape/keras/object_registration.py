@@ -26,6 +26,8 @@ import importlib
 import inspect
 import threading
 
+from . import deserialization_rules
+
 GLOBAL_CUSTOM_OBJECTS = {}
 GLOBAL_CUSTOM_NAMES = {}
 _SCOPES = threading.local()
@@ -183,29 +185,130 @@ def _public_module(cls):
     return module
 
 
-def _builtin(class_name, module):
+# Where a name is looked up when its "module" does not lead to it (modeling namespaces only).
+_RESOLUTION_MODULES = (
+    "layers",
+    "optimizers",
+    "losses",
+    "metrics",
+    "initializers",
+    "regularizers",
+    "activations",
+    "models",
+)
+
+
+def _namespace(module):
+    """The ``ft.keras`` namespace a config's dotted ``module`` names (``"keras.optimizers.
+    schedules"``), found by attribute, never imported; ``None`` when there is none."""
+    if not isinstance(module, str) or not module.startswith("keras."):
+        return None
+    namespace = importlib.import_module("ferrotape.keras")
+    for part in module.split(".")[1:]:
+        namespace = getattr(namespace, part, None)
+        if not inspect.ismodule(namespace):
+            return None
+    return namespace
+
+
+def _builtin(class_name, module, namespaces=_RESOLUTION_MODULES):
+    """The built-in modeling class or function a config names, else ``None``; a name that
+    leads to anything else that can be called is refused (Keras's non-modeling rule)."""
+    if not isinstance(class_name, str) or not class_name.isidentifier():
+        return None
     keras = importlib.import_module("ferrotape.keras")
-    names = [module.split(".", 1)[1]] if module and module.startswith("keras.") else []
     if module == "keras" and class_name == "Functional":
         return keras.models.Functional
-    if module and module.startswith("keras.src."):
+    if isinstance(module, str) and module.startswith("keras.src."):
         from .ops import operation  # x * 2.0, x[:, 0], keras.ops.mean(x) in a saved model
 
         found = operation.operation_class(module, class_name)
         if found is not None:
             return found
-    for public in names + list(_BUILTIN_MODULES):
-        namespace = getattr(keras, public, None)
+    candidates = [(module, _namespace(module))]
+    candidates += [(f"keras.{name}", getattr(keras, name, None)) for name in namespaces]
+    for public, namespace in candidates:
         found = getattr(namespace, class_name, None) if namespace is not None else None
-        if found is not None:
-            return found
+        if found is None or not callable(found):
+            continue  # submodules and constants are never objects of a model
+        if not deserialization_rules.is_modeling_object(found):
+            raise deserialization_rules.non_modeling_error(f"{public}.{class_name}")
+        return found
     return None
 
 
-def deserialize_keras_object(config, custom_objects=None, **kwargs):
+def _function(config, custom_objects):
+    """The function a ``{"class_name": "function", "config": name, ...}`` entry names: a
+    registered or custom one, else an activation, loss or metric (never a Python builtin)."""
+    name, registered = config.get("config"), config.get("registered_name")
+    if not isinstance(name, str):
+        raise TypeError(
+            f"deserialize_keras_object: a function entry needs its name as 'config'. "
+            f"Received: {config!r}"
+        )
+    found = get_registered_object(name, custom_objects)
+    if found is None and registered not in (None, "function", name):
+        found = get_registered_object(registered, custom_objects)
+    if found is None:
+        module = config.get("module")
+        found = _builtin(name, module if module != "builtins" else None, _FUNCTION_MODULES)
+    if found is None:  # Keras <= 3.6 saved a registered function by its bare name
+        tables = (_scoped_objects(), GLOBAL_CUSTOM_OBJECTS, custom_objects or {})
+        found = next(
+            (obj for table in tables for key, obj in table.items() if key.endswith(f">{name}")),
+            None,
+        )
+    return found
+
+
+_FUNCTION_MODULES = deserialization_rules.MODELING_FUNCTION_MODULES
+
+
+def _resolve(config, custom_objects):
+    """The class or function a ``{"class_name", "module", "registered_name"}`` entry names
+    (registered names, scopes and ``custom_objects`` first), else ``None``."""
+    class_name = config["class_name"]
+    if class_name == "function":
+        return _function(config, custom_objects)
+    registered = config.get("registered_name") or class_name
+    found = get_registered_object(registered, custom_objects)
+    if found is None and isinstance(class_name, str):
+        found = get_registered_object(class_name, custom_objects)
+    if found is None:
+        found = _builtin(class_name, config.get("module"))
+    return found
+
+
+def _resolve_or_none(config, custom_objects):
+    # The advance check refuses only what the rule refuses; a malformed entry is reported
+    # where it is built, by the deserializer that reads it.
+    try:
+        return _resolve(config, custom_objects)
+    except TypeError:
+        return None
+
+
+def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
     """The object ``serialize_keras_object`` described (registered names, scopes and
-    ``custom_objects`` first, then the built-in Keras classes)."""
+    ``custom_objects`` first, then the built-in Keras modeling classes and functions).
+
+    Only modeling objects are built: a config naming any other callable (a utility, a
+    callback, a backend setting) is refused before anything is built, and in ``safe_mode``
+    (the default, kept by nested calls) so is Python bytecode.
+    """
+    kwargs.pop("module_objects", None)  # Keras's legacy lookup table: names resolve as above
     del kwargs
+    outermost = deserialization_rules.in_safe_mode(None) is None
+    safe_mode = deserialization_rules.in_safe_mode(safe_mode)
+    if outermost:
+        deserialization_rules.check_config(
+            config, lambda entry: _resolve_or_none(entry, custom_objects), safe_mode
+        )
+    with deserialization_rules.SafeModeScope(safe_mode):
+        return _deserialize(config, custom_objects, safe_mode)
+
+
+def _deserialize(config, custom_objects, safe_mode):
     if config is None or isinstance(config, (bool, int, float)):
         return config
     if isinstance(config, str):
@@ -219,18 +322,31 @@ def deserialize_keras_object(config, custom_objects=None, **kwargs):
             f"Received: {config!r}"
         )
     class_name = config["class_name"]
-    registered = config.get("registered_name") or class_name
-    cls = get_registered_object(registered, custom_objects) or get_registered_object(
-        class_name, custom_objects
-    )
-    if cls is None:
-        cls = _builtin(class_name, config.get("module"))
-    if cls is None:
-        raise TypeError(
-            f"deserialize_keras_object: could not locate class {class_name!r}. Make sure "
-            "custom classes are decorated with `@keras.saving.register_keras_serializable()` "
-            "or passed in `custom_objects`."
+    if class_name == deserialization_rules.LAMBDA_ENTRY:
+        if safe_mode:
+            raise deserialization_rules.lambda_error()
+        raise ValueError(
+            "deserialize_keras_object: ferrotape does not load Python bytecode (a lambda "
+            "saved by Keras); define the function, register it with "
+            "`keras.saving.register_keras_serializable()` and save the model again"
         )
+    cls = _resolve(config, custom_objects)
+    if cls is None:
+        kind, name = (
+            ("function", config.get("config"))
+            if class_name == "function"
+            else (
+                "class",
+                class_name,
+            )
+        )
+        raise TypeError(
+            f"deserialize_keras_object: could not locate {kind} {name!r} (module "
+            f"{config.get('module')!r}). Make sure custom classes and functions are decorated "
+            "with `@keras.saving.register_keras_serializable()` or passed in `custom_objects`."
+        )
+    if not inspect.isclass(cls):
+        return cls  # a function is returned, never called (as Keras does)
     inner = _without_keras_only_defaults(cls, config.get("config") or {})
     if not hasattr(cls, "from_config"):
         return cls(**inner)

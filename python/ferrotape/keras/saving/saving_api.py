@@ -77,7 +77,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         custom_objects: A dict of names to custom classes or functions the config refers to
             (also found through ``register_keras_serializable``).
         compile: Whether to compile the model again from the saved ``compile_config``.
-        safe_mode: Accepted for Keras compatibility; ferrotape never loads Python bytecode.
+        safe_mode: Refuse Python bytecode (a Keras ``lambda``) in the file; ferrotape never
+            loads bytecode, and refuses a config naming anything but modeling objects
+            (layers, losses, metrics, optimizers, ...) whatever ``safe_mode`` is.
 
     Returns:
         The model, with its weights (and optimizer state when compiled).

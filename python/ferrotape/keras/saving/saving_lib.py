@@ -275,7 +275,6 @@ def _open_archive(filepath):
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """The model a ``.keras`` file holds: rebuilt from its config (compiled again from its
     ``compile_config`` unless ``compile=False``), then its weights and optimizer state."""
-    del safe_mode  # ferrotape never deserializes Python bytecode, so it is always safe
     with _open_archive(filepath) as archive:
         try:
             config = json.loads(archive.read(CONFIG_FILENAME))
@@ -283,7 +282,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise ValueError(f"load_model: {filepath}: config.json is not JSON ({error})") from None
         if not compile and isinstance(config, dict):
             config.pop("compile_config", None)
-        model = object_registration.deserialize_keras_object(config, custom_objects=custom_objects)
+        model = object_registration.deserialize_keras_object(
+            config, custom_objects=custom_objects, safe_mode=safe_mode
+        )
         with archive.open(VARS_FILENAME) as weights:
             load_weights_h5(model, io.BytesIO(weights.read()), origin=os.fspath(filepath))
     return model

@@ -2,6 +2,7 @@
 
 import inspect
 
+from ... import object_registration
 from ..layer import Layer
 
 
@@ -56,3 +57,15 @@ class Lambda(Layer):
             "function": getattr(self.function, "__name__", repr(self.function)),
             "arguments": self.arguments,
         }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The layer again, its ``function`` found by name as any config name is: a registered
+        or custom function, or a Keras activation, loss or metric. A lambda saved by Keras
+        as bytecode is refused (``safe_mode``)."""
+        config = dict(config)
+        if isinstance(config.get("function"), (str, dict)):
+            config["function"] = object_registration.deserialize_keras_object(
+                config["function"], custom_objects=custom_objects
+            )
+        return cls(**config)
