@@ -262,22 +262,26 @@ def test_modeling_objects_still_load(tmp_path):
 
 
 def test_a_registered_or_custom_function_names_a_lambda_function():
-    def double(x):
+    def doubled_in_safe_load_test(x):
         return x * 2.0
 
-    model = keras.Sequential([keras.Input((3,)), layers.Lambda(double)])
-    loaded = keras.models.model_from_json(model.to_json(), custom_objects={"double": double})
+    model = keras.Sequential([keras.Input((3,)), layers.Lambda(doubled_in_safe_load_test)])
+    loaded = keras.models.model_from_json(
+        model.to_json(), custom_objects={"doubled_in_safe_load_test": doubled_in_safe_load_test}
+    )
     np.testing.assert_allclose(loaded(np.ones((1, 3), "float32")).numpy(), 2.0)
     # Keras writes a named function as a "function" entry of the "builtins" module.
     config = json.loads(model.to_json())
     config["config"]["layers"][-1]["config"]["function"] = {
         "module": "builtins",
         "class_name": "function",
-        "config": "double",
+        "config": "doubled_in_safe_load_test",
         "registered_name": "function",
     }
     text = json.dumps(config)
-    loaded = keras.models.model_from_json(text, custom_objects={"double": double})
+    loaded = keras.models.model_from_json(
+        text, custom_objects={"doubled_in_safe_load_test": doubled_in_safe_load_test}
+    )
     np.testing.assert_allclose(loaded(np.ones((1, 3), "float32")).numpy(), 2.0)
-    with pytest.raises(TypeError, match="could not locate function 'double'"):
+    with pytest.raises(TypeError, match="could not locate function 'doubled_in_safe_load_test'"):
         keras.models.model_from_json(text)

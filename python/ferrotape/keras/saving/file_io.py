@@ -13,18 +13,24 @@ import tempfile
 from pathlib import Path
 
 
-def _read_regular_file(path):
-    """The bytes of ``path``, which must be a regular file: a FIFO would block for ever and a
-    device such as /dev/zero never ends. Opened without blocking, then checked on the open
-    descriptor, so a file swapped for a FIFO after a first look is caught too."""
+def _open_regular_file(path):
+    """``path`` opened for binary reading, which must be a regular file: a FIFO would block for
+    ever and a device such as /dev/zero never ends. Opened without blocking, then checked on
+    the open descriptor, so a file swapped for a FIFO after a first look is caught too."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except IsADirectoryError:
         raise IsADirectoryError(f"{path}: is a directory, not a weights file") from None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file (a device, FIFO or socket)")
+    file = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        file.close()
+        raise ValueError(f"{path}: not a regular file (a device, FIFO or socket)")
+    return file
+
+
+def _read_regular_file(path):
+    """The bytes of ``path``, which must be a regular file (see ``_open_regular_file``)."""
+    with _open_regular_file(path) as file:
         return file.read()
 
 

@@ -17,6 +17,7 @@ safetensors: ``safetensors.numpy.load_file`` and other readers open them.
 
 import json
 import math
+import os
 import struct
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 
-from .file_io import _read_regular_file, _write_atomically
+from .file_io import _open_regular_file, _write_atomically
 
 ORDER_KEY = "ferrotape.names"
 # A header takes about 100 bytes per tensor, so 16 MiB is room for over 100,000 tensors while
@@ -93,27 +94,68 @@ def load_weights_file(path, return_metadata=False):
     (without ferrotape's own ``ferrotape.names``). Raises ``FileNotFoundError`` for a missing
     file and ``ValueError`` naming the file for one that is not safetensors, truncated or corrupt.
     """
-    path = Path(path)
-    data = _read_regular_file(path)
-    header = _checked_header(path, data)
-    metadata = header.get("__metadata__") or {}
-    if not isinstance(metadata, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
-    ):
-        raise ValueError(f"{path}: corrupt safetensors header: __metadata__ must map strings")
-    metadata = dict(metadata)
-    names = _stored_order(path, metadata.pop(ORDER_KEY, None), header)
-    start = 8 + struct.unpack("<Q", data[:8])[0]
-    ordered = {name: _decoded(data, start, header[name]) for name in names}
-    return (ordered, metadata) if return_metadata else ordered
+    with WeightsFileReader(path) as reader:
+        ordered = {name: reader.read(name) for name in reader.names}
+        return (ordered, reader.metadata) if return_metadata else ordered
 
 
-def _decoded(data, start, entry):
-    """One tensor's array (a copy, native byte order), BF16 widened to float32."""
-    begin, shape = entry["data_offsets"][0], entry["shape"]
-    array = np.frombuffer(
-        data, _NUMPY_TYPES[entry["dtype"]], offset=start + begin, count=math.prod(shape)
-    ).reshape(shape)
+class WeightsFileReader:
+    """A safetensors file opened for reading tensor by tensor: the header is read and checked
+    on opening, each tensor's data only when ``read`` asks for it, so a caller can check the
+    names, dtypes and shapes (``entry``) before it reads (and allocates) anything.
+
+    Attributes:
+        names: the tensor names, in saved order.
+        metadata: the header's metadata (without ``ferrotape.names``).
+    """
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._file = _open_regular_file(self.path)
+        try:
+            self._header, self._data_start = _checked_header(self.path, self._file)
+            metadata = self._header.get("__metadata__") or {}
+            if not isinstance(metadata, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+            ):
+                raise ValueError(
+                    f"{self.path}: corrupt safetensors header: __metadata__ must map strings"
+                )
+            self.metadata = dict(metadata)
+            order = self.metadata.pop(ORDER_KEY, None)
+            self.names = _stored_order(self.path, order, self._header)
+        except BaseException:
+            self._file.close()
+            raise
+
+    def entry(self, name):
+        """``(dtype, shape)`` of a tensor: its safetensors dtype name and a tuple."""
+        entry = self._header[name]
+        return entry["dtype"], tuple(entry["shape"])
+
+    def read(self, name):
+        """One tensor's array (a copy, native byte order), BF16 widened to float32."""
+        entry = self._header[name]
+        begin, end = entry["data_offsets"]
+        self._file.seek(self._data_start + begin)
+        data = self._file.read(end - begin)
+        if len(data) != end - begin:
+            raise ValueError(f"{self.path}: truncated safetensors file: {name!r} is cut short")
+        return _decoded(data, entry)
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def _decoded(data, entry):
+    """One tensor's array from its bytes (a copy, native byte order), BF16 widened."""
+    array = np.frombuffer(data, _NUMPY_TYPES[entry["dtype"]]).reshape(entry["shape"])
     if entry["dtype"] == "BF16":
         return (array.astype(np.uint32) << 16).view(np.float32)
     return array.astype(array.dtype.newbyteorder("="))
@@ -150,21 +192,22 @@ def _checked_metadata(metadata):
     return metadata
 
 
-def _checked_header(path, data):
-    """The parsed JSON header, after checking the framing safetensors relies on."""
-    if len(data) < 8:
+def _checked_header(path, file):
+    """The parsed JSON header and where the data starts, after checking the framing safetensors
+    relies on against the file's size (only the header is read)."""
+    size = os.fstat(file.fileno()).st_size
+    if size < 8:
         raise ValueError(
-            f"{path}: not a safetensors file: {len(data)} bytes, shorter than the 8-byte header "
-            "length"
+            f"{path}: not a safetensors file: {size} bytes, shorter than the 8-byte header length"
         )
-    (header_size,) = struct.unpack("<Q", data[:8])
-    if header_size > _MAX_HEADER_BYTES or 8 + header_size > len(data):
+    (header_size,) = struct.unpack("<Q", file.read(8))
+    if header_size > _MAX_HEADER_BYTES or 8 + header_size > size:
         raise ValueError(
             f"{path}: not a safetensors file, or truncated: the header length {header_size} "
-            f"points past the end of the file ({len(data)} bytes)"
+            f"points past the end of the file ({size} bytes)"
         )
     try:
-        header = json.loads(data[8 : 8 + header_size])
+        header = json.loads(file.read(header_size))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ValueError(
@@ -172,7 +215,7 @@ def _checked_header(path, data):
         ) from None
     if not isinstance(header, dict):
         raise ValueError(f"{path}: not a safetensors file: the header is not a JSON object")
-    data_size = len(data) - 8 - header_size
+    data_size = size - 8 - header_size
     covered = 0
     for name, entry in header.items():
         if name == "__metadata__":
@@ -183,7 +226,7 @@ def _checked_header(path, data):
             f"{path}: corrupt safetensors file: the tensors cover {covered} bytes of data but "
             f"{data_size} follow the header"
         )
-    return header
+    return header, 8 + header_size
 
 
 def _checked_entry(path, name, entry, data_size):
@@ -228,4 +271,4 @@ def _stored_order(path, order_json, header):
     return order
 
 
-__all__ = ["load_weights_file", "save_weights_file"]
+__all__ = ["WeightsFileReader", "load_weights_file", "save_weights_file"]

@@ -16,14 +16,13 @@ the same directory, renamed over the target).
 >>> load_weights(model, path)
 """
 
-import io
 import os
 
 import numpy as np
 
 from . import saving_lib
-from .file_io import _read_regular_file, _write_atomically
-from .safetensors_file import load_weights_file, save_weights_file
+from .file_io import _open_regular_file, _write_atomically
+from .safetensors_file import WeightsFileReader, save_weights_file
 
 
 def _checked_path(filepath, who):
@@ -145,8 +144,8 @@ def load_weights(model, filepath, skip_mismatch=False):
     elif filepath.endswith(".weights.h5"):
         if not os.path.exists(filepath):
             raise FileNotFoundError(f"load_weights: no such file: {filepath}")
-        data = _read_regular_file(filepath)
-        saving_lib.load_weights_h5(model, io.BytesIO(data), skip_mismatch, filepath)
+        with _open_regular_file(filepath) as file:  # read in place: only what fits the model
+            saving_lib.load_weights_h5(model, file, skip_mismatch, filepath)
     elif filepath.endswith(".safetensors"):
         _load_safetensors(model, filepath, skip_mismatch)
     else:
@@ -173,32 +172,34 @@ def _save_safetensors(model, filepath):
 
 
 def _load_safetensors(model, filepath, skip_mismatch):
-    """Matched by position, with the count and every shape checked (a ValueError names the
-    first mismatching weight)."""
-    stored = load_weights_file(filepath)
-    keys = sorted(stored)
-    owned = model._weights_with_owners()
-    if not owned and keys:
-        raise ValueError(
-            f"load_weights: model '{model.name}' has no weights yet; build it first (call it "
-            f"on a batch, or give it an input shape) and then load {filepath}"
-        )
-    if len(keys) != len(owned) and not skip_mismatch:
-        raise ValueError(
-            f"load_weights: {filepath} holds {len(keys)} weights but model '{model.name}' "
-            f"has {len(owned)}"
-        )
-    assignments = []
-    for key, (layer, weight_name, variable) in zip(keys, owned, strict=False):
-        value = stored[key]
-        expected = tuple(variable.shape)
-        if tuple(value.shape) != expected:
-            if skip_mismatch:
-                continue
+    """Matched by position, with the count and every shape checked against the file's header
+    before any tensor is read (a ValueError names the first mismatching weight), so a load
+    reads no more than the model holds."""
+    with WeightsFileReader(filepath) as reader:
+        keys = sorted(reader.names)
+        owned = model._weights_with_owners()
+        if not owned and keys:
             raise ValueError(
-                f"load_weights: weight {key!r} in {filepath} has shape {tuple(value.shape)} "
-                f"but the model's weight '{layer.name}/{weight_name}' has shape {expected}"
+                f"load_weights: model '{model.name}' has no weights yet; build it first (call "
+                f"it on a batch, or give it an input shape) and then load {filepath}"
             )
-        assignments.append((variable, value))
+        if len(keys) != len(owned) and not skip_mismatch:
+            raise ValueError(
+                f"load_weights: {filepath} holds {len(keys)} weights but model '{model.name}' "
+                f"has {len(owned)}"
+            )
+        matched = []
+        for key, (layer, weight_name, variable) in zip(keys, owned, strict=False):
+            _, shape = reader.entry(key)
+            expected = tuple(variable.shape)
+            if shape != expected:
+                if skip_mismatch:
+                    continue
+                raise ValueError(
+                    f"load_weights: weight {key!r} in {filepath} has shape {shape} but the "
+                    f"model's weight '{layer.name}/{weight_name}' has shape {expected}"
+                )
+            matched.append((variable, key))
+        assignments = [(variable, reader.read(key)) for variable, key in matched]
     for variable, value in assignments:
         variable.assign(np.asarray(value, dtype=variable.dtype.name))

@@ -21,6 +21,7 @@ a file loads into any model of the same architecture.
 True
 """
 
+import contextlib
 import datetime
 import io
 import json
@@ -33,7 +34,7 @@ import numpy as np
 from .. import object_registration
 from ..layers.layer import Layer
 from ..layers.layer_utils import _snake_case
-from .file_io import _read_regular_file, _write_atomically
+from .file_io import _open_regular_file, _write_atomically
 
 CONFIG_FILENAME = "config.json"
 METADATA_FILENAME = "metadata.json"
@@ -163,19 +164,24 @@ def weights_h5_bytes(model):
 def load_weights_h5(model, source, skip_mismatch=False, origin="the weights file"):
     """Assigns the variables stored in an HDF5 weights file (a path or a file object).
 
-    Every layer's variable count and shapes are checked before anything is assigned, so a
-    file that does not fit leaves the model unchanged (unless ``skip_mismatch``, which skips
-    the layers that do not fit, with a warning). An optimizer whose variables do not match
-    (not built yet, or another optimizer) is skipped with a warning, as Keras does.
+    Every layer's variable count, shapes and dtypes are checked against the file's metadata
+    before a byte of data is read, so a file that does not fit leaves the model unchanged
+    (unless ``skip_mismatch``, which skips the layers that do not fit, with a warning) and the
+    memory a load takes stays the size of the model, whatever the file declares. Data must be
+    stored in the file itself: soft and external links, virtual datasets and external storage
+    are refused. An optimizer whose variables do not match (not built yet, or another
+    optimizer) is skipped with a warning, as Keras does.
     """
     assignments = []
-    with _h5py().File(source, "r") as h5:
+    with _open_h5(source, origin) as h5:
         for path, obj in _walk(model):
-            stored = _stored_values(h5, _join(path, "vars"))
+            stored = _stored_datasets(h5, _join(path, "vars"), origin)
             variables = _own_variables(obj)
             problem = _mismatch(obj, path, variables, stored)
             if problem is None:
-                assignments += list(zip(variables, stored, strict=True))
+                assignments += [
+                    (v, _read(d, origin)) for v, d in zip(variables, stored, strict=True)
+                ]
             elif _is_optimizer(obj) or skip_mismatch:
                 warnings.warn(f"load_weights: skipping {problem}", stacklevel=3)
             else:
@@ -184,16 +190,60 @@ def load_weights_h5(model, source, skip_mismatch=False, origin="the weights file
         variable.assign(np.asarray(value, dtype=variable.dtype.name))
 
 
-def _stored_values(h5, key):
-    group = h5.get(key)
-    if group is None:
-        return []
-    values = []
-    for index in range(len(group)):
-        if str(index) not in group:
-            raise ValueError(f"load_weights: the group {key!r} has no dataset {index!r}")
-        values.append(np.asarray(group[str(index)][()]))
-    return values
+def _open_h5(source, origin):
+    try:
+        return _h5py().File(source, "r")
+    except OSError as error:  # h5py's report of a file that is not HDF5, or is truncated
+        raise ValueError(f"load_weights: {origin} is not an HDF5 weights file ({error})") from None
+
+
+def _in_place(parent, name, where, origin):
+    """``parent[name]`` when it is stored in this file (a hard link), ``None`` when absent."""
+    link = parent.get(name, getlink=True)
+    if link is None:
+        return None
+    if not isinstance(link, _h5py().HardLink):
+        kind = "an external link" if isinstance(link, _h5py().ExternalLink) else "a soft link"
+        raise ValueError(
+            f"load_weights: {origin}: '{where}' is {kind}; a weights file must hold its data "
+            "itself, not refer to other objects or files"
+        )
+    return parent[name]
+
+
+def _stored_datasets(h5, key, origin):
+    """The datasets ``<key>/0``, ``1``, ... as h5py objects, their data not read yet."""
+    node, where = h5, ""
+    for part in key.split("/"):
+        where = _join(where, part)
+        node = _in_place(node, part, where, origin)
+        if node is None:
+            return []
+        if not isinstance(node, _h5py().Group):
+            raise ValueError(f"load_weights: {origin}: '{where}' is not a group")
+    datasets = []
+    for index in range(len(node)):
+        dataset = _in_place(node, str(index), f"{key}/{index}", origin)
+        if dataset is None:
+            raise ValueError(f"load_weights: the group {key!r} has no dataset {str(index)!r}")
+        if not isinstance(dataset, _h5py().Dataset):
+            raise ValueError(f"load_weights: {origin}: '{key}/{index}' is not a dataset")
+        if dataset.is_virtual or dataset.external:
+            kind = "a virtual dataset" if dataset.is_virtual else "stored in external files"
+            raise ValueError(
+                f"load_weights: {origin}: '{key}/{index}' is {kind}; a weights file must hold "
+                "its data itself"
+            )
+        datasets.append(dataset)
+    return datasets
+
+
+def _read(dataset, origin):
+    # Only called once the dataset's shape equals its variable's, so the read is that size.
+    try:
+        return np.asarray(dataset[()])
+    except (OSError, RuntimeError) as error:  # a truncated or corrupt file, found on reading
+        raise ValueError(f"load_weights: {origin}: cannot read '{dataset.name}': {error}") from None
 
 
 def _mismatch(obj, path, variables, stored):
@@ -215,6 +265,11 @@ def _mismatch(obj, path, variables, stored):
             return (
                 f"{where}: variable '{variable.name}' has shape {tuple(variable.shape)} but the "
                 f"stored value has shape {tuple(value.shape)}"
+            )
+        if value.dtype.kind not in "biuf":
+            return (
+                f"{where}: variable '{variable.name}' is {variable.dtype.name} but the stored "
+                f"value has the non-numeric type {value.dtype}"
             )
     return None
 
@@ -253,23 +308,26 @@ def save_model(model, filepath):
     _write_atomically(os.fspath(filepath), buffer.getvalue())
 
 
+@contextlib.contextmanager
 def _open_archive(filepath):
-    data = _read_regular_file(filepath)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise ValueError(
-            f"load_model: {filepath} is not a .keras file (a zip archive); it may be truncated"
-        ) from None
-    for name in (CONFIG_FILENAME, VARS_FILENAME):
-        if name not in archive.namelist():
+    # The zip is read in place, never whole: what is read is what the model needs.
+    with _open_regular_file(filepath) as file:
+        try:
+            archive = zipfile.ZipFile(file)
+        except zipfile.BadZipFile:
             raise ValueError(
-                f"load_model: {filepath} is not a Keras 3 model file: it has no {name} "
-                f"(entries: {archive.namelist()})"
-            )
-    if archive.getinfo(CONFIG_FILENAME).file_size > _MAX_JSON_BYTES:
-        raise ValueError(f"load_model: {filepath}: config.json is implausibly large")
-    return archive
+                f"load_model: {filepath} is not a .keras file (a zip archive); it may be truncated"
+            ) from None
+        with archive:
+            for name in (CONFIG_FILENAME, VARS_FILENAME):
+                if name not in archive.namelist():
+                    raise ValueError(
+                        f"load_model: {filepath} is not a Keras 3 model file: it has no {name} "
+                        f"(entries: {archive.namelist()})"
+                    )
+            if archive.getinfo(CONFIG_FILENAME).file_size > _MAX_JSON_BYTES:
+                raise ValueError(f"load_model: {filepath}: config.json is implausibly large")
+            yield archive
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -278,19 +336,23 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     with _open_archive(filepath) as archive:
         try:
             config = json.loads(archive.read(CONFIG_FILENAME))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"load_model: {filepath}: config.json is not JSON ({error})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            reason = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise ValueError(
+                f"load_model: {filepath}: config.json is not JSON ({reason})"
+            ) from None
         if not compile and isinstance(config, dict):
             config.pop("compile_config", None)
         model = object_registration.deserialize_keras_object(
             config, custom_objects=custom_objects, safe_mode=safe_mode
         )
         with archive.open(VARS_FILENAME) as weights:
-            load_weights_h5(model, io.BytesIO(weights.read()), origin=os.fspath(filepath))
+            # Read in place (seeking), so only what the model's variables need is read.
+            load_weights_h5(model, weights, origin=os.fspath(filepath))
     return model
 
 
 def load_weights_from_keras_file(model, filepath, skip_mismatch=False):
     """Loads only the weights of a ``.keras`` file into ``model``."""
     with _open_archive(filepath) as archive, archive.open(VARS_FILENAME) as weights:
-        load_weights_h5(model, io.BytesIO(weights.read()), skip_mismatch, os.fspath(filepath))
+        load_weights_h5(model, weights, skip_mismatch, os.fspath(filepath))
