@@ -59,8 +59,11 @@ def test_the_training_checkpoints_guide_resumes_where_it_stopped(tmp_path):
     assert [os.path.basename(p) for p in manager.checkpoints] == ["ckpt-3", "ckpt-4", "ckpt-5"]
     assert sorted(os.listdir(directory)) == [
         "checkpoint",
+        "ckpt-3.data-00000-of-00001",
         "ckpt-3.index",
+        "ckpt-4.data-00000-of-00001",
         "ckpt-4.index",
+        "ckpt-5.data-00000-of-00001",
         "ckpt-5.index",
     ]
     assert tf.train.latest_checkpoint(directory) == os.path.join(directory, "ckpt-5")
@@ -73,13 +76,16 @@ def test_the_training_checkpoints_guide_resumes_where_it_stopped(tmp_path):
     latest = manager2.latest_checkpoint
     example = next(iter(toy_dataset()))
     net2(example["x"])
-    saved_kernel = tf.train.load_variable(latest, "net/l1/kernel")
+    # TensorFlow's key: the optimizer (given before the net) reaches the kernel first.
+    saved_kernel = tf.train.load_variable(latest, "optimizer/_trainable_variables/0")
     np.testing.assert_array_equal(net2.l1.kernel.numpy(), saved_kernel)
     assert not np.array_equal(saved_kernel, net.l1.kernel.numpy())  # net took one more step
     opt2.build(net2.trainable_variables)
     assert len(opt2.variables) == len(opt.variables)
-    for i, variable in enumerate(opt2.variables):
-        saved = tf.train.load_variable(latest, f"optimizer/variables/{i}")
+    names = ["optimizer/_iterations", "optimizer/_learning_rate"]
+    names += [f"optimizer/_variables/{i}" for i in range(2, len(opt2.variables))]
+    for name, variable in zip(names, opt2.variables, strict=True):
+        saved = tf.train.load_variable(latest, name)
         np.testing.assert_array_equal(variable.numpy(), saved)
     assert int(opt2.iterations) == 49
     # With everything built, every saved value found its variable.
@@ -107,12 +113,13 @@ def test_list_variables_load_variable_and_write_without_a_counter(tmp_path):
     assert path == str(tmp_path / "exact")
     names = dict(tf.train.list_variables(path))
     assert names == {
+        "_CHECKPOINTABLE_OBJECT_GRAPH": [],
         "model/w/.ATTRIBUTES/VARIABLE_VALUE": [],
         "v/.ATTRIBUTES/VARIABLE_VALUE": [1, 2],
     }
     np.testing.assert_array_equal(tf.train.load_variable(path, "v"), [[1.0, 2.0]])
     v.assign([[0.0, 0.0]])
-    status = ckpt.restore(path)
+    status = ckpt.read(path)
     status.assert_consumed().assert_existing_objects_matched().assert_nontrivial_match()
     np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0]])
 
@@ -148,6 +155,7 @@ def test_a_positional_root_is_the_top_of_the_checkpoint(tmp_path):
     net = Net()
     path = tf.train.Checkpoint(net, extra=tf.Variable(5.0)).save(str(tmp_path / "c"))
     assert sorted(name for name, _ in tf.train.list_variables(path)) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH",
         "extra/.ATTRIBUTES/VARIABLE_VALUE",
         "inner/b/.ATTRIBUTES/VARIABLE_VALUE",
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
@@ -159,6 +167,12 @@ def test_a_positional_root_is_the_top_of_the_checkpoint(tmp_path):
     checkpoint.restore(path).expect_partial()
     assert float(other.w.numpy()) == 1.0
     np.testing.assert_array_equal(other.inner.b.numpy(), [2.0, 3.0])
-    # A variable as the root keeps its own name.
+    # A variable as the root is the root node itself, as in TensorFlow 2.21.
     lone = tf.train.Checkpoint(tf.Variable(4.0)).write(str(tmp_path / "v"))
-    assert [n for n, _ in tf.train.list_variables(lone)] == ["root/.ATTRIBUTES/VARIABLE_VALUE"]
+    assert [n for n, _ in tf.train.list_variables(lone)] == [
+        "/.ATTRIBUTES/VARIABLE_VALUE",
+        "_CHECKPOINTABLE_OBJECT_GRAPH",
+    ]
+    other_root = tf.Variable(0.0)
+    tf.train.Checkpoint(other_root).read(lone).assert_consumed()
+    assert float(other_root.numpy()) == 4.0

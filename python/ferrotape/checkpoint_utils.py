@@ -19,9 +19,9 @@ import inspect
 import os
 import time
 
-from . import errors
+from . import _tensor_bundle, errors
 from .dtypes import as_dtype
-from .train import _checkpoint_file, _read_state, latest_checkpoint
+from .train import _checkpoint_prefix, _is_tensorflow_index, _read_state, latest_checkpoint
 
 
 class CheckpointOptions:
@@ -77,22 +77,28 @@ def run_write_callbacks(options, path):
 
 
 class CheckpointState:
-    """What the ``checkpoint`` state file says: ``model_checkpoint_path`` (the newest) and
-    ``all_model_checkpoint_paths`` (oldest first), both absolute as TensorFlow makes them;
-    the timestamps, which ferrotape's state file does not record, are the files' modification
-    times."""
+    """What the ``checkpoint`` state file says: ``model_checkpoint_path`` (the newest),
+    ``all_model_checkpoint_paths`` (oldest first), both absolute as TensorFlow makes them, their
+    ``all_model_checkpoint_timestamps`` and ``last_preserved_timestamp`` (the files'
+    modification times where the state file records none)."""
 
-    def __init__(self, latest, paths):
-        """Holds ``latest`` and ``paths`` (absolute path prefixes).
+    def __init__(self, state):
+        """Holds what ``state`` (the parsed state file) says.
 
         Args:
-            latest: The newest checkpoint's path prefix.
-            paths: Every recorded checkpoint's, oldest first.
+            state: The parsed state file.
         """
-        self.model_checkpoint_path = latest
-        self.all_model_checkpoint_paths = list(paths)
-        self.all_model_checkpoint_timestamps = [_mtime(p) for p in self.all_model_checkpoint_paths]
-        self.last_preserved_timestamp = min(self.all_model_checkpoint_timestamps, default=0.0)
+        self.model_checkpoint_path = state.latest
+        self.all_model_checkpoint_paths = list(state.all_paths)
+        self.all_model_checkpoint_timestamps = [
+            _mtime(p) if t is None else t
+            for p, t in zip(self.all_model_checkpoint_paths, state.timestamps, strict=True)
+        ]
+        self.last_preserved_timestamp = (
+            min(self.all_model_checkpoint_timestamps, default=0.0)
+            if state.last_preserved is None
+            else state.last_preserved
+        )
 
     def __repr__(self):
         lines = [f'model_checkpoint_path: "{self.model_checkpoint_path}"']
@@ -120,22 +126,37 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """
     del latest_filename
     state = _read_state(os.fspath(checkpoint_dir))
-    return None if state is None else CheckpointState(*state)
+    return None if state is None else CheckpointState(state)
 
 
 class CheckpointReader:
-    """The values saved in one checkpoint, by name (``load_checkpoint`` opens one)."""
+    """The values saved in one checkpoint, by name (``load_checkpoint`` opens one). Values are
+    read from the file when asked for."""
 
-    def __init__(self, path):
-        """Reads the checkpoint file ``path`` (an ``.index`` file).
+    def __init__(self, prefix):
+        """Reads the index of the checkpoint at ``prefix``.
 
         Args:
-            path: The file's path.
-        """
-        from .keras.saving import load_weights_file
+            prefix: The checkpoint's path prefix (without ``.index``).
 
-        self._path = path
-        self._values = load_weights_file(path)
+        Raises:
+            NotFoundError: if there is no checkpoint there.
+        """
+        self._prefix = prefix
+        if not os.path.exists(prefix + ".index"):
+            raise errors.NotFoundError(
+                f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files "
+                f"for {prefix}"
+            )
+        if _is_tensorflow_index(prefix):
+            self._legacy = None
+            self._entries = _tensor_bundle.read_index(prefix)
+        else:
+            # The single safetensors file older ferrotape versions wrote: still readable.
+            from .keras.saving import load_weights_file
+
+            self._legacy = load_weights_file(prefix + ".index")
+            self._entries = {k: (v.dtype, v.shape) for k, v in self._legacy.items()}
 
     def has_tensor(self, name):
         """Whether the checkpoint holds a value named ``name``.
@@ -146,7 +167,7 @@ class CheckpointReader:
         Returns:
             A bool.
         """
-        return name in self._values
+        return name in self._entries
 
     def get_tensor(self, name):
         """The value named ``name``.
@@ -155,22 +176,28 @@ class CheckpointReader:
             name: A full name, as ``get_variable_to_shape_map`` lists it.
 
         Returns:
-            A numpy array.
+            A numpy array (``bytes`` for a string scalar).
 
         Raises:
             NotFoundError: if the checkpoint has no value of that name.
         """
-        if name not in self._values:
+        if name not in self._entries:
             raise errors.NotFoundError(f"Key {name} not found in checkpoint")
-        return self._values[name]
+        if self._legacy is not None:
+            return self._legacy[name]
+        return _tensor_bundle.read_tensor(self._prefix, name)
 
     def get_variable_to_shape_map(self):
         """``{name: shape}``, shapes as lists of ints."""
-        return {name: list(value.shape) for name, value in self._values.items()}
+        return {name: list(shape) for name, (_, shape) in self._entries.items()}
 
     def get_variable_to_dtype_map(self):
-        """``{name: dtype}``, as ferrotape dtypes."""
-        return {name: as_dtype(value.dtype) for name, value in self._values.items()}
+        """``{name: dtype}``, as ferrotape dtypes; a string tensor (the object graph) as the
+        name ``"string"``, ferrotape having no string dtype."""
+        return {
+            name: dtype if isinstance(dtype, str) else as_dtype(dtype)
+            for name, (dtype, _) in self._entries.items()
+        }
 
 
 def load_checkpoint(ckpt_dir_or_file):
@@ -186,7 +213,7 @@ def load_checkpoint(ckpt_dir_or_file):
     Raises:
         ValueError: if a directory holds no checkpoint.
     """
-    return CheckpointReader(_checkpoint_file(ckpt_dir_or_file))
+    return CheckpointReader(_checkpoint_prefix(ckpt_dir_or_file))
 
 
 def _wait_for_new_checkpoint(checkpoint_dir, last, seconds_to_sleep=1.0, timeout=None):

@@ -1,29 +1,18 @@
-"""``tf.train.TrackableView`` and ``tf.train.CheckpointView``: the object graphs a checkpoint
+"""``tf.train.TrackableView`` and ``tf.train.CheckpointView``: the object graph a checkpoint
 saves, walked from live objects and read back from a checkpoint file.
 
-A live object's children are what ``ft.train.Checkpoint`` walks (``train._children``): its
+A live object's children are those ``ft.train.Checkpoint`` saves (``ferrotape.trackable``): its
 variables, modules, Keras layers and optimizers, and the lists and dicts holding any of them.
-ferrotape's checkpoint file records each variable under its path of names, not an object graph;
-``CheckpointView`` rebuilds the graph from those paths (so it holds the objects on the way to a
-variable, not empty ones) and numbers its nodes breadth first from the root (0), children in
-the order they were saved, as TensorFlow numbers its graph.
+``CheckpointView`` reads the object graph stored in the checkpoint, its nodes numbered breadth
+first from the root (0), as TensorFlow numbers them.
 """
 
 import collections
 import os
 
+from . import _tensor_bundle, trackable
 from ._core import Variable
-from .train import _VALUE_SUFFIX, _checkpoint_file, _children, _is_container_object
-
-
-def _trackable(value):
-    if isinstance(value, Variable) or _is_container_object(value):
-        return True
-    if isinstance(value, dict):
-        return any(_trackable(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_trackable(v) for v in value)
-    return False
+from .train import _checkpoint_prefix
 
 
 class TrackableView:
@@ -65,9 +54,9 @@ class TrackableView:
             A dict name -> child, in the order a checkpoint visits them.
         """
         del save_type, kwargs
-        if isinstance(obj, Variable) or not _trackable(obj):
+        if isinstance(obj, Variable):
             return {}
-        return {name: child for name, child in _children(obj) if _trackable(child)}
+        return dict(trackable.children(obj))
 
     def descendants(self):
         """Every object of the graph once, breadth first from the root.
@@ -75,14 +64,7 @@ class TrackableView:
         Returns:
             A list of objects, the root first.
         """
-        seen, order, queue = {id(self._root)}, [self._root], collections.deque([self._root])
-        while queue:
-            for child in self.children(queue.popleft()).values():
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    order.append(child)
-                    queue.append(child)
-        return order
+        return list(trackable.ObjectGraph(self._root).objects)
 
 
 class CheckpointView:
@@ -111,21 +93,11 @@ class CheckpointView:
         Raises:
             ValueError: if a directory holds no checkpoint.
         """
-        from .keras.saving import load_weights_file
-
-        saved = load_weights_file(_checkpoint_file(os.fspath(save_path)))
-        tree = {}  # nested dicts in saved order; a variable is an empty dict
-        for key in saved:
-            node = tree
-            for name in key.removesuffix(_VALUE_SUFFIX).split("/"):
-                node = node.setdefault(name, {})
-        self._children = []
-        queue = collections.deque([tree])
-        while queue:
-            node = queue.popleft()
-            first = len(self._children) + len(queue) + 1
-            self._children.append({name: first + i for i, name in enumerate(node)})
-            queue.extend(node.values())
+        prefix = _checkpoint_prefix(os.fspath(save_path))
+        nodes = _tensor_bundle.decode_object_graph(
+            _tensor_bundle.read_tensor(prefix, _tensor_bundle.OBJECT_GRAPH_KEY)
+        )
+        self._children = [[(c.node_id, c.local_name) for c in node.children] for node in nodes]
 
     def children(self, node_id):
         """The named children of node ``node_id``.
@@ -136,15 +108,23 @@ class CheckpointView:
         Returns:
             A dict name -> child node id.
         """
-        return dict(self._children[node_id])
+        return {name: child for child, name in self._children[node_id]}
 
     def descendants(self):
-        """Every node id, breadth first from the root.
+        """Every node reachable from the root, breadth first.
 
         Returns:
             A list of ints, 0 first.
         """
-        return list(range(len(self._children)))
+        order, seen, queue = [], {0}, collections.deque([0])
+        while queue:
+            node = queue.popleft()
+            order.append(node)
+            for child, _ in self._children[node]:
+                if child not in seen:
+                    seen.add(child)
+                    queue.append(child)
+        return order
 
     def match(self, obj):
         """Pairs the checkpoint's nodes with the objects below ``obj`` reached by the same names.
@@ -155,15 +135,7 @@ class CheckpointView:
         Returns:
             A dict node id -> object, ``{0: obj, ...}``.
         """
-        matched, queue = {0: obj}, collections.deque([(0, obj)])
-        while queue:
-            node_id, current = queue.popleft()
-            live = TrackableView.children(current)
-            for name, child_id in self._children[node_id].items():
-                if name in live and child_id not in matched:
-                    matched[child_id] = live[name]
-                    queue.append((child_id, live[name]))
-        return matched
+        return {node: objs[0] for node, objs in trackable.match(self._children, obj).items()}
 
     def diff(self, obj):
         """What a restore into ``obj`` would pair, and what it would leave out on each side.

@@ -3,7 +3,7 @@
 import contextlib
 import re
 
-from . import nest
+from . import nest, trackable
 from ._core import Variable
 
 _END = object()
@@ -93,6 +93,18 @@ class Module:
         nothing.
         """
         return contextlib.nullcontext()
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if trackable.has_deferred() and trackable.holds_trackables(value):
+            # A checkpoint restored before this attribute existed assigns its values now
+            # (TensorFlow's deferred restoration: a module made its variables on first call).
+            trackable.restore_deferred()
+
+    def _checkpoint_children(self):
+        """TensorFlow's children of a module: the attributes holding trackables, in the order
+        they were assigned (``ferrotape.trackable``)."""
+        return trackable.attribute_children(self, exclude=("_name",))
 
     def _found(self):
         return list(_walk(self, {id(self)}))

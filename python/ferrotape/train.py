@@ -1,21 +1,25 @@
 """``ft.train``: object-based checkpoints, as TensorFlow's ``tf.train.Checkpoint``.
 
-A checkpoint saves every variable reachable from the objects it is given (variables, modules,
-Keras layers and models, optimizers, lists and dicts of them, nested checkpoints), each under
-the path of attribute names that leads to it (``net/dense/kernel``); restoring walks the same
-objects and assigns each variable the value saved under its path.
+A checkpoint saves the graph of objects reachable from the objects it is given (variables,
+modules, Keras layers and models, optimizers, lists and dicts of them, nested checkpoints), and
+each variable's value under the key TensorFlow gives it (``net/l1/_kernel/.ATTRIBUTES/
+VARIABLE_VALUE``): ``ferrotape.trackable`` holds the naming rules. Restoring matches the saved
+graph to the live objects edge by edge from the root, as TensorFlow does, so a value reaches its
+variable whatever key it was written under.
 
 Restoration is deferred as in TensorFlow: a value whose variable does not exist yet (a Keras
-layer not built, an optimizer without its slots) is kept and assigned when the variable is
-created (when a Keras layer builds, before its first call computes, or when the optimizer
-creates its slots).
+layer not built, an optimizer without its slots, a module that makes its variables on its first
+call) is kept and assigned when the variable is created and attached. A checkpoint that still
+holds unused values when it is deleted logs TensorFlow's warning, unless ``expect_partial()``
+was called on the restore's status.
 
-File format (a choice that is hard to undo, hence recorded here): ``save``/``write`` of path
-``P`` write ONE file, ``P.index``, in the safetensors format (names are the paths above plus
-TensorFlow's ``/.ATTRIBUTES/VARIABLE_VALUE`` suffix), atomically. TensorFlow's own checkpoints
-are a ``.index`` table plus ``.data-*`` shards in its tensor-bundle format, which ferrotape
-neither reads nor writes; the ``checkpoint`` state file beside them is TensorFlow's text format,
-so ``latest_checkpoint`` works on directories of either library.
+File format (a choice that is hard to undo, hence recorded here): TensorFlow's own. ``save``
+and ``write`` of path ``P`` write ``P.index`` (the tensor-bundle index, a table of entries) and
+``P.data-00000-of-00001`` (the values), with the serialized object graph under the key
+``_CHECKPOINTABLE_OBJECT_GRAPH``: TensorFlow restores ferrotape's checkpoints and ferrotape
+restores TensorFlow's, with no conversion. Both files are written to temporary names and renamed
+into place, the index last, so an interrupted save leaves the previous checkpoint usable. The
+``checkpoint`` state file beside them is TensorFlow's text format.
 
 >>> import os, tempfile
 >>> import ferrotape as ft
@@ -34,89 +38,173 @@ True
 
 import os
 import re
-import sys
+import time
 import weakref
 
 import numpy as np
 
+from . import _tensor_bundle, trackable
 from ._core import Variable
-from .module import Module
+from .framework_ops import get_logger
 
-_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _STATE_FILE = "checkpoint"
-# Checkpoints whose restore left values waiting for variables not created yet.
-_DEFERRED = weakref.WeakSet()
 
 
-# ---------------------------------------------------------------------------- the object graph
+# ---------------------------------------------------------------------------- reading a file
 
 
-def _is_container_object(value):
-    """Objects whose attributes are walked: modules, Keras layers/models/optimizers, checkpoints."""
-    if isinstance(value, (Module, Checkpoint)):
-        return True
-    keras_engine = sys.modules.get("ferrotape.keras.engine")
-    if keras_engine is not None and isinstance(value, keras_engine.Layer):
-        return True
-    return _is_optimizer(value)
+def _is_tensorflow_index(path):
+    """Whether ``path`` (a checkpoint prefix) has a TensorFlow index (else it may be the single
+    safetensors file older ferrotape versions wrote)."""
+    try:
+        with open(path + ".index", "rb") as file:
+            head = file.read(9)
+    except OSError:
+        return True  # let the reader say what is wrong
+    # A safetensors file starts with its header's length (8 bytes) and then "{".
+    return not (len(head) == 9 and head[8:9] == b"{")
 
 
-def _is_optimizer(value):
-    keras_optimizers = sys.modules.get("ferrotape.keras.optimizers.base_optimizer")
-    return keras_optimizers is not None and isinstance(value, keras_optimizers.BaseOptimizer)
+class _SavedGraph:
+    """One restore: the saved object graph (children by node id), the key of each node's value,
+    and the values still to assign (read at restore: a later save may delete the files before a
+    deferred variable appears).
+
+    Values wait for their variables as long as the restored objects live, not the
+    ``Checkpoint``: ``tf.train.Checkpoint(model=model).restore(path)`` then building the model
+    restores its weights, as in TensorFlow. The restore holds the checkpoint's children weakly
+    (containers, which cannot be, strongly); when they are all gone, the values still waiting
+    are reported by TensorFlow's warning."""
+
+    def __init__(self, path):
+        self.path = path
+        if not _is_tensorflow_index(path):
+            raise ValueError(
+                f"Checkpoint.restore: {path!r} was written by an older ferrotape in its own "
+                "format, which restore no longer reads; its values are still readable with "
+                "tf.train.load_checkpoint(path).get_tensor(name) and tf.train.list_variables"
+            )
+        index = _tensor_bundle.read_index(path)
+        if _tensor_bundle.OBJECT_GRAPH_KEY not in index:
+            raise ValueError(
+                f"Checkpoint.restore: {path!r} has no object graph "
+                f"({_tensor_bundle.OBJECT_GRAPH_KEY}); it is a name-based (TensorFlow 1) "
+                "checkpoint: read its values with tf.train.load_checkpoint(path).get_tensor(name)"
+            )
+        nodes = _tensor_bundle.decode_object_graph(
+            _tensor_bundle.read_tensor(path, _tensor_bundle.OBJECT_GRAPH_KEY)
+        )
+        self.children = [[(c.node_id, c.local_name) for c in node.children] for node in nodes]
+        self.keys = {}
+        for node_id, node in enumerate(nodes):
+            for attribute in node.attributes:
+                if attribute.name == trackable.VALUE_ATTRIBUTE:
+                    self.keys[node_id] = attribute.checkpoint_key
+        self.pending = {
+            node: _tensor_bundle.read_tensor(path, key) for node, key in self.keys.items()
+        }
+        self.expect_partial = False
+        self._checkpoint = None
+        self._roots = []
+        self._alive = 0
+
+    def attach(self, checkpoint):
+        """Restores into ``checkpoint``'s objects now, and later as their variables appear."""
+        self._checkpoint = weakref.ref(checkpoint)
+        roots = checkpoint._checkpoint_children()
+        if isinstance(checkpoint._root, Variable):
+            roots = [("", checkpoint._root)]
+        for name, child in roots:
+            try:
+                self._roots.append((name, weakref.ref(child)))
+            except TypeError:  # a list or dict: held as it is
+                self._roots.append((name, lambda child=child: child))
+                self._alive += 1
+                continue
+            self._alive += 1
+            weakref.finalize(child, self._root_gone)
+        self.assign_pending()
+
+    def _root(self):
+        checkpoint = self._checkpoint() if self._checkpoint is not None else None
+        if checkpoint is not None:
+            return checkpoint._graph_root()
+        if self._roots and self._roots[0][0] == "":  # a variable was the root
+            return self._roots[0][1]() or _Roots([])
+        return _Roots([(name, ref()) for name, ref in self._roots])
+
+    def _root_gone(self):
+        self._alive -= 1
+        if self._alive == 0:
+            trackable.set_deferred(self, False)
+            self.warn_if_unused()
+
+    def assign_pending(self):
+        """Assigns the waiting values whose variables now exist."""
+        if self.pending:
+            self.assign(self._root())
+        trackable.set_deferred(self, bool(self.pending) and self._alive > 0)
+
+    def assign(self, root):
+        """Assigns the values of the nodes that now pair with live variables."""
+        for node, objects in trackable.match(self.children, root).items():
+            variables = [obj for obj in objects if isinstance(obj, Variable)]
+            if node not in self.pending or not variables:
+                continue
+            value = self.pending.pop(node)
+            for variable in variables:
+                _assign_saved(variable, value, self.keys[node])
+
+    def pretty_path(self, node):
+        """TensorFlow's way of naming a saved node in messages: ``(root).model.w``."""
+        parents = {0: None}
+        queue = [0]
+        for current in queue:
+            for child, name in self.children[current]:
+                if child not in parents:
+                    parents[child] = (current, name)
+                    queue.append(child)
+        names = []
+        while parents.get(node) is not None:
+            node, name = parents[node]
+            names.append(name)
+        return ".".join(["(root)"] + names[::-1])
+
+    def warn_if_unused(self):
+        """TensorFlow's warning when a checkpoint with unrestored values goes away."""
+        if self.expect_partial or not self.pending:
+            return
+        logger = get_logger()
+        logger.warning(
+            "Detecting that an object or model or tf.train.Checkpoint is being deleted with "
+            "unrestored values. See the following logs for the specific values in question. "
+            "To silence these warnings, use `status.expect_partial()`."
+        )
+        for node in sorted(self.pending):
+            logger.warning(
+                "Value in checkpoint could not be found in the restored object: %s",
+                self.pretty_path(node),
+            )
 
 
-def _children(value):
-    """(name, child) pairs of one object in a fixed order: public attributes first, each group
-    in the order the attributes were set."""
-    if isinstance(value, dict):
-        return [(str(k), v) for k, v in value.items()]
-    if isinstance(value, (list, tuple)):
-        return [(str(i), v) for i, v in enumerate(value)]
-    if isinstance(value, Checkpoint):
-        own = list(value._children.items())
-        return own if value._root is None else _children(value._root) + own
-    if _is_optimizer(value):
-        # Only the optimizer's own variables (step count, slots in creation order): it also
-        # refers to the model's variables, which belong under the model's path.
-        return [("variables", list(value.variables))]
-    attributes = list(vars(value).items())
-    public = [(k, v) for k, v in attributes if not k.startswith("_")]
-    private = [(k, v) for k, v in attributes if k.startswith("_")]
-    return public + private
+class _Roots:
+    """The children a checkpoint had when it restored, once the ``Checkpoint`` itself is gone."""
+
+    def __init__(self, children):
+        self._children = [(name, child) for name, child in children if child is not None]
+
+    def _checkpoint_children(self):
+        return self._children
 
 
-def _variables_by_path(root):
-    """Every variable reachable from ``root`` under its first path (depth first, in
-    ``_children`` order); a variable reachable twice keeps its first path."""
-    found, seen_objects, seen_variables = {}, set(), set()
-    stack = [("", root)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, Variable):
-            if id(value) not in seen_variables:
-                seen_variables.add(id(value))
-                found[path] = value
-            continue
-        walkable = isinstance(value, (list, tuple, dict)) or _is_container_object(value)
-        if not walkable or id(value) in seen_objects:
-            continue
-        seen_objects.add(id(value))
-        children = _children(value)
-        for name, child in reversed(children):
-            stack.append((f"{path}/{name}" if path else name, child))
-    return found
-
-
-def _restore_deferred():
-    """Called by Keras when a layer has built its weights and when an optimizer has created
-    slots."""
-    for checkpoint in list(_DEFERRED):
-        checkpoint._assign_pending()
-
-
-def _has_deferred():
-    return bool(_DEFERRED)
+def _assign_saved(variable, value, key):
+    value = np.asarray(value)
+    if tuple(variable.shape) != value.shape:
+        raise ValueError(
+            f"Checkpoint.restore: {key} has shape {value.shape} in the checkpoint but "
+            f"{tuple(variable.shape)} in the program (variable {variable.name})"
+        )
+    variable.assign(value.astype(variable.dtype.name, copy=False))
 
 
 # ---------------------------------------------------------------------------- Checkpoint
@@ -125,51 +213,82 @@ def _has_deferred():
 class CheckpointLoadStatus:
     """What ``Checkpoint.restore`` returns: checks of how the saved values were matched."""
 
-    def __init__(self, checkpoint, path, saved_paths):
+    def __init__(self, checkpoint, saved):
         """Made by ``Checkpoint.restore``; not built by user code.
 
         Args:
             checkpoint: The restoring ``Checkpoint``.
-            path: The checkpoint path restored from.
-            saved_paths: The object paths the checkpoint holds values for.
+            saved: What the restore read.
         """
         self._checkpoint = checkpoint
-        self._path = path
-        self._saved_paths = frozenset(saved_paths)
+        self._saved = saved
 
     def assert_consumed(self):
-        """Every saved value was assigned to a variable (now), and every variable was given one."""
-        pending = self._checkpoint._pending
-        if pending:
+        """Every value in the checkpoint was assigned to a variable (now), and every variable
+        of the program was given one.
+
+        Returns:
+            This status.
+
+        Raises:
+            AssertionError: naming the values or variables left over.
+        """
+        if self._saved.pending:
+            names = [self._saved.pretty_path(node) for node in sorted(self._saved.pending)]
             raise AssertionError(
-                f"Unresolved values in checkpoint {self._path}: {sorted(pending)[:10]} "
-                f"(their variables do not exist yet, or no longer exist)"
+                f"Unresolved object in checkpoint {self._saved.path}: {names[:10]} (their "
+                "variables do not exist yet, or the program has no such objects)"
             )
         self.assert_existing_objects_matched()
         return self
 
     def assert_existing_objects_matched(self):
-        """Every variable that exists now had a value in the checkpoint."""
-        missing = [
-            path
-            for path in _variables_by_path(self._checkpoint)
-            if path + _VALUE_SUFFIX not in self._saved_paths
-        ]
+        """Every variable that exists now had a value in the checkpoint.
+
+        Returns:
+            This status.
+
+        Raises:
+            AssertionError: naming the variables without a value.
+        """
+        root = self._checkpoint._graph_root()
+        graph = trackable.ObjectGraph(root)
+        matched = trackable.match(self._saved.children, root)
+        restored = {
+            id(obj) for node, objs in matched.items() if node in self._saved.keys for obj in objs
+        }
+        missing = [key for _, key, v in graph.variables() if id(v) not in restored]
         if missing:
             raise AssertionError(
-                f"Variables without a value in checkpoint {self._path}: {missing[:10]}"
+                "Some Python objects were not bound to checkpointed values, likely due to "
+                f"changes in the Python program: variables without a value in checkpoint "
+                f"{self._saved.path}: {missing[:10]}"
             )
         return self
 
     def assert_nontrivial_match(self):
-        """At least one variable besides the save counter was restored."""
-        restored = self._saved_paths - set(self._checkpoint._pending)
-        if not any(not p.startswith("save_counter/") for p in restored):
-            raise AssertionError(f"Nothing except the save counter matched in {self._path}")
+        """Something besides the save counter was matched.
+
+        Returns:
+            This status.
+
+        Raises:
+            AssertionError: if nothing else was.
+        """
+        restored = set(self._saved.keys) - set(self._saved.pending)
+        if not any(not self._saved.keys[node].startswith("save_counter/") for node in restored):
+            raise AssertionError(
+                f"Nothing except the root object matched a checkpointed value in {self._saved.path}"
+            )
         return self
 
     def expect_partial(self):
-        """Silences the warnings about values never used (ferrotape warns about none)."""
+        """Silences the warning about values never used, printed when the checkpoint goes away.
+
+        Returns:
+            This status.
+        """
+        self._saved.expect_partial = True
         return self
 
     def run_restore_ops(self, session=None):
@@ -180,21 +299,64 @@ class CheckpointLoadStatus:
         """
         del session
 
+    def initialize_or_restore(self, session=None):
+        """Graph-mode API: restoration already happened eagerly.
 
-class InitializationOnlyStatus(CheckpointLoadStatus):
+        Args:
+            session: Ignored (TF 1's session).
+        """
+        del session
+
+
+class InitializationOnlyStatus:
     """What ``restore(None)`` returns: nothing was restored (a fresh start)."""
 
     def __init__(self, checkpoint):
-        super().__init__(checkpoint, None, ())
+        """Made by ``Checkpoint.restore(None)``.
+
+        Args:
+            checkpoint: The checkpoint.
+        """
+        self._checkpoint = checkpoint
+
+    def _nothing(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
 
     def assert_consumed(self):
-        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+        """Fails: nothing was restored."""
+        self._nothing()
 
     def assert_existing_objects_matched(self):
-        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+        """Fails: nothing was restored."""
+        self._nothing()
 
     def assert_nontrivial_match(self):
-        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+        """Fails: nothing was restored."""
+        self._nothing()
+
+    def expect_partial(self):
+        """Nothing to silence.
+
+        Returns:
+            This status.
+        """
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Nothing to run.
+
+        Args:
+            session: Ignored.
+        """
+        del session
+
+    def initialize_or_restore(self, session=None):
+        """Nothing to run: variables are initialized when made.
+
+        Args:
+            session: Ignored.
+        """
+        del session
 
 
 class Checkpoint:
@@ -220,19 +382,16 @@ class Checkpoint:
             ValueError: if one of the objects is ``None``.
         """
         children = {}
-        # A module, layer or optimizer given as the root is the root itself, as in TensorFlow:
-        # its attributes are saved at the top level beside the keyword objects (``w``, not
-        # ``root/w``). Anything else (a variable) is saved under the name ``root``.
-        object.__setattr__(self, "_root", root if _is_container_object(root) else None)
-        if root is not None and self._root is None:
-            children["root"] = root
+        # The root, as in TensorFlow, is the top of the saved graph: a module's attributes are
+        # saved at the top level beside the keyword objects (``w``, not ``root/w``), a variable
+        # as the root node itself (``/.ATTRIBUTES/VARIABLE_VALUE``).
+        object.__setattr__(self, "_root", root)
         for name, value in kwargs.items():
             if value is None:
                 raise ValueError(f"Checkpoint: the object for {name!r} is None")
             children[name] = value
         object.__setattr__(self, "_children", children)
         object.__setattr__(self, "_save_counter", None)
-        object.__setattr__(self, "_pending", {})
 
     def __getattr__(self, name):
         if name == "root":
@@ -249,6 +408,16 @@ class Checkpoint:
             object.__setattr__(self, name, value)
         else:
             self._children[name] = value
+            if trackable.has_deferred():
+                trackable.restore_deferred()
+
+    def _checkpoint_children(self):
+        own = list(self._children.items())
+        return own if self._root is None else trackable.children(self._root) + own
+
+    def _graph_root(self):
+        """The root node of the saved graph: this checkpoint, or the variable given as root."""
+        return self._root if isinstance(self._root, Variable) else self
 
     @property
     def save_counter(self):
@@ -257,11 +426,13 @@ class Checkpoint:
             counter = Variable(np.int64(0), trainable=False, name="save_counter")
             object.__setattr__(self, "_save_counter", counter)
             self._children["save_counter"] = counter
+            if trackable.has_deferred():
+                trackable.restore_deferred()
         return self._save_counter
 
     def write(self, file_prefix, options=None):
-        """Writes the values to ``file_prefix`` (the file ``file_prefix.index``); returns the
-        path given.
+        """Writes the values to ``file_prefix`` (the files ``file_prefix.index`` and
+        ``file_prefix.data-00000-of-00001``); returns the path given.
 
         Args:
             file_prefix: The path prefix (str or path) to write to.
@@ -276,17 +447,14 @@ class Checkpoint:
         return path
 
     def _write(self, file_prefix, options):
-        from .keras.saving import save_weights_file
-
         _check_options(options)
         path = os.fspath(file_prefix)
-        # As TensorFlow's writer does, a missing directory is created.
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        arrays = {
-            key + _VALUE_SUFFIX: variable.numpy()
-            for key, variable in _variables_by_path(self).items()
-        }
-        save_weights_file(path + ".index", arrays, {"format": "ferrotape.train.Checkpoint"})
+        graph = trackable.ObjectGraph(self._graph_root())
+        values = {key: variable.numpy() for _, key, variable in graph.variables()}
+        values[_tensor_bundle.OBJECT_GRAPH_KEY] = _tensor_bundle.encode_object_graph(
+            _object_graph_nodes(graph)
+        )
+        _tensor_bundle.write_bundle(path, values)
         return path
 
     def save(self, file_prefix, options=None):
@@ -314,8 +482,10 @@ class Checkpoint:
         path = self._write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}", options)
         directory = os.path.dirname(path) or "."
         previous = _read_state(directory)
-        paths = [p for p in (previous[1] if previous else []) if p != path] + [path]
-        _write_state(directory, path, paths)
+        paths = [p for p in (previous.all_paths if previous else []) if p != path] + [path]
+        stamps = dict(zip(previous.all_paths, previous.timestamps, strict=True)) if previous else {}
+        stamps[path] = time.time()
+        _write_state(directory, path, paths, [stamps.get(p) or stamps[path] for p in paths])
         _run_write_callbacks(options, path)
         return path
 
@@ -329,7 +499,19 @@ class Checkpoint:
         Returns:
             A ``CheckpointLoadStatus``.
         """
-        return self.restore(save_path, options)
+        _check_options(options)
+        if save_path is None:
+            return InitializationOnlyStatus(self)
+        path = os.fspath(save_path)
+        if not os.path.exists(path + ".index"):
+            raise FileNotFoundError(
+                f"Checkpoint.restore: no checkpoint at {path!r} (expected the file "
+                f"{path + '.index'!r}); pass a path returned by save() or "
+                "tf.train.latest_checkpoint(directory)"
+            )
+        saved = _SavedGraph(path)
+        saved.attach(self)
+        return CheckpointLoadStatus(self, saved)
 
     def restore(self, save_path, options=None):
         """Assigns the values saved at ``save_path`` (a path from ``save``/``write`` or
@@ -343,53 +525,71 @@ class Checkpoint:
         Returns:
             A ``CheckpointLoadStatus`` (an ``InitializationOnlyStatus`` for ``None``).
         """
-        _check_options(options)
-        if save_path is None:
-            return InitializationOnlyStatus(self)
-        from .keras.saving import load_weights_file
+        if save_path is not None:
+            # Made first, so that the saved count is restored into it (TensorFlow's order).
+            self.save_counter  # noqa: B018
+        return self.read(save_path, options)
 
-        path = os.fspath(save_path)
-        file = path + ".index"
-        if not os.path.exists(file):
-            raise FileNotFoundError(
-                f"Checkpoint.restore: no checkpoint at {path!r} (expected the file {file!r}); "
-                "pass a path returned by save() or tf.train.latest_checkpoint(directory)"
+
+def _object_graph_nodes(graph):
+    """The object graph in the form the file stores (TensorFlow's ``TrackableObjectGraph``)."""
+    has_values = [isinstance(obj, Variable) for obj in graph.objects]
+    # A node has values when any node below it has: children come after their first parent in
+    # breadth-first order, so one backward sweep carries the flags up those edges, and a second
+    # settles edges to nodes met earlier.
+    for _ in range(2):
+        for node in reversed(range(len(graph.objects))):
+            if any(has_values[child] for child, _ in graph.children[node]):
+                has_values[node] = True
+    nodes = []
+    for node, obj in enumerate(graph.objects):
+        attributes = []
+        if isinstance(obj, Variable):
+            full_name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+            attributes.append(
+                (trackable.VALUE_ATTRIBUTE, full_name, trackable.key_of(graph.paths[node]))
             )
-        saved = load_weights_file(file)
-        if "save_counter" + _VALUE_SUFFIX in saved:
-            self.save_counter  # noqa: B018 - created so that its saved value is restored
-        self._pending.clear()
-        for key, value in saved.items():
-            if key.endswith(_VALUE_SUFFIX):
-                self._pending[key[: -len(_VALUE_SUFFIX)]] = value
-        self._assign_pending()
-        return CheckpointLoadStatus(self, path, saved)
-
-    def _assign_pending(self):
-        if not self._pending:
-            _DEFERRED.discard(self)
-            return
-        for key, variable in _variables_by_path(self).items():
-            if key not in self._pending:
-                continue
-            value = self._pending.pop(key)
-            if tuple(variable.shape) != value.shape:
-                raise ValueError(
-                    f"Checkpoint.restore: {key} has shape {value.shape} in the checkpoint but "
-                    f"{tuple(variable.shape)} in the program"
-                )
-            variable.assign(value.astype(variable.dtype.name, copy=False))
-        if self._pending:
-            _DEFERRED.add(self)
-        else:
-            _DEFERRED.discard(self)
+        nodes.append(
+            _tensor_bundle.TrackableObject(
+                children=[
+                    _tensor_bundle.ObjectReference(child, name)
+                    for child, name in graph.children[node]
+                ],
+                attributes=[_tensor_bundle.SerializedTensor(*a) for a in attributes],
+                has_checkpoint_values=has_values[node],
+            )
+        )
+    return nodes
 
 
 # ---------------------------------------------------------------------------- the state file
 
 
+class _State:
+    """What a ``checkpoint`` state file says, paths made absolute: ``latest``, ``all_paths``
+    (oldest first), their ``timestamps`` and ``last_preserved``."""
+
+    def __init__(self, latest, all_paths, timestamps, last_preserved):
+        self.latest = latest
+        self.all_paths = all_paths
+        self.timestamps = timestamps
+        self.last_preserved = last_preserved
+
+
+def _inside(directory, path):
+    """``path`` (relative to ``directory`` or absolute) made absolute, or None when it leads
+    outside ``directory``: a state file names the checkpoints of its own directory only, so a
+    crafted one cannot make a manager delete, or a restore read, files elsewhere."""
+    base = os.path.realpath(directory)
+    full = os.path.realpath(path if os.path.isabs(path) else os.path.join(directory, path))
+    if os.path.dirname(full) != base:
+        return None
+    return os.path.join(os.path.abspath(directory), os.path.basename(full))
+
+
 def _read_state(directory):
-    """(latest path, all paths) from TensorFlow's ``checkpoint`` text file, or None."""
+    """The ``checkpoint`` text file of ``directory`` (TensorFlow's ``CheckpointState``), or
+    None. Paths leading outside ``directory`` are left out, with a warning."""
     state = os.path.join(directory, _STATE_FILE)
     try:
         with open(state, encoding="utf-8") as file:
@@ -399,15 +599,31 @@ def _read_state(directory):
     latest = re.search(r'^model_checkpoint_path:\s*"(.*)"\s*$', text, re.M)
     if latest is None:
         return None
-    all_paths = re.findall(r'^all_model_checkpoint_paths:\s*"(.*)"\s*$', text, re.M)
+    named = re.findall(r'^all_model_checkpoint_paths:\s*"(.*)"\s*$', text, re.M)
+    stamps = [
+        float(s) for s in re.findall(r"^all_model_checkpoint_timestamps:\s*(\S+)\s*$", text, re.M)
+    ]
+    preserved = re.search(r"^last_preserved_timestamp:\s*(\S+)\s*$", text, re.M)
+    outside = [p for p in [latest.group(1), *named] if _inside(directory, p) is None]
+    if outside:
+        get_logger().warning(
+            "The checkpoint state file %s names paths outside its directory, which are ignored: %s",
+            state,
+            outside,
+        )
+    if len(stamps) != len(named):
+        stamps = [None] * len(named)
+    kept = [(_inside(directory, p), s) for p, s in zip(named, stamps, strict=True)]
+    kept = [(p, s) for p, s in kept if p is not None]
+    return _State(
+        _inside(directory, latest.group(1)),
+        [p for p, _ in kept],
+        [s for _, s in kept],
+        float(preserved.group(1)) if preserved else None,
+    )
 
-    def absolute(p):
-        return p if os.path.isabs(p) else os.path.join(directory, p)
 
-    return absolute(latest.group(1)), [absolute(p) for p in all_paths]
-
-
-def _write_state(directory, latest, paths):
+def _write_state(directory, latest, paths, timestamps=None, last_preserved=None):
     from pathlib import Path
 
     from .keras.saving.file_io import _write_atomically
@@ -417,6 +633,10 @@ def _write_state(directory, latest, paths):
 
     lines = [f'model_checkpoint_path: "{relative(latest)}"']
     lines += [f'all_model_checkpoint_paths: "{relative(p)}"' for p in paths]
+    if timestamps is not None:
+        lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in timestamps]
+    if last_preserved is not None:
+        lines.append(f"last_preserved_timestamp: {last_preserved!r}")
     _write_atomically(Path(directory) / _STATE_FILE, ("\n".join(lines) + "\n").encode())
 
 
@@ -437,12 +657,12 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """
     del latest_filename
     state = _read_state(os.fspath(checkpoint_dir))
-    if state is None or not os.path.exists(state[0] + ".index"):
+    if state is None or state.latest is None or not os.path.exists(state.latest + ".index"):
         return None
-    return state[0]
+    return state.latest
 
 
-def _checkpoint_file(ckpt_dir_or_file):
+def _checkpoint_prefix(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         latest = latest_checkpoint(path)
@@ -451,7 +671,7 @@ def _checkpoint_file(ckpt_dir_or_file):
                 f"Couldn't find 'checkpoint' file or checkpoints in given directory {path}"
             )
         path = latest
-    return path + ".index"
+    return path
 
 
 def list_variables(ckpt_dir_or_file):
@@ -466,10 +686,10 @@ def list_variables(ckpt_dir_or_file):
     Raises:
         ValueError: if a directory holds no checkpoint.
     """
-    from .keras.saving import load_weights_file
+    from .checkpoint_utils import load_checkpoint
 
-    saved = load_weights_file(_checkpoint_file(ckpt_dir_or_file))
-    return sorted((name, list(value.shape)) for name, value in saved.items())
+    shapes = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
+    return sorted(shapes.items())
 
 
 def load_variable(ckpt_dir_or_file, name):
@@ -485,13 +705,17 @@ def load_variable(ckpt_dir_or_file, name):
     Raises:
         ValueError: if the checkpoint has no value of that name, or a directory holds none.
     """
-    from .keras.saving import load_weights_file
+    from .checkpoint_utils import load_checkpoint
 
-    saved = load_weights_file(_checkpoint_file(ckpt_dir_or_file))
-    for key in (name, name + _VALUE_SUFFIX):
-        if key in saved:
-            return saved[key]
-    raise ValueError(f"load_variable: {name!r} is not in the checkpoint; it has {sorted(saved)}")
+    reader = load_checkpoint(ckpt_dir_or_file)
+    suffix = "/" + trackable.ATTRIBUTES_SEGMENT + "/" + trackable.VALUE_ATTRIBUTE
+    for key in (name, name + suffix):
+        if reader.has_tensor(key):
+            return reader.get_tensor(key)
+    raise ValueError(
+        f"load_variable: {name!r} is not in the checkpoint; it has "
+        f"{sorted(reader.get_variable_to_shape_map())}"
+    )
 
 
 # ---------------------------------------------------------------------------- CheckpointManager
@@ -499,7 +723,9 @@ def load_variable(ckpt_dir_or_file, name):
 
 class CheckpointManager:
     """Saves ``checkpoint`` as ``directory/ckpt-N``, keeps the newest ``max_to_keep`` (None:
-    all), and records them in ``directory/checkpoint`` for ``latest_checkpoint``."""
+    all) plus one every ``keep_checkpoint_every_n_hours``, and records them in
+    ``directory/checkpoint`` for ``latest_checkpoint``. Only files inside ``directory`` are ever
+    deleted, whatever its state file says."""
 
     def __init__(
         self,
@@ -511,40 +737,61 @@ class CheckpointManager:
         step_counter=None,
         checkpoint_interval=None,
         init_fn=None,
+        last_checkpoint_step=None,
     ):
         """Manages the checkpoints of ``checkpoint`` in ``directory``.
 
         Args:
             checkpoint: The ``Checkpoint`` to save.
             directory: The directory for the files and the ``checkpoint`` state file.
-            max_to_keep: How many checkpoints to keep (a non-negative int), or ``None`` for all.
-            keep_checkpoint_every_n_hours: Ignored.
+            max_to_keep: How many checkpoints to keep (a positive int), or ``None`` for all.
+            keep_checkpoint_every_n_hours: Besides the newest ``max_to_keep``, keep one
+                checkpoint every this many hours (``None``: none).
             checkpoint_name: The file name prefix (``"ckpt"``).
             step_counter: A variable holding the training step, for ``checkpoint_interval``.
             checkpoint_interval: The smallest number of steps between two saves, or ``None``.
-            init_fn: Ignored.
+            init_fn: Called by ``restore_or_initialize`` when there is no checkpoint.
+            last_checkpoint_step: The step of the last save, for ``checkpoint_interval``.
 
         Raises:
             ValueError: for a bad ``max_to_keep``, or ``checkpoint_interval`` without
                 ``step_counter``.
         """
-        del keep_checkpoint_every_n_hours, init_fn
-        if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep < 0):
+        if max_to_keep is not None and (
+            isinstance(max_to_keep, bool) or not isinstance(max_to_keep, int) or max_to_keep <= 0
+        ):
             raise ValueError(
-                f"CheckpointManager: max_to_keep must be None or a non-negative int, received "
-                f"{max_to_keep!r}"
+                f"Expected a positive integer or `None` for `max_to_keep`, got {max_to_keep!r}."
             )
         if checkpoint_interval is not None and step_counter is None:
-            raise ValueError("CheckpointManager: checkpoint_interval needs a step_counter")
+            raise ValueError(
+                "`step_counter` should be passed if `checkpoint_interval` is not None."
+            )
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
+        self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._step_counter = step_counter
         self._interval = checkpoint_interval
-        self._last_step = None
+        self._last_step = last_checkpoint_step
+        self._init_fn = init_fn
+        now = time.time()
         state = _read_state(self._directory)
-        self._paths = [p for p in state[1] if os.path.exists(p + ".index")] if state else []
+        self._maybe_delete = {}  # path -> timestamp, oldest first
+        if state is None:
+            self._latest = None
+            # A little in the past, as TensorFlow: a manager made again at once keeps its files.
+            self._last_preserved = now - 1.0
+            return
+        self._latest = state.latest
+        self._last_preserved = min(
+            state.last_preserved if state.last_preserved is not None else now, now
+        )
+        for path, stamp in zip(state.all_paths, state.timestamps, strict=True):
+            stamp = min(self._last_preserved if stamp is None else stamp, now)
+            if stamp > self._last_preserved or state.last_preserved is None:
+                self._maybe_delete[path] = stamp
 
     @property
     def directory(self):
@@ -552,14 +799,19 @@ class CheckpointManager:
         return self._directory
 
     @property
+    def checkpoint(self):
+        """The managed ``Checkpoint``."""
+        return self._checkpoint
+
+    @property
     def checkpoints(self):
         """The managed checkpoints, oldest first."""
-        return list(self._paths)
+        return list(self._maybe_delete)
 
     @property
     def latest_checkpoint(self):
-        """The newest managed checkpoint, or None."""
-        return self._paths[-1] if self._paths else None
+        """The newest checkpoint of ``directory``, or None."""
+        return self._latest
 
     @property
     def checkpoint_interval(self):
@@ -571,41 +823,90 @@ class CheckpointManager:
         it is too early); removes the oldest beyond ``max_to_keep``.
 
         Args:
-            checkpoint_number: The N of ``ckpt-N``; by default the checkpoint's save counter
-                (counted up by every save).
-            check_interval: If false, saves even when ``checkpoint_interval`` says it is too early.
+            checkpoint_number: The N of ``ckpt-N`` (an int, or an integer variable or tensor);
+                by default the checkpoint's save counter (counted up by every save).
+            check_interval: If false, saves even when ``checkpoint_interval`` says it is too
+                early (but never twice at one step).
             options: A ``tf.train.CheckpointOptions`` (its write callbacks run after the write).
 
         Returns:
             The path written, or ``None``.
         """
-        if self._interval is not None and check_interval:
+        if self._interval is not None:
             step = int(self._step_counter)
-            if self._last_step is not None and step < self._last_step + self._interval:
-                return None
+            if self._last_step is not None:
+                if step == self._last_step:
+                    return None
+                if check_interval and step < self._last_step + self._interval:
+                    return None
             self._last_step = step
-        os.makedirs(self._directory, exist_ok=True)
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
-        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
-        path = self._checkpoint.write(f"{self._prefix}-{number}", options)
-        self._paths = [p for p in self._paths if p != path] + [path]
-        if self._max_to_keep is not None:
-            while len(self._paths) > max(self._max_to_keep, 1):
-                old = self._paths.pop(0)
-                try:
-                    os.remove(old + ".index")
-                except FileNotFoundError:
-                    pass
-        _write_state(self._directory, path, self._paths)
+        number = counter if checkpoint_number is None else checkpoint_number
+        path = self._checkpoint._write(f"{self._prefix}-{int(number)}", options)
+        self._maybe_delete.pop(path, None)
+        self._maybe_delete[path] = time.time()
+        self._latest = path
+        # Recorded before the sweep, so that an interruption while deleting leaves a state
+        # file naming the new checkpoint; then again without the deleted ones.
+        self._record_state()
+        self._sweep()
+        self._record_state()
+        _run_write_callbacks(options, path)
         return path
 
+    def _sweep(self):
+        if not self._max_to_keep:
+            return
+        while len(self._maybe_delete) > self._max_to_keep:
+            path = next(iter(self._maybe_delete))
+            stamp = self._maybe_delete.pop(path)
+            if (
+                self._keep_every_n_hours
+                and stamp - self._keep_every_n_hours * 3600.0 >= self._last_preserved
+            ):
+                self._last_preserved = stamp
+                continue
+            _delete_checkpoint_files(self._directory, path)
+
+    def _record_state(self):
+        _write_state(
+            self._directory,
+            self._latest,
+            list(self._maybe_delete),
+            list(self._maybe_delete.values()),
+            self._last_preserved,
+        )
+
     def restore_or_initialize(self):
-        """Restores the latest checkpoint if there is one; returns its path or None."""
-        if self.latest_checkpoint is not None:
-            self._checkpoint.restore(self.latest_checkpoint)
-            return self.latest_checkpoint
+        """Restores the latest checkpoint if there is one, else calls ``init_fn`` (if given).
+
+        Returns:
+            The path restored, or None.
+        """
+        if self._latest is not None:
+            self._checkpoint.restore(self._latest)
+            if self._interval is not None:
+                self._last_step = int(self._step_counter)
+            return self._latest
+        if self._init_fn is not None:
+            self._init_fn()
         return None
+
+
+def _delete_checkpoint_files(directory, path):
+    """Deletes ``path``'s index and data files, only inside ``directory``."""
+    inside = _inside(directory, path)
+    if inside is None:
+        return
+    base = os.path.basename(inside)
+    pattern = re.compile(re.escape(base) + r"\.(index|data-\d{5}-of-\d{5})$")
+    for name in os.listdir(os.path.dirname(inside)):
+        if pattern.match(name):
+            try:
+                os.remove(os.path.join(os.path.dirname(inside), name))
+            except FileNotFoundError:
+                pass
 
 
 def _check_options(options):

@@ -20,9 +20,8 @@ import math
 
 import numpy as np
 
-from ... import _core, nest
+from ... import _core, nest, trackable
 from ... import dtypes as ft_dtypes
-from ... import train as _checkpoints
 from ...module import Module
 from .. import initializers, regularizers
 from . import keras_tensor
@@ -79,6 +78,9 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
 
     # The engine's own bookkeeping, never searched for sublayers; Model and Functional add theirs.
     _engine_attrs = _LAYER_ATTRS
+    # Keras 3's names, in checkpoints, for attributes and weights ferrotape names otherwise
+    # (Keras 3's Dense keeps its kernel in ``_kernel``): see ``_checkpoint_children``.
+    _checkpoint_names = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -145,10 +147,43 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
         elif name in self.__dict__ and isinstance(self.__dict__[name], (Layer, list, tuple, dict)):
             _structure_changed()  # a tracked value is being replaced
         object.__setattr__(self, name, value)
+        if tracked and trackable.has_deferred() and name not in self._engine_attrs:
+            # A checkpoint restored before this attribute existed assigns its values now.
+            trackable.restore_deferred()
 
     def __delattr__(self, name):
         _structure_changed()
         object.__delattr__(self, name)
+
+    def _checkpoint_children(self):
+        """The layer's children in a checkpoint, named as Keras 3 on TensorFlow names them
+        (``ferrotape.trackable``): its attributes holding variables, layers and containers of
+        them, in assignment order, then the weights no attribute holds under their own names
+        (which Keras 3 on TensorFlow would leave out of the checkpoint)."""
+        names = self._checkpoint_names
+        found = trackable.attribute_children(self, exclude=self._engine_attrs, rename=names)
+        held = set()
+        stack = [value for _, value in found]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (list, tuple)):
+                stack.extend(value)
+            elif isinstance(value, dict):
+                stack.extend(value.values())
+            else:
+                held.add(id(value))
+        taken = {name for name, _ in found}
+        for variable in self._own_trainable + self._own_non_trainable:
+            if id(variable) in held:
+                continue
+            name = self._weight_names.get(id(variable), "variable")
+            name = names.get(name, name)
+            unique, n = name, 1
+            while unique in taken:
+                unique, n = f"{name}_{n}", n + 1
+            taken.add(unique)
+            found.append((unique, variable))
+        return found
 
     def _track_variable(self, variable, name):
         if any(v is variable for v in self._own_trainable + self._own_non_trainable):
@@ -475,10 +510,10 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
             self._clear_losses()
         if not self.built:
             self._build_on_first_call(inputs)
-            if _checkpoints._has_deferred():
+            if trackable.has_deferred():
                 # A checkpoint restored before this layer existed assigns its weights now,
                 # before they are first used (TensorFlow's deferred restoration).
-                _checkpoints._restore_deferred()
+                trackable.restore_deferred()
         if accepts_training and training is not None:
             kwargs["training"] = training
         previous_mask = self._fill_mask_arguments(inputs, rest, kwargs)

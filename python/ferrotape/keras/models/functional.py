@@ -14,6 +14,8 @@ class Functional(Model):
     """A model defined by ``Input`` tensors and the outputs of layers called on them."""
 
     _engine_attrs = Model._engine_attrs | {"_inputs_struct", "_outputs_struct", "_nodes"}
+    # Keras 3's list of a functional model's layers, input layers first.
+    _checkpoint_names = {"_functional_layers": "_operations"}
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)

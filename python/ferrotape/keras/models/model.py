@@ -44,6 +44,14 @@ class Model(Trainer, Layer):
         "predict_function",
     }
 
+    def _checkpoint_children(self):
+        """A layer's children, then the optimizer ``compile`` set, as Keras 3 on TensorFlow."""
+        found = super()._checkpoint_children()
+        optimizer = self.__dict__.get("optimizer")
+        if optimizer is not None and not any(child is optimizer for _, child in found):
+            found.append(("optimizer", optimizer))
+        return found
+
     def __new__(cls, *args, **kwargs):
         # Keras 3 imports functional here too: functional.py subclasses Model.
         from .functional import Functional

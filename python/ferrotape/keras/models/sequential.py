@@ -37,6 +37,14 @@ class Sequential(Model):
     def layers(self):
         return list(self._layers)
 
+    def _checkpoint_children(self):
+        """Keras 3's: the layers under ``_functional/_operations/<i>``, index 0 being the input
+        layer (Keras 3 runs a Sequential through a functional model of its layers), then the
+        optimizer."""
+        children = [(n, c) for n, c in super()._checkpoint_children() if n != "_layers"]
+        operations = [self._input_layer, *self._layers]
+        return [("_functional", _FunctionalView(operations)), *children]
+
     def add(self, layer, rebuild=True):
         """Appends a layer (or an ``Input`` as the first element)."""
         if isinstance(layer, KerasTensor):
@@ -185,3 +193,13 @@ class Sequential(Model):
 
 
 # ----------------------------------------------------------------------------- Functional
+
+
+class _FunctionalView:
+    """The functional model Keras 3 builds inside a Sequential, as a checkpoint names it."""
+
+    def __init__(self, operations):
+        self._operations = operations
+
+    def _checkpoint_children(self):
+        return [("_operations", self._operations)]

@@ -70,6 +70,9 @@ class Adam(Optimizer):
         self.epsilon = epsilon
         self.amsgrad = amsgrad
 
+    # Keras 3 makes the momentums and velocities together, then the velocity maxima.
+    _slot_groups = ((0, 1), (2,))
+
     def _create_slots(self, variable):
         slots = (
             self.add_variable_from_reference(variable, "momentum"),

@@ -17,7 +17,7 @@ import numpy as np
 
 import ferrotape as ft
 
-from ... import _core
+from ... import _core, trackable
 from . import schedules as _schedules
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -202,6 +202,35 @@ class BaseOptimizer:
         """The number of steps applied so far (an int64 variable)."""
         return self._iterations
 
+    def _checkpoint_children(self):
+        """Keras 3's children of an optimizer in a checkpoint (``ferrotape.trackable``): its
+        variables (step, learning rate, slots), the model's variables it was built with, the step
+        and learning rate by name, and any other variable held in an attribute of its own
+        (Nadam's ``_u_product``)."""
+        found = [
+            ("_variables", self._variables),
+            ("_trainable_variables", self._trainable_variables),
+            ("_iterations", self._iterations),
+        ]
+        if isinstance(self._learning_rate, ft.Variable):
+            found.append(("_learning_rate", self._learning_rate))
+        found += [
+            (name, value)
+            for name, value in vars(self).items()
+            if isinstance(value, ft.Variable) and name not in self._checkpoint_internal
+        ]
+        return found
+
+    # Variables in attributes that Keras 3's optimizer does not have (ferrotape's own caches) or
+    # that ``_checkpoint_children`` names already.
+    _checkpoint_internal = frozenset({"_iterations", "_learning_rate", "_schedule_value"})
+
+    # The order Keras 3 creates the slots in (so ``variables`` and checkpoints list them as
+    # Keras does): groups of positions in ``_create_slots``' tuples, each group made for every
+    # variable in turn, slots of one group interleaved (Adam's momentum and velocity), or None
+    # for one group of all the slots.
+    _slot_groups = None
+
     @property
     def variables(self):
         """The optimizer's variables: ``iteration``, ``learning_rate`` (unless a schedule or a
@@ -287,11 +316,20 @@ class BaseOptimizer:
                 average = self.add_variable_from_reference(variable, "average")
                 self._model_variables_moving_average.append(average)
             new_variables.append(variable)
-        for variable in new_variables:
-            self._slots.append(self._create_slots(variable))
-        if new_variables and ft.train._has_deferred():
+        start = len(self._variables)
+        new_slots = [self._create_slots(variable) for variable in new_variables]
+        self._slots.extend(new_slots)
+        if self._slot_groups is not None:
+            self._variables[start:] = [
+                slots[position]
+                for group in self._slot_groups
+                for slots in new_slots
+                for position in group
+                if position < len(slots)
+            ]
+        if new_variables and trackable.has_deferred():
             # A checkpoint restored before these slots existed assigns their values now.
-            ft.train._restore_deferred()
+            trackable.restore_deferred()
 
     def _create_slots(self, variable):
         """The slot variables of one variable (a tuple); none in the base class."""

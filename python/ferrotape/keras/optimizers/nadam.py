@@ -78,6 +78,25 @@ class Nadam(Optimizer):
             self.add_variable_from_reference(variable, "velocity"),
         )
 
+    _checkpoint_internal = Optimizer._checkpoint_internal | {"_u_product_variable"}
+
+    def _checkpoint_children(self):
+        """Keras 3's, with ``_u_product``: Keras keeps the running product of the momentum
+        schedule in that variable once built; ferrotape computes it from the step count, and
+        writes it where Keras reads it (a restore reads the step count instead)."""
+        found = super()._checkpoint_children()
+        if not self.built:
+            return found
+        product = self._u_product(int(self._iterations.numpy()))
+        holder = self.__dict__.get("_u_product_variable")
+        if holder is None:
+            dtype = self._variable_dtypes[0] if self._variable_dtypes else ft.float32
+            holder = ft.Variable(product, dtype=dtype, trainable=False, name="u_product")
+            self._u_product_variable = holder
+        else:
+            holder.assign(product)
+        return [*found, ("_u_product", holder)]
+
     def _u(self, step):
         return float(self.beta_1) * (1.0 - 0.5 * _DECAY**step)
 

@@ -72,6 +72,9 @@ class RMSprop(Optimizer):
         self.epsilon = epsilon
         self.centered = centered
 
+    # Keras 3 makes the velocities, then the momentums, then the average gradients.
+    _slot_groups = ((0,), (1,), (2,))
+
     def _create_slots(self, variable):
         # The native rule's order: velocity, then momentum, then the average gradient.
         slots = (self.add_variable_from_reference(variable, "velocity"),)

@@ -70,6 +70,15 @@ class MultiHeadAttention(Layer):
     a masked query step attends to nothing and outputs the output projection's bias, and the
     output carries the query's mask."""
 
+    # Keras 3's attributes for the projections, the names checkpoints give them
+    # (ferrotape.trackable).
+    _checkpoint_names = {
+        "query_dense": "_query_dense",
+        "key_dense": "_key_dense",
+        "value_dense": "_value_dense",
+        "output_dense": "_output_dense",
+    }
+
     _supports_masking = True  # as Keras 3: the input's mask passes through
 
     def __init__(

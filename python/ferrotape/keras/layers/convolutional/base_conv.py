@@ -65,6 +65,9 @@ def _conv1d(inputs, kernel, strides, padding, dilation_rate):
 
 
 class _BaseConv(_KernelLayer):
+    # Keras 3's attribute for the kernel, the name checkpoints give it (ferrotape.trackable).
+    _checkpoint_names = {"kernel": "_kernel"}
+
     _native_class = None
     # The number of spatial axes (1 for sequences, 2 for images, 3 for volumes).
     rank = 2

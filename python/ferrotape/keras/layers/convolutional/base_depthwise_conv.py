@@ -10,6 +10,9 @@ class _BaseDepthwiseConv(_BaseConv):
     """Each input channel convolved with its own ``depth_multiplier`` filters; output channel
     ``c * depth_multiplier + q``."""
 
+    # Keras 3 keeps these convolutions' kernels in public attributes (ferrotape.trackable).
+    _checkpoint_names = {}
+
     _kernel_role = "depthwise"
 
     def __init__(

@@ -13,6 +13,9 @@ from .base_conv import _BaseConv, _check_filters_and_groups
 
 
 class _BaseSeparableConv(_BaseConv):
+    # Keras 3 keeps these convolutions' kernels in public attributes (ferrotape.trackable).
+    _checkpoint_names = {}
+
     _kernel_role = "depthwise"
 
     def __init__(

@@ -26,6 +26,9 @@ from ..layer_helpers import _is_int, _KernelLayer, _known_dim, _weight_settings
 class Dense(_KernelLayer):
     """``activation(inputs @ kernel + bias)`` on the last axis of ``inputs``."""
 
+    # Keras 3's attribute for the kernel, the name checkpoints give it (ferrotape.trackable).
+    _checkpoint_names = {"kernel": "_kernel"}
+
     _supports_masking = True  # as Keras 3: the input's mask passes through
 
     _native_class = "Dense"

@@ -82,6 +82,9 @@ class EinsumDense(Layer):
     ``equation`` and ``output_shape`` (the output without its batch axis; None keeps an input
     size); ``bias_axes`` names the output axes the bias spans."""
 
+    # Keras 3's attribute for the kernel, the name checkpoints give it (ferrotape.trackable).
+    _checkpoint_names = {"kernel": "_kernel"}
+
     def __init__(
         self,
         equation,

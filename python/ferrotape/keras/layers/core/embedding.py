@@ -13,6 +13,9 @@ class Embedding(Layer):
     With ``mask_zero=True`` the id 0 is padding: the output's mask (``compute_mask``) is
     ``ids != 0``, which the layers after it (RNNs, pooling, attention) honour."""
 
+    # Keras 3's attribute for the table, the name checkpoints give it (ferrotape.trackable).
+    _checkpoint_names = {"embeddings": "_embeddings"}
+
     def __init__(
         self,
         input_dim,
