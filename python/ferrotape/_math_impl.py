@@ -10,6 +10,7 @@ because TensorFlow does not differentiate through them either.
 import numpy as np
 
 from . import _core
+from ._host_memory import check_host_size
 from .errors import InvalidArgumentError
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -564,12 +565,19 @@ def _ids(who, segment_ids, data):
     return ids.reshape(-1).astype(np.int64), _core.reshape(data, [-1, *data.shape[ids.ndim :]])
 
 
-def _num_segments(who, ids, num_segments):
+def _num_segments(who, ids, num_segments, rows):
     n = int(num_segments.numpy() if _core.is_tensor(num_segments) else num_segments)
     if n < 0:
         raise InvalidArgumentError(f"{who}: num_segments must be >= 0, received {n}")
     if ids.size and ids.max() >= n:
         raise InvalidArgumentError(f"{who}: segment id {ids.max()} out of range [0, {n})")
+    return _checked_segments(who, n, rows)
+
+
+def _checked_segments(who, n, rows):
+    """``n`` once the output ``[n, ...]`` and the per-segment counts ``[n]`` fit."""
+    check_host_size(who, [n, *rows.shape[1:]], rows.dtype)
+    check_host_size(who, [n], np.int64)
     return n
 
 
@@ -587,8 +595,10 @@ def _counts(ids, n, rows):
     return counts.reshape([n] + [1] * (len(rows.shape) - 1))
 
 
-def _segment_reduce(ids, rows, n, reduce, fill):
+def _segment_reduce(who, ids, rows, n, reduce, fill):
     """``reduce`` over each segment's rows; ``fill`` stands in for the rows outside it."""
+    # Every row is compared with every segment: the spread is [n, rows, ...].
+    check_host_size(who, [n, *rows.shape], rows.dtype)
     member = ids[None, :] == np.arange(n)[:, None]
     member = member.reshape([n, ids.size] + [1] * (len(rows.shape) - 1))
     spread = _core.broadcast_to(_core.expand_dims(rows, 0), [n, *rows.shape])
@@ -627,7 +637,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_sum", segment_ids, data)
-    return _segment_sum(ids, rows, _num_segments("unsorted_segment_sum", ids, num_segments))
+    return _segment_sum(ids, rows, _num_segments("unsorted_segment_sum", ids, num_segments, rows))
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
@@ -653,7 +663,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_mean", segment_ids, data)
-    n = _num_segments("unsorted_segment_mean", ids, num_segments)
+    n = _num_segments("unsorted_segment_mean", ids, num_segments, rows)
     counts = np.maximum(_counts(ids, n, rows), 1)
     return _core.truediv(_segment_sum(ids, rows, n), _core.constant(counts))
 
@@ -681,7 +691,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_sqrt_n", segment_ids, data)
-    n = _num_segments("unsorted_segment_sqrt_n", ids, num_segments)
+    n = _num_segments("unsorted_segment_sqrt_n", ids, num_segments, rows)
     scale = np.sqrt(np.maximum(_counts(ids, n, rows), 1))
     return _core.truediv(_segment_sum(ids, rows, n), _core.constant(scale))
 
@@ -710,8 +720,10 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_max", segment_ids, data)
-    n = _num_segments("unsorted_segment_max", ids, num_segments)
-    return _segment_reduce(ids, rows, n, _core.reduce_max, _extreme(rows.dtype.name, False))
+    n = _num_segments("unsorted_segment_max", ids, num_segments, rows)
+    return _segment_reduce(
+        "unsorted_segment_max", ids, rows, n, _core.reduce_max, _extreme(rows.dtype.name, False)
+    )
 
 
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
@@ -738,8 +750,10 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_min", segment_ids, data)
-    n = _num_segments("unsorted_segment_min", ids, num_segments)
-    return _segment_reduce(ids, rows, n, _core.reduce_min, _extreme(rows.dtype.name, True))
+    n = _num_segments("unsorted_segment_min", ids, num_segments, rows)
+    return _segment_reduce(
+        "unsorted_segment_min", ids, rows, n, _core.reduce_min, _extreme(rows.dtype.name, True)
+    )
 
 
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
@@ -765,8 +779,8 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """
     del name
     ids, rows = _ids("unsorted_segment_prod", segment_ids, data)
-    n = _num_segments("unsorted_segment_prod", ids, num_segments)
-    return _segment_reduce(ids, rows, n, _core.reduce_prod, 1)
+    n = _num_segments("unsorted_segment_prod", ids, num_segments, rows)
+    return _segment_reduce("unsorted_segment_prod", ids, rows, n, _core.reduce_prod, 1)
 
 
 def _sorted(who, segment_ids, data):
@@ -778,7 +792,7 @@ def _sorted(who, segment_ids, data):
         raise InvalidArgumentError(f"{who}: segment ids must be >= 0, received {ids.min()}")
     if np.any(np.diff(ids) < 0):
         raise InvalidArgumentError(f"{who}: segment ids are not increasing")
-    return ids, rows, int(ids[-1]) + 1 if ids.size else 0
+    return ids, rows, _checked_segments(who, int(ids[-1]) + 1 if ids.size else 0, rows)
 
 
 def _empty_to_zero(ids, n, out):
@@ -862,7 +876,9 @@ def segment_max(data, segment_ids, name=None):
     """
     del name
     ids, rows, n = _sorted("segment_max", segment_ids, data)
-    out = _segment_reduce(ids, rows, n, _core.reduce_max, _extreme(rows.dtype.name, False))
+    out = _segment_reduce(
+        "segment_max", ids, rows, n, _core.reduce_max, _extreme(rows.dtype.name, False)
+    )
     return _empty_to_zero(ids, n, out)
 
 
@@ -888,7 +904,9 @@ def segment_min(data, segment_ids, name=None):
     """
     del name
     ids, rows, n = _sorted("segment_min", segment_ids, data)
-    out = _segment_reduce(ids, rows, n, _core.reduce_min, _extreme(rows.dtype.name, True))
+    out = _segment_reduce(
+        "segment_min", ids, rows, n, _core.reduce_min, _extreme(rows.dtype.name, True)
+    )
     return _empty_to_zero(ids, n, out)
 
 
@@ -914,7 +932,7 @@ def segment_prod(data, segment_ids, name=None):
     """
     del name
     ids, rows, n = _sorted("segment_prod", segment_ids, data)
-    return _segment_reduce(ids, rows, n, _core.reduce_prod, 1)
+    return _segment_reduce("segment_prod", ids, rows, n, _core.reduce_prod, 1)
 
 
 def _int_values(who, name, values):

@@ -13,6 +13,7 @@ tensor makes an ``ft.function`` run eagerly (it warns once), with the same resul
 import numpy as np
 
 from . import _core
+from ._host_memory import check_host_size
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
@@ -108,6 +109,10 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
         )
     if (counts < 0).any():
         raise InvalidArgumentError(f"repeat: repeats must be non-negative, received {counts}")
+    # The total in Python ints: numpy's own sum wraps, and np.repeat then writes out of bounds.
+    total = sum(int(c) for c in counts) * (n if counts.size == 1 else 1)
+    check_host_size("repeat", [*x.shape[:axis], total, *x.shape[axis + 1 :]], x.dtype)
+    check_host_size("repeat", [total], np.int64)  # the gather's index array
     return _reorder(x, axis, np.repeat(np.arange(n), np.broadcast_to(counts, (n,))))
 
 

@@ -15,6 +15,7 @@ import collections
 import numpy as np
 
 from . import _core
+from ._host_memory import check_host_size
 from .errors import InvalidArgumentError
 from .polymorphic_function import host_computed
 
@@ -325,6 +326,10 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype="int32", na
         raise InvalidArgumentError(
             f"histogram_fixed_width: nbins should be a positive number, but got {nbins}"
         )
+    if nbins > np.iinfo(np.int32).max:  # TensorFlow's nbins is an int32 scalar, as the bins
+        raise InvalidArgumentError(
+            f"histogram_fixed_width: nbins must fit in int32, but got {nbins}"
+        )
     bins = np.clip(np.floor(nbins * (host - lo) / (hi - lo)), 0, nbins - 1)
     return _core.constant(bins.astype(np.int32))
 
@@ -352,5 +357,6 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=No
     """
     del name
     bins = histogram_fixed_width_bins(values, value_range, nbins).numpy()
+    check_host_size("histogram_fixed_width", [int(np.asarray(nbins))], np.int64)
     counts = np.bincount(bins.reshape(-1), minlength=int(np.asarray(nbins)))
     return _core.cast(_core.constant(counts.astype(np.int64)), dtype)

@@ -4,6 +4,7 @@ or bicubic resize is differentiable with respect to the image."""
 import numpy as np
 
 from .. import _core
+from .._host_memory import check_host_size
 from ._common import as_int, batched, unbatch
 from .geometry import pad_to_bounding_box
 
@@ -87,12 +88,17 @@ def _size(op, size):
     values = np.asarray(size.numpy() if hasattr(size, "numpy") else size)
     if values.shape != (2,) or values.dtype.kind not in "iu" or (values <= 0).any():
         raise ValueError(f"{op}: size must be 2 positive ints [height, width], received {size!r}")
+    if (values > np.iinfo(np.int32).max).any():  # TensorFlow's size is an int32 tensor
+        raise ValueError(f"{op}: size must fit in int32, received {values.tolist()}")
     return int(values[0]), int(values[1])
 
 
 def _resize(x, height, width, method):
     """Resizes the 4-D ``x`` to ``[height, width]``, in ``x``'s float dtype (integers become
     float32) for the weighted methods."""
+    batch, rows, cols, channels = x.shape
+    for shape in ([batch, height, cols, channels], [batch, height, width, channels]):
+        check_host_size("resize", shape, x.dtype if x.dtype.is_floating else "float32")
     if method == ResizeMethod.NEAREST_NEIGHBOR:
         x = _core.gather(x, _core.constant(_nearest_indices(x.shape[1], height)), axis=1)
         return _core.gather(x, _core.constant(_nearest_indices(x.shape[2], width)), axis=2)

@@ -46,7 +46,9 @@ class RandomCrop(Layer):
             # cuts the target's size from there (less where the image ends), then resizes.
             top, left, _, _ = _aspect_crop(h, w, self.height, self.width)
             out = images[:, top : top + self.height, left : left + self.width]
-            out = _resize(out, self.height, self.width, "bilinear", self.compute_dtype)
+            out = _resize(
+                out, self.height, self.width, "bilinear", self.compute_dtype, "RandomCrop"
+            )
         return out[0] if single else out
 
     def get_config(self):

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..... import _core, einsum
+from ....._host_memory import check_host_size
 from ...layer import Layer
 from ...layer_helpers import _channels_last, _float_arg, _is_int
 
@@ -39,9 +40,17 @@ def _weights(size_in, size_out, interpolation):
     return matrix
 
 
-def _resize(images, height, width, interpolation, dtype):
+def _resize(images, height, width, interpolation, dtype, op="Resizing"):
     """Batched NHWC ``images`` resized to ``height x width``."""
-    _, h, w, _ = images.shape
+    batch, h, w, channels = images.shape
+    # The two interpolation matrices, the half-resized batch and the output.
+    for shape in (
+        [height, h],
+        [width, w],
+        [batch, height, w, channels],
+        [batch, height, width, channels],
+    ):
+        check_host_size(op, shape, dtype)
     images = _core.cast(images, dtype)
     if (h, w) == (height, width):
         return images
