@@ -98,14 +98,23 @@ def tanh(x):
 
 @_symbolic
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along ``axis``."""
-    return nn.softmax(x, axis=axis)
+    """exp(x) / sum(exp(x)) along ``axis`` (over all elements for ``axis=None``, as Keras)."""
+    return _over_all_elements(nn.softmax, x, axis)
 
 
 @_symbolic
 def log_softmax(x, axis=-1):
-    """x - logsumexp(x) along ``axis``."""
-    return nn.log_softmax(x, axis=axis)
+    """x - logsumexp(x) along ``axis`` (over all elements for ``axis=None``, as Keras)."""
+    return _over_all_elements(nn.log_softmax, x, axis)
+
+
+def _over_all_elements(fn, x, axis):
+    # Keras normalizes over every element for axis=None, where tf.nn's functions (which
+    # compute these) read None as the last axis.
+    if axis is not None:
+        return fn(x, axis=axis)
+    x = _tensor(x)
+    return _core.reshape(fn(_core.reshape(x, [-1]), axis=-1), _core.shape(x))
 
 
 @_symbolic
