@@ -501,16 +501,24 @@ def test_iterations_and_slot_order():
     assert opt.iterations.dtype == ft.int64
     slots = opt.variables[2:]
     assert len(slots) == 3 * len(variables)
-    for k, v in enumerate(variables):
-        # per variable: momentum, velocity, velocity_hat (Keras's interleaved order)
-        trio = slots[3 * k : 3 * k + 3]
-        assert [tuple(s.shape) for s in trio] == [tuple(v.shape)] * 3
-        assert [s.name.split("_", 1)[1] for s in trio] == [
-            "momentum:0",
-            "velocity:0",
-            "velocity_hat:0",
-        ]
-        assert all(f"w{k}" in s.name and not s.trainable for s in trio)
+    # Keras 3.15's order (checked in Keras on TensorFlow): momentum and velocity variable by
+    # variable, then every velocity_hat.
+    want = [pair for k in range(len(variables)) for pair in ((k, "momentum"), (k, "velocity"))]
+    want += [(k, "velocity_hat") for k in range(len(variables))]
+    for slot, (k, kind) in zip(slots, want, strict=True):
+        assert tuple(slot.shape) == tuple(variables[k].shape)
+        assert slot.name.split("_", 1)[1] == f"{kind}:0" and f"w{k}" in slot.name
+        assert not slot.trainable
+
+
+def test_rmsprop_slot_order_is_keras():
+    variables = [ft.Variable(np.zeros(s), name=f"w{k}") for k, s in enumerate(SHAPES)]
+    opt = optimizers.RMSprop(momentum=0.9, centered=True)
+    opt.build(variables)
+    kinds = ["velocity", "momentum", "average_gradient"]
+    want = [(k, kind) for kind in kinds for k in range(len(variables))]
+    for slot, (k, kind) in zip(opt.variables[2:], want, strict=True):
+        assert slot.name.split("_", 1)[1] == f"{kind}:0" and f"w{k}" in slot.name
 
 
 def test_new_variables_get_slots_lazily():
