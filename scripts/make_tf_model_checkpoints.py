@@ -1,8 +1,8 @@
 """Writes the TensorFlow 2.21 checkpoints ferrotape's tests restore
 (``tests/data/tf_model_checkpoints``): each model of ``tests/tf_model_programs.py`` trained three
 Adam steps from fixed weights and saved by a ``CheckpointManager``, with the weights after those
-steps and after one more (``expected.npz``); and a ``tf.Module``. Run it where TensorFlow is
-installed:
+steps and after one more (``expected.npz``); a ``tf.Module``; and a ``tf.data`` iterator. Run it
+where TensorFlow is installed:
 
     python scripts/make_tf_model_checkpoints.py
 """
@@ -49,6 +49,11 @@ def main():
     ckpt.save(os.path.join(OUT, "module", "ckpt"))
     for i, v in enumerate((module.w, module.b, module.extra[0], module.extra[1]["scale"], step)):
         expected[f"module/saved/{i}"] = v.numpy()
+    iterator = iter(tf.data.Dataset.range(10).batch(2))
+    next(iterator)
+    tf.train.Checkpoint(iterator=iterator, step=tf.Variable(np.int64(3))).write(
+        os.path.join(OUT, "iterator", "ckpt")
+    )
     np.savez(os.path.join(OUT, "expected.npz"), **expected)
     # Paths relative to each directory, as TensorFlow writes them: the files work wherever the
     # repository is checked out.

@@ -82,3 +82,19 @@ def test_tensorflow_reads_ferrotape_object_graph(tmp_path):
     assert mine.descendants() == theirs.descendants()
     for node in theirs.descendants():
         assert mine.children(node) == theirs.children(node)
+
+
+def test_tensorflow_restores_around_a_ferrotape_iterator(tmp_path):
+    # ferrotape saves an iterator's position one node below the iterator, so TensorFlow's
+    # iterator (whose own state ferrotape cannot write) is skipped, the rest restored.
+    iterator = iter(ft.data.Dataset.range(10).batch(2))
+    next(iterator)
+    path = ft.train.Checkpoint(iterator=iterator, step=ft.Variable(np.int64(3))).write(
+        str(tmp_path / "c")
+    )
+    tf_iterator = iter(tf.data.Dataset.range(10).batch(2))
+    step = tf.Variable(np.int64(0))
+    status = tf.train.Checkpoint(iterator=tf_iterator, step=step).read(path)
+    status.expect_partial()
+    assert int(step.numpy()) == 3
+    assert next(tf_iterator).numpy().tolist() == [0, 1]

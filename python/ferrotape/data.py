@@ -209,7 +209,7 @@ class Dataset:
 
     # ------------------------------------------------------------------ iteration
     def __iter__(self):
-        iterator = Iterator(self._make_iterator(), _to_tensors)
+        iterator = Iterator(self._make_iterator(), _to_tensors, restart=self._make_iterator)
         if _core.is_tracing():
             # Each replay iterates afresh from here (reshuffling, as each eager pass does).
             def restart():

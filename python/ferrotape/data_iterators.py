@@ -26,15 +26,21 @@ class Iterator:
     ops do, instead of replaying the batch the trace saw.
     """
 
-    def __init__(self, elements, convert):
+    def __init__(self, elements, convert, restart=None):
         """Wraps ``elements`` (``iter(dataset)`` makes one).
 
         Args:
             elements: An iterator over the elements as numpy nests.
             convert: Turns one numpy element into tensors.
+            restart: Makes a fresh iterator over the same elements (the dataset's), for a
+                checkpoint's restore.
         """
         self._elements = elements
         self._convert = convert
+        self._make_elements = restart
+        # How many elements were taken: what a checkpoint saves (see _checkpoint_children).
+        self._taken = 0
+        self._position_node = None
         # The element (or _END) fetched and not yet taken: a replay that fetched it then took
         # another path (a batch of a new shape, the end of the elements), so the trace of that
         # path, recorded next, takes it.
@@ -50,6 +56,7 @@ class Iterator:
         self._fetched = None
         if element is _END:
             raise StopIteration
+        self._taken += 1
         return self._convert(element)
 
     def _fetch(self):
@@ -62,7 +69,37 @@ class Iterator:
 
     def _restart(self, elements):
         """Starts again on ``elements`` (a replay's ``iter(dataset)``)."""
-        self._elements, self._fetched = elements, None
+        self._elements, self._fetched, self._taken = elements, None, 0
+
+    # A checkpoint saves an iterator's position (ferrotape.trackable): the number of elements
+    # taken, as the value of a child node ``_position``. TensorFlow saves its iterator's own
+    # attribute (a serialized pipeline state, which ferrotape can neither write nor read) and
+    # restores that attribute from any node it pairs with its iterator: keeping ferrotape's value
+    # one node below leaves TensorFlow an iterator node without attributes, which it skips, and
+    # a child it does not know, which it reports as unused. Restoring iterates the dataset afresh
+    # and skips that many elements: the same position for a pipeline whose order is fixed (or
+    # seeded), not the same shuffle buffer for an unseeded shuffle, which TensorFlow's state
+    # would restore.
+    def _checkpoint_children(self):
+        # One node object for the iterator's life: a restore pairs saved nodes with objects.
+        if self._position_node is None:
+            self._position_node = _IteratorPosition(self)
+        return [("_position", self._position_node)]
+
+    def _restore_position(self, position):
+        if self._make_elements is None:
+            raise ValueError(
+                "Checkpoint.restore: this iterator cannot start again from its dataset, so "
+                "its saved position cannot be restored"
+            )
+        elements = self._make_elements()
+        for taken in range(position):
+            if next(elements, _END) is _END:
+                raise ValueError(
+                    f"Checkpoint.restore: the iterator was saved after {position} elements, "
+                    f"but its dataset now has {taken}"
+                )
+        self._elements, self._fetched, self._taken = elements, None, position
 
     def _next_in_trace(self):
         """``next`` while a trace is recorded: the pipeline runs in Python, so an element made
@@ -95,6 +132,7 @@ class Iterator:
 
         def take():
             element, self._fetched = self._fetched, None
+            self._taken += 1
             return _flatten(self._convert(element))
 
         return _pack(converted, host_computed(take, []))
@@ -112,6 +150,22 @@ class Iterator:
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError("End of sequence") from None
+
+
+class _IteratorPosition:
+    """An iterator's position as a checkpoint saves it: an int64 ``VARIABLE_VALUE``."""
+
+    def __init__(self, iterator):
+        self._iterator = iterator
+
+    def _checkpoint_children(self):
+        return []
+
+    def _checkpoint_values(self):
+        return {"VARIABLE_VALUE": np.int64(self._iterator._taken)}
+
+    def _restore_checkpoint_values(self, values):
+        self._iterator._restore_position(int(values["VARIABLE_VALUE"]))
 
 
 def _signature(element, flatten):

@@ -119,6 +119,21 @@ class ObjectGraph:
             if isinstance(obj, Variable)
         ]
 
+    def values(self):
+        """``(node id, attribute name, key, value)`` for every value the graph saves: each
+        variable's ``VARIABLE_VALUE`` and what other objects give through
+        ``_checkpoint_values()`` (a data iterator's position), as numpy values."""
+        found = []
+        for node, obj in enumerate(self.objects):
+            if isinstance(obj, Variable):
+                attributes = {VALUE_ATTRIBUTE: obj.numpy()}
+            else:
+                method = getattr(obj, "_checkpoint_values", None)
+                attributes = method() if method is not None else {}
+            for name, value in attributes.items():
+                found.append((node, name, key_of(self.paths[node], name), value))
+        return found
+
 
 def match(saved_children, root):
     """Pairs the nodes of a saved graph with live objects reached by the same edge names from

@@ -95,14 +95,13 @@ class _SavedGraph:
             _tensor_bundle.read_tensor(path, _tensor_bundle.OBJECT_GRAPH_KEY)
         )
         self.children = [[(c.node_id, c.local_name) for c in node.children] for node in nodes]
+        # (node id, attribute name) -> key, for every saved value; pending holds those not
+        # assigned yet (None for a value ferrotape cannot read: TensorFlow's iterator state).
         self.keys = {}
         for node_id, node in enumerate(nodes):
             for attribute in node.attributes:
-                if attribute.name == trackable.VALUE_ATTRIBUTE:
-                    self.keys[node_id] = attribute.checkpoint_key
-        self.pending = {
-            node: _tensor_bundle.read_tensor(path, key) for node, key in self.keys.items()
-        }
+                self.keys[(node_id, attribute.name)] = attribute.checkpoint_key
+        self.pending = {slot: _read_saved(path, index, key) for slot, key in self.keys.items()}
         self.expect_partial = False
         self._checkpoint = None
         self._roots = []
@@ -146,14 +145,24 @@ class _SavedGraph:
         trackable.set_deferred(self, bool(self.pending) and self._alive > 0)
 
     def assign(self, root):
-        """Assigns the values of the nodes that now pair with live variables."""
+        """Assigns the values of the nodes that now pair with live objects."""
+        by_node = {}
+        for node, attribute in self.pending:
+            by_node.setdefault(node, []).append(attribute)
         for node, objects in trackable.match(self.children, root).items():
-            variables = [obj for obj in objects if isinstance(obj, Variable)]
-            if node not in self.pending or not variables:
-                continue
-            value = self.pending.pop(node)
-            for variable in variables:
-                _assign_saved(variable, value, self.keys[node])
+            for attribute in by_node.get(node, ()):
+                value = self.pending[(node, attribute)]
+                key = self.keys[(node, attribute)]
+                if value is None:
+                    continue
+                targets = [obj for obj in objects if _holds(obj, attribute)]
+                for obj in targets:
+                    if isinstance(obj, Variable):
+                        _assign_saved(obj, value, key)
+                    else:
+                        obj._restore_checkpoint_values({attribute: value})
+                if targets:
+                    del self.pending[(node, attribute)]
 
     def pretty_path(self, node):
         """TensorFlow's way of naming a saved node in messages: ``(root).model.w``."""
@@ -180,10 +189,12 @@ class _SavedGraph:
             "unrestored values. See the following logs for the specific values in question. "
             "To silence these warnings, use `status.expect_partial()`."
         )
-        for node in sorted(self.pending):
+        for node, attribute in sorted(self.pending):
+            name = self.pretty_path(node)
+            if attribute != trackable.VALUE_ATTRIBUTE:
+                name += f".{attribute}"
             logger.warning(
-                "Value in checkpoint could not be found in the restored object: %s",
-                self.pretty_path(node),
+                "Value in checkpoint could not be found in the restored object: %s", name
             )
 
 
@@ -195,6 +206,27 @@ class _Roots:
 
     def _checkpoint_children(self):
         return self._children
+
+
+def _holds(obj, attribute):
+    """Whether ``obj`` takes a saved value named ``attribute``: a variable its value, another
+    object what its ``_checkpoint_values()`` names."""
+    if isinstance(obj, Variable):
+        return attribute == trackable.VALUE_ATTRIBUTE
+    method = getattr(obj, "_checkpoint_values", None)
+    return method is not None and attribute in method()
+
+
+def _read_saved(path, index, key):
+    """The value saved under ``key``, or None for one ferrotape does not read: a variant
+    tensor, or a key the index lacks (TensorFlow's iterator state is saved under the graph's
+    key plus ``_STATE``, as a variant)."""
+    if key not in index:
+        return None
+    dtype = index[key][0]
+    if isinstance(dtype, str) and dtype != "string":
+        return None
+    return _tensor_bundle.read_tensor(path, key)
 
 
 def _assign_saved(variable, value, key):
@@ -234,7 +266,7 @@ class CheckpointLoadStatus:
             AssertionError: naming the values or variables left over.
         """
         if self._saved.pending:
-            names = [self._saved.pretty_path(node) for node in sorted(self._saved.pending)]
+            names = [self._saved.pretty_path(node) for node, _ in sorted(self._saved.pending)]
             raise AssertionError(
                 f"Unresolved object in checkpoint {self._saved.path}: {names[:10]} (their "
                 "variables do not exist yet, or the program has no such objects)"
@@ -254,10 +286,13 @@ class CheckpointLoadStatus:
         root = self._checkpoint._graph_root()
         graph = trackable.ObjectGraph(root)
         matched = trackable.match(self._saved.children, root)
+        saved_nodes = {node for node, _ in self._saved.keys}
         restored = {
-            id(obj) for node, objs in matched.items() if node in self._saved.keys for obj in objs
+            id(obj) for node, objs in matched.items() if node in saved_nodes for obj in objs
         }
-        missing = [key for _, key, v in graph.variables() if id(v) not in restored]
+        missing = [
+            key for node, _, key, _ in graph.values() if id(graph.objects[node]) not in restored
+        ]
         if missing:
             raise AssertionError(
                 "Some Python objects were not bound to checkpointed values, likely due to "
@@ -276,7 +311,7 @@ class CheckpointLoadStatus:
             AssertionError: if nothing else was.
         """
         restored = set(self._saved.keys) - set(self._saved.pending)
-        if not any(not self._saved.keys[node].startswith("save_counter/") for node in restored):
+        if not any(not self._saved.keys[slot].startswith("save_counter/") for slot in restored):
             raise AssertionError(
                 f"Nothing except the root object matched a checkpointed value in {self._saved.path}"
             )
@@ -450,7 +485,7 @@ class Checkpoint:
         _check_options(options)
         path = os.fspath(file_prefix)
         graph = trackable.ObjectGraph(self._graph_root())
-        values = {key: variable.numpy() for _, key, variable in graph.variables()}
+        values = {key: value for _, _, key, value in graph.values()}
         values[_tensor_bundle.OBJECT_GRAPH_KEY] = _tensor_bundle.encode_object_graph(
             _object_graph_nodes(graph)
         )
@@ -533,33 +568,30 @@ class Checkpoint:
 
 def _object_graph_nodes(graph):
     """The object graph in the form the file stores (TensorFlow's ``TrackableObjectGraph``)."""
-    has_values = [isinstance(obj, Variable) for obj in graph.objects]
-    # A node has values when any node below it has: children come after their first parent in
-    # breadth-first order, so one backward sweep carries the flags up those edges, and a second
-    # settles edges to nodes met earlier.
-    for _ in range(2):
-        for node in reversed(range(len(graph.objects))):
-            if any(has_values[child] for child, _ in graph.children[node]):
-                has_values[node] = True
-    nodes = []
-    for node, obj in enumerate(graph.objects):
-        attributes = []
+    attributes = [[] for _ in graph.objects]
+    for node, name, key, _ in graph.values():
+        obj = graph.objects[node]
+        full_name = ""
         if isinstance(obj, Variable):
             full_name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
-            attributes.append(
-                (trackable.VALUE_ATTRIBUTE, full_name, trackable.key_of(graph.paths[node]))
-            )
-        nodes.append(
-            _tensor_bundle.TrackableObject(
-                children=[
-                    _tensor_bundle.ObjectReference(child, name)
-                    for child, name in graph.children[node]
-                ],
-                attributes=[_tensor_bundle.SerializedTensor(*a) for a in attributes],
-                has_checkpoint_values=has_values[node],
-            )
+        attributes[node].append(_tensor_bundle.SerializedTensor(name, full_name, key))
+    # A node has values when it or any node below it has (repeated until nothing changes:
+    # an edge may lead back to a node met earlier).
+    has_values = [bool(a) for a in attributes]
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(range(len(graph.objects))):
+            if not has_values[node] and any(has_values[c] for c, _ in graph.children[node]):
+                has_values[node] = changed = True
+    return [
+        _tensor_bundle.TrackableObject(
+            children=[_tensor_bundle.ObjectReference(c, name) for c, name in graph.children[node]],
+            attributes=attributes[node],
+            has_checkpoint_values=has_values[node],
         )
-    return nodes
+        for node in range(len(graph.objects))
+    ]
 
 
 # ---------------------------------------------------------------------------- the state file
