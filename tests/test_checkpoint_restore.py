@@ -403,3 +403,13 @@ def test_tensorflow_iterator_state_is_left_unused(caplog):
     with pytest.raises(AssertionError, match=r"\(root\)\.iterator"):
         status.assert_consumed()
     assert next(iterator).numpy().tolist() == [0, 1]
+
+
+def test_saved_model_says_it_is_not_read(tmp_path):
+    with pytest.raises(NotImplementedError, match="SavedModel.*tf.train.Checkpoint"):
+        ft.saved_model.load(str(tmp_path))
+    with pytest.raises(NotImplementedError, match="SavedModel"):
+        ft.saved_model.save(ft.Module(), str(tmp_path))
+    assert not ft.saved_model.contains_saved_model(tmp_path)
+    (tmp_path / "saved_model.pb").write_bytes(b"")
+    assert ft.saved_model.contains_saved_model(tmp_path)

@@ -24,6 +24,7 @@ from . import (
     nest,
     nn,
     random,
+    saved_model,
     signal,
     train,
 )
