@@ -110,7 +110,7 @@ def test_what_tensorflow_has_and_ferrotape_not_is_unimplemented(call, op):
     [
         # A value of the wrong Python type: TypeError, as TensorFlow.
         (lambda: tf.add_n(3), TypeError, "add_n: expected an iterable of tensors, received int"),
-        (lambda: tf.concat(None, 0), TypeError, "concat: expected an iterable of tensors"),
+        (lambda: tf.stack(None, 0), TypeError, "stack: expected an iterable of tensors"),
         (lambda: tf.pad(tf.ones([2]), [[1, 1]], mode=3), TypeError, "expected a string"),
         (lambda: tf.constant(3.5, dtype=tf.int32), TypeError, "Cannot convert 3.5"),
         (lambda: tf.as_dtype("nope"), TypeError, 'dtype "nope"'),

@@ -23,8 +23,10 @@ def as_dtype(type_value):
     """Converts ``type_value`` to a ``DType``.
 
     Args:
-        type_value: A ``DType``, a name (``"float32"``), a numpy dtype or type, or a Python
-            type (``float``, ``int``, ``bool``).
+        type_value: A ``DType``, a name (``"float32"``), a numpy dtype or type, or Python's
+            ``float`` (float32) or ``bool``. Python's ``int`` and ``complex`` are refused, as
+            TensorFlow refuses them (Keras's APIs read ``int`` as int64: see
+            ``keras.backend.standardize_dtype``).
 
     Returns:
         The matching ``DType``.

@@ -906,7 +906,8 @@ def range(
     dtype: _DTypeLike | None = None,
     name: str | None = None,
 ) -> Tensor:
-    """`tf.range(limit)` or `tf.range(start, limit, delta)`; int32 unless an argument is a float."""
+    """`tf.range(limit)` or `tf.range(start, limit, delta)`, of the widest of its arguments' dtypes
+    (int32 < int64 < float32 < float64) unless `dtype` is given."""
 
 def rank(input: _TensorLike, name: str | None = None) -> Tensor:
     """The number of dimensions of `input`, an int32 scalar."""

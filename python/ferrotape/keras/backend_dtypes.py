@@ -34,7 +34,8 @@ _ALLOWED = {
     "complex128",
     "string",
 }
-_PYTHON_TYPES = {bool: "bool", int: "int64", float: "float32", str: "string"}
+# What Keras means by a Python type given as a dtype (TensorFlow's own ops refuse int and complex).
+_PYTHON_TYPES = {bool: "bool", int: "int64", float: "float32", complex: "complex128", str: "string"}
 # Each type's immediate successors in the promotion lattice; "int*"/"float*" are the weak
 # Python int and float.
 _LATTICE = {
@@ -84,6 +85,19 @@ def standardize_dtype(dtype):
     if name not in _ALLOWED:
         raise ValueError(f"Invalid dtype: {dtype}")
     return name
+
+
+def as_dtype(dtype):
+    """The ``ft.DType`` a Keras API means by ``dtype`` (not None): a Python type by Keras's
+    rule (``int`` is int64, ``float`` float32, ``complex`` complex128), anything else as
+    ``ft.as_dtype`` reads it.
+
+    >>> as_dtype(int).name, as_dtype("float16").name
+    ('int64', 'float16')
+    """
+    if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
+        dtype = _PYTHON_TYPES[dtype]
+    return ft.as_dtype(dtype)
 
 
 def is_float_dtype(dtype):

@@ -43,9 +43,9 @@ def _dtype(dtype, who):
 
 
 def _as_dtype(dtype):
-    from .. import dtypes
+    from .backend_dtypes import as_dtype
 
-    return dtypes.as_dtype(dtype)
+    return as_dtype(dtype)
 
 
 def _shape(shape, who):

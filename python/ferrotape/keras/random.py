@@ -29,6 +29,7 @@ import numpy as np
 from .. import _core
 from ..polymorphic_function import host_computed
 from . import backend
+from .backend_dtypes import as_dtype
 
 # Keras's SeedGenerator advances its state by this much per draw; any odd constant works, a
 # large one keeps the seeds of consecutive draws far apart.
@@ -81,7 +82,7 @@ def _drawn(seed, draw, dtype):
     """A tensor of ``draw(rng)``'s numpy values (``rng`` from ``seed``), drawn again on every
     replay of a trace being recorded unless ``seed`` is an int (see the module documentation):
     the draw is a host computation of the trace (``ft.function``'s ``host_computed``)."""
-    dtype = dtype or backend.floatx()
+    dtype = as_dtype(dtype or backend.floatx())
 
     def drawn():
         return [_core.constant(np.asarray(draw(_rng(seed))), dtype=dtype)]
@@ -91,21 +92,32 @@ def _drawn(seed, draw, dtype):
     return host_computed(drawn, [])[0]
 
 
+def _checked(dtype, op, floating=True):
+    """``dtype`` (Keras's reading of it), refused unless it is of the kind ``op`` draws."""
+    if dtype is None:
+        return None
+    resolved = as_dtype(dtype)
+    if resolved.is_floating != floating or resolved.is_bool or resolved.is_complex:
+        kind = "a floating point" if floating else "an integer"
+        raise ValueError(f"`keras.random.{op}` requires {kind} `dtype`. Received: dtype={dtype}")
+    return resolved
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of a normal distribution."""
-    shape = _shape(shape, "normal")
+    shape, dtype = _shape(shape, "normal"), _checked(dtype, "normal")
     return _drawn(seed, lambda rng: rng.normal(mean, stddev, size=shape), dtype)
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Samples uniform in ``[minval, maxval)``."""
-    shape = _shape(shape, "uniform")
+    shape, dtype = _shape(shape, "uniform"), _checked(dtype, "uniform")
     return _drawn(seed, lambda rng: rng.uniform(minval, maxval, size=shape), dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Normal samples redrawn until within two standard deviations of the mean."""
-    shape = _shape(shape, "truncated_normal")
+    shape, dtype = _shape(shape, "truncated_normal"), _checked(dtype, "truncated_normal")
 
     def draw(rng):
         values = rng.standard_normal(shape)
@@ -122,7 +134,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     """Integers uniform in ``[minval, maxval)``."""
     if maxval <= minval:
         raise ValueError(f"randint: maxval must exceed minval. Received: {minval}, {maxval}")
-    shape = _shape(shape, "randint")
+    shape, dtype = _shape(shape, "randint"), _checked(dtype, "randint", floating=False)
     return _drawn(seed, lambda rng: rng.integers(minval, maxval, size=shape), dtype)
 
 
@@ -165,7 +177,7 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     a, b = (np.asarray(_core.convert_to_tensor(v).numpy(), np.float64) for v in (alpha, beta))
     if np.any(a <= 0) or np.any(b <= 0):
         raise ValueError(f"beta: alpha and beta must be positive. Received: {alpha!r}, {beta!r}")
-    shape = _shape(shape, "beta")
+    shape, dtype = _shape(shape, "beta"), _checked(dtype, "beta")
     return _drawn(seed, lambda rng: rng.beta(a, b, size=shape), dtype)
 
 
@@ -174,7 +186,7 @@ def gamma(shape, alpha, dtype=None, seed=None):
     a = np.asarray(_core.convert_to_tensor(alpha).numpy(), np.float64)
     if np.any(a <= 0):
         raise ValueError(f"gamma: alpha must be positive. Received: alpha={alpha!r}")
-    shape = _shape(shape, "gamma")
+    shape, dtype = _shape(shape, "gamma"), _checked(dtype, "gamma")
     return _drawn(seed, lambda rng: rng.gamma(a, size=shape), dtype)
 
 

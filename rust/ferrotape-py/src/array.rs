@@ -5,6 +5,7 @@ use ferrotape_autodiff::core::Array;
 use ferrotape_autodiff::ops::{self, resolve_shape};
 use ferrotape_autodiff::{DType, Tensor};
 use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::{
     dims_of, host_constant, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real,
@@ -160,7 +161,8 @@ fn squeeze(
 ///        [3, 4]], dtype=int32)
 ///
 /// Args:
-///     values: A list of tensors of one dtype and rank, equal outside `axis`.
+///     values: A list of tensors of one dtype and rank, equal outside `axis`. A single
+///         tensor, alone or in a list of one, comes back unchanged (as in TensorFlow).
 ///     axis: The axis to join along (negative counts from the end).
 ///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
 ///
@@ -175,7 +177,16 @@ fn concat(
 ) -> PyResult<PyTensor> {
     let _ = name;
     let axis = int_of(axis).map_err(in_argument("axis"))?;
-    wrap(ops::concat(&tensor_list("concat", values)?, axis))
+    // As TensorFlow: a value that is not a list or tuple (a tensor, a numpy array) is a list
+    // of one, and a list of one comes back as it is, its axis never checked against its rank.
+    if !(values.is_instance_of::<PyList>() || values.is_instance_of::<PyTuple>()) {
+        return Ok(PyTensor::new(to_tensor(values, None)?));
+    }
+    let mut parts = tensor_list("concat", values)?;
+    if parts.len() == 1 {
+        return Ok(PyTensor::new(parts.remove(0)));
+    }
+    wrap(ops::concat(&parts, axis))
 }
 
 #[doc = op_doc!(stack)]
@@ -792,10 +803,6 @@ fn eye(
     Ok(PyTensor::new(host_constant(a)))
 }
 
-fn is_float_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(obj.is_instance_of::<pyo3::types::PyFloat>() || to_tensor(obj, None)?.dtype().is_float())
-}
-
 /// A scalar argument `what` of `op` (`tf.range`'s `limit`, ...) as a float.
 fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     let t = to_tensor(obj, None).map_err(in_argument(what))?;
@@ -808,7 +815,8 @@ fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyRes
     })
 }
 
-/// `tf.range(limit)` or `tf.range(start, limit, delta)`; int32 unless an argument is a float.
+/// `tf.range(limit)` or `tf.range(start, limit, delta)`, of the widest of its arguments' dtypes
+/// (int32 < int64 < float32 < float64) unless `dtype` is given.
 ///
 /// For example:
 ///
@@ -817,12 +825,16 @@ fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyRes
 /// array([0, 1, 2, 3, 4], dtype=int32)
 /// >>> ft.range(1.0, 2.0, 0.25).numpy()
 /// array([1.  , 1.25, 1.5 , 1.75], dtype=float32)
+/// >>> ft.range(2**31, 2**31 + 2).numpy()
+/// array([2147483648, 2147483649])
 ///
 /// Args:
 ///     start: The first value, or the limit when `limit` is None (then the start is 0).
 ///     limit: The end, excluded.
 ///     delta: The step (default 1; may be negative).
-///     dtype: The dtype (default int32, or float32 if any argument is a float).
+///     dtype: The dtype. By default each argument converts on its own, as TensorFlow's
+///         `convert_to_tensor` does (a Python int int32, or int64 past int32; a Python float
+///         float32; a tensor or numpy value its dtype), and the widest of them is used.
 ///     name: Ignored (TensorFlow's op name; ferrotape runs eagerly).
 ///
 /// Returns:
@@ -837,23 +849,70 @@ fn range(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
+    let py = start.py();
     let (s, l) = match limit {
         Some(l) if !l.is_none() => (start.clone(), l.clone()),
-        _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
+        _ => (0i64.into_pyobject(py)?.into_any(), start.clone()),
     };
-    let mut any_float = is_float_like(&s).map_err(in_argument("start"))?
-        || is_float_like(&l).map_err(in_argument("limit"))?;
-    let step = match delta {
-        Some(d) if !d.is_none() => {
-            any_float |= is_float_like(d).map_err(in_argument("delta"))?;
-            number("Range", "delta", d)?
+    let d = match delta {
+        Some(d) if !d.is_none() => d.clone(),
+        _ => 1i64.into_pyobject(py)?.into_any(),
+    };
+    let args = [("start", &s), ("limit", &l), ("delta", &d)];
+    let dtype = match optional_dtype(dtype)? {
+        Some(dtype) => dtype,
+        None => range_dtype(&args)?,
+    };
+    let [s, l, d] = args.map(|(what, obj)| range_arg(what, obj, dtype));
+    let (s, l, d) = (s?, l?, d?);
+    let a = if dtype.is_int() {
+        let int = |a: Array| kernels::cast(&a, DType::I64).map(|a| a.to_vec::<i64>()[0]);
+        let (s, l, d) = (int(s), int(l), int(d));
+        kernels::range_int(s.raise()?, l.raise()?, d.raise()?, dtype)
+    } else {
+        let float = |a: Array| a.scalar_f64().unwrap_or(f64::NAN);
+        kernels::range(float(s), float(l), float(d), dtype)
+    };
+    Ok(PyTensor::new(host_constant(a.raise()?)))
+}
+
+/// The dtypes `tf.range` infers from, narrowest first.
+const RANGE_DTYPES: [DType; 4] = [DType::I32, DType::I64, DType::F32, DType::F64];
+
+/// `tf.range`'s dtype when none is given: the widest of its arguments' own dtypes.
+fn range_dtype(args: &[(&'static str, &Bound<'_, PyAny>)]) -> PyResult<DType> {
+    let mut widest = 0;
+    for (what, obj) in args {
+        let d = to_tensor(obj, None).map_err(in_argument(what))?.dtype();
+        let Some(rank) = RANGE_DTYPES.iter().position(|&r| r == d) else {
+            return Err(errors::type_error(format!(
+                "range: {what} has dtype {}; expected int32, int64, float32 or float64 \
+                 (or pass `dtype`)",
+                d.name()
+            )));
+        };
+        widest = widest.max(rank);
+    }
+    Ok(RANGE_DTYPES[widest])
+}
+
+/// A scalar argument `what` of `tf.range` in `dtype`: a tensor is cast, a Python value
+/// converts to it (a Python int wrapping as TensorFlow's conversion does).
+fn range_arg(what: &'static str, obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Array> {
+    let t = match crate::convert::as_tensor(obj) {
+        Some(t) => {
+            crate::function::note_value_read(obj.py(), &t, "Range");
+            ops::cast(&t, dtype).raise()?
         }
-        _ => 1.0,
+        None => crate::convert::value_to_tensor(obj, dtype).map_err(in_argument(what))?,
     };
-    let d = optional_dtype(dtype)?.unwrap_or(if any_float { DType::F32 } else { DType::I32 });
-    let (s, l) = (number("Range", "start", &s)?, number("Range", "limit", &l)?);
-    let a = kernels::range(s, l, step, d).raise()?;
-    Ok(PyTensor::new(host_constant(a)))
+    if t.rank() != 0 {
+        return Err(errors::invalid_argument(
+            "Range",
+            format!("{what} must be a scalar, received shape {:?}", t.shape()),
+        ));
+    }
+    Ok(t.value().clone())
 }
 
 /// `num` evenly spaced values from `start` to `stop` inclusive (float32 for Python floats).

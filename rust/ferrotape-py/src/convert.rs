@@ -205,6 +205,34 @@ fn nested_to_tensor(
     }
 }
 
+/// A Python int as TensorFlow converts one: int32 when it fits, else int64. Asked for an
+/// integer dtype, it is read as int64 and wraps to the narrower type's bits (TensorFlow gives
+/// `tf.constant([1, 2]) + 2**40 == [1, 2]`); never through a float, which would round int64
+/// values past 2**53. Asked for a float or complex dtype, it rounds to the nearest value
+/// (`inf` past the type's range). Past int64 only uint64 and the floats hold it.
+fn python_int(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+    let out_of_range = || value_error("Can't convert Python int to a Tensor: out of int64 range");
+    if let Some(d) = dtype.filter(|d| d.is_float() || d.is_complex()) {
+        // Python's own int -> float rounds correctly; past float64 it is an OverflowError.
+        let v: f64 = obj.extract().map_err(|_| out_of_range())?;
+        return Ok(scalar(d, v));
+    }
+    let Ok(v) = obj.extract::<i64>() else {
+        return match (dtype, obj.extract::<u64>()) {
+            (Some(DType::U64), Ok(v)) => Ok(Array::scalar(v)),
+            _ => Err(out_of_range()),
+        };
+    };
+    match dtype {
+        Some(DType::Bool) => Err(type_error(format!(
+            "Cannot convert {v} to EagerTensor of dtype bool"
+        ))),
+        Some(d) => cast_to(Array::scalar(v), Some(d)),
+        None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
+        None => Ok(Array::scalar(v)),
+    }
+}
+
 /// Converts a non-tensor Python value, found `depth` levels inside a nest, to an array.
 fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyResult<Array> {
     // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).
@@ -213,23 +241,7 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
         return cast_to(Array::scalar(b), dtype);
     }
     if obj.is_exact_instance_of::<PyInt>() {
-        return match obj.extract::<i64>() {
-            Ok(v) => match dtype {
-                Some(DType::Bool) => Err(type_error(format!(
-                    "Cannot convert {v} to EagerTensor of dtype bool"
-                ))),
-                Some(d) => Ok(scalar(d, v as f64)),
-                None if i32::try_from(v).is_ok() => Ok(Array::scalar(v as i32)),
-                None => Ok(Array::scalar(v)),
-            },
-            // Past int64, only uint64 holds it (as TensorFlow's constant does).
-            Err(_) => match (dtype, obj.extract::<u64>()) {
-                (Some(DType::U64), Ok(v)) => Ok(Array::scalar(v)),
-                _ => Err(value_error(
-                    "Can't convert Python int to a Tensor: out of int64 range",
-                )),
-            },
-        };
+        return python_int(obj, dtype);
     }
     if obj.is_exact_instance_of::<PyFloat>() {
         let v: f64 = obj.extract()?;

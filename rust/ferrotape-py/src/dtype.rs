@@ -4,7 +4,7 @@
 use ferrotape_autodiff::DType;
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use crate::errors::type_error;
 
@@ -199,18 +199,26 @@ fn extreme(py: Python<'_>, d: DType, highest: bool) -> PyResult<Bound<'_, PyAny>
     }
 }
 
-/// The dtype named by a DType, a string, a numpy dtype or scalar type, or `float`/`int`/`bool`.
+/// The dtype named by a DType, a string, a numpy dtype or scalar type, or Python's `float`
+/// (float32) or `bool`. Python's `int` and `complex` name no TensorFlow dtype (TensorFlow refuses
+/// them; Keras's own rule, `int` as int64, lives in `keras.backend.standardize_dtype`).
 pub fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     if let Ok(d) = obj.cast::<PyDType>() {
         return Ok(d.get().0);
     }
+    let py = obj.py();
     let name: String = if let Ok(s) = obj.cast::<PyString>() {
         s.to_string()
     } else if let Ok(t) = obj.cast::<PyType>() {
+        if t.is(py.get_type::<PyInt>()) || t.is(py.get_type::<PyComplex>()) {
+            return Err(type_error(format!(
+                "Cannot convert the argument `type_value`: {} to a TensorFlow DType.",
+                obj.repr()?
+            )));
+        }
         match t.name()?.to_string().as_str() {
-            "float" => "float32".into(),
-            "int" => "int32".into(),
-            "bool" => "bool".into(),
+            "float" if t.is(py.get_type::<PyFloat>()) => "float32".into(),
+            "bool" if t.is(py.get_type::<PyBool>()) => "bool".into(),
             _ => obj
                 .py()
                 .import("numpy")?

@@ -12,7 +12,7 @@ like, checked on every call when a layer sets ``self.input_spec``.
 TensorShape([2, 8, 8, 3])
 """
 
-from ... import dtypes as ft_dtypes
+from ..backend_dtypes import as_dtype
 
 
 class InputSpec:
@@ -31,7 +31,7 @@ class InputSpec:
         name=None,
         optional=False,
     ):
-        self.dtype = None if dtype is None else ft_dtypes.as_dtype(dtype).name
+        self.dtype = None if dtype is None else as_dtype(dtype).name
         if shape is not None:
             self.shape = tuple(None if d is None else int(d) for d in shape)
             self.ndim = len(self.shape)

@@ -5,7 +5,7 @@
 import numpy as np
 
 from ... import _core, nest
-from ... import dtypes as ft_dtypes
+from ..backend_dtypes import as_dtype
 from .layer_utils import _plain_shape, _zeros_for
 
 
@@ -29,7 +29,7 @@ class KerasTensor:
 
     def __init__(self, shape, dtype="float32", name=None, node=None):
         self.shape = _plain_shape(tuple(shape))
-        self.dtype = ft_dtypes.as_dtype(dtype).name
+        self.dtype = as_dtype(dtype).name
         self.name = name
         self._node = node
 

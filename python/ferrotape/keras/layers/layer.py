@@ -24,6 +24,7 @@ from ... import _core, nest, trackable
 from ... import dtypes as ft_dtypes
 from ...module import Module
 from .. import initializers, regularizers
+from ..backend_dtypes import as_dtype
 from . import keras_tensor
 from .input_spec import assert_input_compatibility
 from .keras_tensor import KerasTensor, _holds_keras_tensor, _is_tensor_like, _Node
@@ -291,7 +292,7 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
                 f"{type(self).__name__}.add_weight: call `super().__init__()` in `__init__` first"
             )
         shape = self._checked_weight_shape(shape, name)
-        dtype = ft_dtypes.as_dtype(dtype or self._policy.variable_dtype)
+        dtype = as_dtype(dtype or self._policy.variable_dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = initializers.get(initializer)

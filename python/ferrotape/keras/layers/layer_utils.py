@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _core
 from ... import dtypes as ft_dtypes
+from ..backend_dtypes import as_dtype
 
 # ----------------------------------------------------------------------------- names
 
@@ -203,7 +204,7 @@ class DTypePolicy:
             compute, variable = name.split("_", 1)[1], "float32"
         else:
             try:
-                compute = variable = ft_dtypes.as_dtype(name).name
+                compute = variable = as_dtype(name).name
             except (TypeError, ValueError):
                 raise ValueError(
                     f"Layer: invalid dtype {name!r}; expected a dtype name such as 'float32' "

@@ -9,6 +9,7 @@ import numpy as np
 import ferrotape as ft
 
 from ... import _core
+from ..backend_dtypes import as_dtype
 from ..layers.layer_masking import get_keras_mask
 
 EPSILON = 1e-7
@@ -189,7 +190,7 @@ class Loss:
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         self.name = name or _snake_case(type(self).__name__)
         self.reduction = standardize_reduction(reduction)
-        self._dtype = ft.float32 if dtype is None else ft.as_dtype(dtype)
+        self._dtype = ft.float32 if dtype is None else as_dtype(dtype)
 
     @property
     def dtype(self):

@@ -19,6 +19,7 @@ import ferrotape as ft
 
 from ... import _core
 from ...polymorphic_function import host_computed, tensor_arguments
+from ..backend_dtypes import as_dtype
 
 
 def computed_on_host(method):
@@ -108,7 +109,7 @@ class Metric:
 
     def __init__(self, dtype=None, name=None):
         self.name = name or _snake_case(type(self).__name__)
-        self._dtype = ft.float32 if dtype is None else ft.as_dtype(dtype)
+        self._dtype = ft.float32 if dtype is None else as_dtype(dtype)
         self._variables = []
 
     @property
@@ -124,7 +125,7 @@ class Metric:
         """Creates a non-trainable state variable (``initializer``: "zeros", "ones", a number
         or a callable ``(shape, dtype)``)."""
         del aggregation
-        dtype = self._dtype if dtype is None else ft.as_dtype(dtype)
+        dtype = self._dtype if dtype is None else as_dtype(dtype)
         shape = tuple(int(d) for d in shape)
         if isinstance(initializer, str) and initializer.lower() in ("zeros", "ones"):
             value = (ft.zeros if initializer.lower() == "zeros" else ft.ones)(shape, dtype=dtype)

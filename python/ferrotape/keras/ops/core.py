@@ -1,6 +1,7 @@
 """Core ``keras.ops`` (Keras 3's ``keras.src.ops.core``): casts and gradient stops."""
 
 from ... import _core
+from ..backend_dtypes import standardize_dtype
 from .op_table import as_tensor, make_op
 
 _CORE = "keras.src.ops.core"
@@ -10,7 +11,7 @@ cast = make_op(
     "cast",
     "Cast",
     _CORE,
-    lambda x, dtype: _core.cast(as_tensor(x), dtype),
+    lambda x, dtype: _core.cast(as_tensor(x), standardize_dtype(dtype)),
     ("x",),
     (("dtype", None),),
 )

@@ -6,6 +6,7 @@ import inspect
 
 from ... import _core
 from .. import activations
+from ..backend_dtypes import standardize_dtype
 from .op_table import as_tensor, make_op
 from .operation import define
 
@@ -20,7 +21,7 @@ def _math(name):
 def _one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     if sparse:
         raise ValueError("keras.ops.one_hot: sparse=True is not supported by ferrotape")
-    return _core.one_hot(as_tensor(x), num_classes, axis=axis, dtype=dtype or "float32")
+    return _core.one_hot(as_tensor(x), num_classes, axis=axis, dtype=standardize_dtype(dtype))
 
 
 # name, class, configuration: every keras.ops.nn function here computes with the activation

@@ -7,6 +7,7 @@ import ferrotape as ft
 
 from ... import _core
 from ... import math as ft_math
+from ..backend_dtypes import standardize_dtype
 from .op_table import as_tensor, binary, make_op
 
 _M = "keras.src.ops.numpy"
@@ -30,9 +31,19 @@ def _extremum(reduce, combine):
     return compute
 
 
+def _dtype(dtype):
+    """An optional ``dtype`` argument as Keras reads it (``int`` is int64); None stays None."""
+    return None if dtype is None else standardize_dtype(dtype)
+
+
+def _cast(x, dtype):
+    """``x`` in the optional ``dtype``."""
+    return x if dtype is None else _core.cast(x, standardize_dtype(dtype))
+
+
 def _prod(x, axis=None, keepdims=False, dtype=None):
     x = as_tensor(x)
-    return ft_math.reduce_prod(x if dtype is None else _core.cast(x, dtype), axis, keepdims)
+    return ft_math.reduce_prod(_cast(x, dtype), axis, keepdims)
 
 
 def _arg_extremum(fn):
@@ -94,7 +105,7 @@ def _cumsum(x, axis=None, dtype=None):
     x = as_tensor(x)
     if axis is None:
         x, axis = _core.reshape(x, [-1]), 0
-    return ft_math.cumsum(x if dtype is None else _core.cast(x, dtype), axis=axis)
+    return ft_math.cumsum(_cast(x, dtype), axis=axis)
 
 
 _rows = [
@@ -192,14 +203,14 @@ _rows = [
     (
         "zeros_like",
         "ZerosLike",
-        lambda x, dtype=None: _core.zeros_like(as_tensor(x), dtype=dtype),
+        lambda x, dtype=None: _core.zeros_like(as_tensor(x), dtype=_dtype(dtype)),
         _X,
         (("dtype", None),),
     ),
     (
         "ones_like",
         "OnesLike",
-        lambda x, dtype=None: _core.ones_like(as_tensor(x), dtype=dtype),
+        lambda x, dtype=None: _core.ones_like(as_tensor(x), dtype=_dtype(dtype)),
         _X,
         (("dtype", None),),
     ),

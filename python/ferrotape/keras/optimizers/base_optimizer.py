@@ -18,6 +18,7 @@ import numpy as np
 import ferrotape as ft
 
 from ... import _core, trackable
+from ..backend_dtypes import as_dtype
 from . import schedules as _schedules
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -240,7 +241,7 @@ class BaseOptimizer:
     def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="mean", name=None):
         """Creates a non-trainable variable tracked in ``variables``."""
         del aggregation
-        dtype = ft.float32 if dtype is None else ft.as_dtype(dtype)
+        dtype = ft.float32 if dtype is None else as_dtype(dtype)
         shape = tuple(int(d) for d in shape)
         value = self._initial_value(initializer, shape, dtype)
         variable = ft.Variable(value, trainable=False, name=f"{self.name}/{name or 'var'}")

@@ -48,8 +48,8 @@ pub use optim::{
 pub use pool::{avg_pool, avg_pool_grad, max_pool, max_pool_grad, max_pool_grad_grad};
 pub use reduce::{arg_reduce, axes_mask, reduce, ArgReduce, ReduceOp};
 pub use shape::{
-    concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, scatter_nd,
-    slice_scatter, take, take_add, tile, PadMode,
+    concat, count, eye, gather_nd, index_values, linspace, one_hot, pad_index, range, range_int,
+    scatter_nd, slice_scatter, take, take_add, tile, PadMode,
 };
 pub use winograd::WinogradTile;
 

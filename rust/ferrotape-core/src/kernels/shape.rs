@@ -448,6 +448,36 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> 
     ))
 }
 
+/// `tf.range` over integers: computed in integers, so int64 bounds past 2**53 stay exact
+/// (the float path would round them), then narrowed to `dtype` (an integer type).
+pub fn range_int(start: i64, limit: i64, delta: i64, dtype: DType) -> Result<Array> {
+    if delta == 0 {
+        return Err(Error::invalid("Range", "Requires delta != 0"));
+    }
+    if (delta > 0 && start > limit) || (delta < 0 && start < limit) {
+        let rule = if delta > 0 {
+            "start <= limit when delta > 0"
+        } else {
+            "start >= limit when delta < 0"
+        };
+        return Err(Error::invalid(
+            "Range",
+            format!("Requires {rule}: {start}/{limit}"),
+        ));
+    }
+    // i128: `limit - start` may overflow i64 (from -2**63 to 2**63 - 1).
+    let (span, step) = (limit as i128 - start as i128, delta as i128);
+    let n = ((span + step - step.signum()) / step).max(0) as usize;
+    check_alloc("Range", dtype, &[n])?;
+    let mut v = alloc::<i64>("Range", &[n])?;
+    // Every value lies between start and limit, so it fits i64.
+    v.extend((0..n).map(|i| (start as i128 + i as i128 * step) as i64));
+    Ok(crate::device::placed(
+        cast(&Array::from_vec(v, &[n])?, dtype)?,
+        &[],
+    ))
+}
+
 /// `tf.linspace(start, stop, num, axis)` for scalar `start` and `stop`: `num` evenly spaced
 /// values, both ends included, along the result's one axis (0 or -1).
 pub fn linspace(start: f64, stop: f64, num: i64, axis: i64, dtype: DType) -> Result<Array> {
