@@ -131,12 +131,41 @@ def test_isotonic_regression_axis_dtypes_and_ties():
     # Equal neighbours need no pooling: each stays its own block.
     _, segments = ft.nn.isotonic_regression([3.0, 3.0, 3.0], decreasing=False)
     np.testing.assert_array_equal(segments.numpy(), [0, 1, 2])
-    # Not differentiable, as in TensorFlow.
-    xt = ft.constant([1.0, 3.0])
+
+
+@pytest.mark.parametrize("decreasing", [True, False])
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_isotonic_regression_gradient_matches_finite_differences(decreasing, axis):
+    # Away from ties the blocks are locally constant, so the fit is differentiable: each
+    # entry's gradient is its block's mean of the upstream one (TensorFlow's registered rule).
+    x = RNG.standard_normal((3, 6, 2))
+    w = RNG.standard_normal(x.shape)
+
+    def f(v):
+        fit = ft.nn.isotonic_regression(ft.constant(v), decreasing=decreasing, axis=axis)[0]
+        return float(ft.reduce_sum(fit * w))
+
+    xt = ft.constant(x)
     with ft.GradientTape() as tape:
         tape.watch(xt)
-        y = ft.nn.isotonic_regression(xt)[0]
-    assert tape.gradient(y, xt) is None
+        fit = ft.nn.isotonic_regression(xt, decreasing=decreasing, axis=axis)[0]
+        loss = ft.reduce_sum(fit * w)
+    got = tape.gradient(loss, xt)
+    assert got.dtype == ft.float64 and got.shape == x.shape
+    np.testing.assert_allclose(got.numpy(), fd_grad(f, x), rtol=1e-6, atol=1e-9)
+
+
+def test_isotonic_regression_gradient_values_from_tensorflow():
+    # TensorFlow 2.21's gradient of sum(fit * w) for this input (decreasing fit, last axis).
+    x = ft.constant([[3.0, 1.0, 2.0, 5.0, 4.0], [1.0, 2.0, 3.0, 0.0, -1.0]], ft.float64)
+    w = ft.constant([[1.0, 2.0, 3.0, 4.0, 5.0], [-1.0, 0.5, 2.0, 1.0, 3.0]], ft.float64)
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        loss = ft.reduce_sum(ft.nn.isotonic_regression(x)[0] * w)
+    np.testing.assert_allclose(
+        tape.gradient(loss, x).numpy(),
+        [[1.0, 3.5, 3.5, 3.5, 3.5], [0.5, 0.5, 0.5, 1.0, 3.0]],
+    )
 
 
 @pytest.mark.parametrize("value", [[[True, False]], [[1 + 2j, 3j]]])

@@ -57,3 +57,17 @@ def test_isotonic_regression_matches(decreasing, axis):
     ):
         assert got.dtype.name == want.dtype.name
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("decreasing", [True, False])
+def test_isotonic_regression_gradient_matches(decreasing):
+    x = RNG.standard_normal((4, 6))
+    w = RNG.standard_normal((4, 6))
+    grads = []
+    for lib in (tf, ft):
+        xt = lib.constant(x)
+        with lib.GradientTape() as tape:
+            tape.watch(xt)
+            loss = lib.reduce_sum(lib.nn.isotonic_regression(xt, decreasing=decreasing)[0] * w)
+        grads.append(tape.gradient(loss, xt).numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)

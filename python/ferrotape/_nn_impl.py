@@ -435,7 +435,9 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
         16-bit integers, float64 for wider ones), and int32 block ids, counting from 0 along
         each vector; entries of one block share their mean.
 
-    Not differentiable (as in TensorFlow, which registers no gradient).
+    Gradient: each entry gets the mean of the upstream gradient over its block (the fit is
+    each block's mean of ``inputs``, and the blocks are locally constant); none for integer
+    inputs or through ``segments``.
 
     >>> import ferrotape as ft
     >>> output, segments = ft.nn.isotonic_regression([[1.0, 3.0, 2.0, 4.0]])
@@ -452,13 +454,38 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
         out_dtype = name
     else:
         out_dtype = "float32" if name in ("int8", "int16", "uint8", "uint16") else "float64"
-    values = np.moveaxis(x.numpy().astype(np.float64), axis, -1)
+    # Read through identity, so that an ft.function being traced runs this eagerly instead of
+    # baking the argument's value into its replay.
+    values = np.moveaxis(_core.identity(x).numpy().astype(np.float64), axis, -1)
     rows = values.reshape(-1, values.shape[-1]) if values.ndim else values.reshape(1, 1)
     sign = 1.0 if decreasing else -1.0
     fits, segments = zip(*(_pool_adjacent_violators(sign * r) for r in rows), strict=True)
     output = (sign * np.asarray(fits, dtype=np.float64)).reshape(values.shape)
-    segments = np.asarray(segments, dtype=np.int32).reshape(values.shape)
-    return (
-        _core.cast(_core.constant(np.moveaxis(output, -1, axis)), out_dtype),
-        _core.constant(np.moveaxis(segments, -1, axis)),
-    )
+    blocks = np.asarray(segments, dtype=np.int32).reshape(values.shape)
+    output = _core.cast(_core.constant(np.moveaxis(output, -1, axis)), out_dtype)
+    segments = _core.constant(np.moveaxis(blocks, -1, axis))
+    if x.dtype.is_floating:
+        backward = _block_mean(blocks, axis % max(values.ndim, 1))
+        _core.record_custom_gradient([x], [output, segments], lambda g, _: [backward(g)])
+    return output, segments
+
+
+def _block_mean(segments, axis):
+    """The derivative of ``isotonic_regression`` for the block ids ``segments`` (their vectors
+    along the last axis, ``axis`` in the tensor): ``g -> each entry's block mean of g``."""
+    if segments.ndim == 0:
+        return lambda g: g
+    n = segments.shape[-1]
+    # One id per block over the whole tensor: the vector's index times n, plus the block id.
+    ids = (segments.reshape(-1, n) + n * np.arange(segments.size // max(n, 1))[:, None]).ravel()
+    counts = np.maximum(np.bincount(ids, minlength=ids.size), 1)
+    perm = [d for d in range(segments.ndim) if d != axis] + [axis]
+    inverse = list(np.argsort(perm))
+
+    def backward(g):
+        flat = _core.reshape(_core.transpose(g, perm), [-1])
+        sums = _core.scatter_nd(_core.constant(ids[:, None]), flat, [ids.size])
+        means = _core.gather(sums / _core.constant(counts.astype(g.dtype.name)), ids)
+        return _core.transpose(_core.reshape(means, segments.shape), inverse)
+
+    return backward
