@@ -25,7 +25,11 @@ left-right with probability 1/2 and shifted by up to one pixel in each direction
 Ctrl-C stops the run at the end of the current step (a second Ctrl-C quits at once, saving
 nothing new): it writes the four files above for the steps done so far, and ``--resume DIR``
 goes on from them (the same step, learning rate, epoch counter and history; the unfinished
-epoch goes on from where it stopped, except with ``--fit``, which starts it again).
+epoch goes on from where it stopped, except with ``--fit``, which starts it again). Ctrl-C
+while the results are being written waits for the save to end. The four files are written as
+one set (a new hidden directory, then one rename of the link ``.current`` that the four names
+point through), so even a kill -9 leaves the files of one step: the new save's or the one
+before.
 
 The data is the class-balanced subset shipped with ferrotape (6,000 training and 1,000 test
 images) unless ``--full`` (the 60,000 + 10,000 images, looked for where
@@ -49,6 +53,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -80,6 +85,9 @@ WEIGHTS_FILE = "weights.safetensors"
 HISTORY_FILE = "history.json"
 CURVES_FILE = "training_curves.png"
 STATE_FILE = "training_state.safetensors"
+# Each save's files go into a new directory of this prefix; CURRENT_LINK names the last whole one.
+SAVE_PREFIX = ".save-"
+CURRENT_LINK = ".current"
 # The metadata key of the training state's settings, history and position (JSON).
 STATE_KEY = "ferrotape.train"
 STATE_VERSION = 1
@@ -368,22 +376,26 @@ def _train_on_device(args, state, saved_arrays, run, say, data, out_dir):
         _restore_variables(model, optimizer, saved_arrays, args.resume)
     say.info(_start_line(args, run, len(x_train), len(test_data[0])))
     train = fit_loop if args.fit else tape_loop
-    try:
-        with _StopOnCtrlC() as stop:
+    # One handler from the first step to the last file written: no moment between training
+    # and saving where Ctrl-C would fall back to Python's default and cut the save short.
+    with _StopOnCtrlC() as stop:
+        try:
             train(model, optimizer, train_data, test_data, args, run, stop, say)
-    except _Stopped:
-        print(
-            f"{PROG} train: {_stopped_line(args, run, steps)}; saving into {out_dir}",
-            file=sys.stderr,
-            flush=True,
-        )
-        if args.fit:
-            run.restart_epoch()  # fit cannot start an epoch part of the way through
+            status = 0
+        except _Stopped:
+            print(
+                f"{PROG} train: {_stopped_line(args, run, steps)}; saving into {out_dir}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if args.fit:
+                run.restart_epoch()  # fit cannot start an epoch part of the way through
+            status = 130
+        if status == 0:
+            say.result(f"Test accuracy: {run.history['val_accuracy'][-1]:.4f}")
+        stop.saving = True
         write_results(model, optimizer, args, run, out_dir, say)
-        return 130
-    say.result(f"Test accuracy: {run.history['val_accuracy'][-1]:.4f}")
-    write_results(model, optimizer, args, run, out_dir, say)
-    return 0
+    return status
 
 
 def _fill_settings(args, state):
@@ -459,6 +471,9 @@ class _StopOnCtrlC:
     the weights and the optimizer agree), and a second Ctrl-C raises ``KeyboardInterrupt`` at
     once, as usual.
 
+    Once ``saving`` is set (the results are being written), every Ctrl-C is ignored with a
+    note: the save is short, and cutting it off would lose the steps since the last one.
+
     Python's handler is replaced for the time, which also unhooks the native kernels' stop
     flag (rust/ferrotape-py/src/interrupts.rs) for the rest of the process: wanted here, since
     a step should finish rather than be cut off inside ``apply_gradients``.
@@ -466,6 +481,7 @@ class _StopOnCtrlC:
 
     def __init__(self):
         self.requested = False
+        self.saving = False
         self._previous = None
 
     def __enter__(self):
@@ -478,6 +494,13 @@ class _StopOnCtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
     def _handle(self, signum, frame):
+        if self.saving:
+            print(
+                f"\n{PROG} train: Ctrl-C: saving the run; it ends when the save is done",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
@@ -862,18 +885,13 @@ def _epoch_line(history, epoch, epochs):
 
 # ----------------------------------------------------------------------------- results
 def write_results(model, optimizer, args, run, out_dir, say):
-    """Writes the weights, the history as JSON, the curves as PNG and the training state;
-    prints the paths."""
-    from .keras.saving.file_io import _write_atomically
-
+    """Writes the weights, the history as JSON, the curves as PNG and the training state as
+    one set (see ``_write_result_set``); prints the paths."""
     weights_path = out_dir / WEIGHTS_FILE
     history_path = out_dir / HISTORY_FILE
     state_path = out_dir / STATE_FILE
     try:
-        model.save_weights(weights_path)
-        _write_atomically(history_path, (_history_json(run.history) + "\n").encode())
-        curves_path = plot_history(run.history, out_dir / CURVES_FILE)
-        write_training_state(state_path, model, optimizer, args, run)
+        curves_path = _write_result_set(model, optimizer, args, run, out_dir)
     except OSError as error:
         raise CommandError(f"cannot write the results into {out_dir}: {error}") from None
     say.result(f"Weights: {weights_path}")
@@ -883,6 +901,53 @@ def write_results(model, optimizer, args, run, out_dir, say):
     else:
         say.result(f"Training curves: {curves_path}")
     say.result(f"Training state: {state_path} (go on with: {PROG} train --resume {out_dir})")
+
+
+def _write_result_set(model, optimizer, args, run, out_dir):
+    """Writes the results so that they always come from one step, whatever stops the save.
+
+    The four files go into a new hidden directory (``.save-<steps>-<pid>-<ns>``), synced; then
+    the link ``.current`` is switched to it by one rename, and the documented names
+    (``weights.safetensors``, ...) are links through ``.current``. A reader, ``--resume``
+    included, sees the whole new set or the whole previous one, even after a kill -9 at any
+    point. (A directory written before these links existed holds plain files: they are
+    replaced by links one by one, the training state first, on its first save.) Older sets
+    are removed last. Returns the curves' path, or None when matplotlib is missing.
+    """
+    from .keras.saving.file_io import _sync_directory, _write_atomically
+
+    tag = f"{SAVE_PREFIX}{run.steps_done}-{os.getpid()}-{time.time_ns()}"
+    new = out_dir / tag
+    new.mkdir()
+    model.save_weights(new / WEIGHTS_FILE)
+    _write_atomically(new / HISTORY_FILE, (_history_json(run.history) + "\n").encode())
+    curves = plot_history(run.history, new / CURVES_FILE)
+    write_training_state(new / STATE_FILE, model, optimizer, args, run)
+    _sync_directory(new)
+    _link(out_dir, CURRENT_LINK, tag)
+    for name in (STATE_FILE, WEIGHTS_FILE, HISTORY_FILE, CURVES_FILE):
+        if name == CURVES_FILE and curves is None:
+            if (out_dir / name).is_symlink():
+                (out_dir / name).unlink()  # it would point at nothing in the new set
+            continue
+        _link(out_dir, name, os.path.join(CURRENT_LINK, name))
+    _sync_directory(out_dir)
+    for old in out_dir.glob(f"{SAVE_PREFIX}*"):
+        if old.name != tag and old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+    return None if curves is None else out_dir / CURVES_FILE
+
+
+def _link(directory, name, target):
+    """Makes ``directory/name`` a symbolic link to ``target`` in one rename (over whatever
+    was there), unless it already is one."""
+    path = directory / name
+    if path.is_symlink() and os.readlink(path) == target:
+        return
+    temporary = directory / f".{name}.{os.getpid()}.link"
+    temporary.unlink(missing_ok=True)
+    os.symlink(target, temporary)
+    os.replace(temporary, path)
 
 
 def write_training_state(path, model, optimizer, args, run):
