@@ -14,6 +14,7 @@ files differ. The output is already in ``ruff format``'s style, so no formatter 
 
 import inspect
 import pathlib
+import re
 import sys
 import textwrap
 import types
@@ -372,7 +373,9 @@ def submodule_stub(name, module, rows):
         elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
             blocks.append(f"{sub}: tuple[str, ...]")
     body = _join(blocks)
-    used = [n for n in ("Tensor", "_Axis", "_DTypeLike", "_TensorLike") if n in body]
+    # Whole words: "TensorFlow" in a docstring is no use of `Tensor`.
+    names = ("Tensor", "_Axis", "_DTypeLike", "_TensorLike")
+    used = [n for n in names if re.search(rf"\b{n}\b", body)]
     typing = [n for n in ("Any", "final") if n in body]
     stdlib = ["from collections.abc import Sequence"] if "Sequence[" in body else []
     stdlib += [f"from typing import {', '.join(typing)}"] if typing else []

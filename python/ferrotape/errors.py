@@ -34,6 +34,10 @@ class OutOfRangeError(OpError):
     """A read past the end of a sequence (``scan``/``foldl`` over zero elements)."""
 
 
+class DataLossError(OpError):
+    """Stored data is corrupt or truncated (a checkpoint whose checksum does not match)."""
+
+
 __all__ = [
     "OpError",
     "InvalidArgumentError",
@@ -42,4 +46,5 @@ __all__ = [
     "FailedPreconditionError",
     "NotFoundError",
     "OutOfRangeError",
+    "DataLossError",
 ]

@@ -10,6 +10,7 @@ from typing_extensions import disjoint_base
 
 from ferrotape.tensor_shape import TensorShape
 
+from . import checkpoint as checkpoint
 from . import keras as keras
 from . import linalg as linalg
 from . import nn as nn
@@ -70,6 +71,7 @@ __all__ = [
     "cast",
     "ceil",
     "checked_shape",
+    "checkpoint",
     "clip_by_value",
     "complex",
     "concat",

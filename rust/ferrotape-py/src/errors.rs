@@ -96,6 +96,26 @@ pub fn unimplemented(op: &'static str, msg: impl Into<String>) -> PyErr {
     to_py(Error::unimplemented(op, msg))
 }
 
+/// A checkpoint file's failure as TensorFlow's exception of the same meaning: a missing key or
+/// file is `NotFoundError`, a corrupt or truncated file `DataLossError`, an entry of a kind not
+/// read (a partitioned variable) `UnimplementedError`, tensors that cannot be written as given
+/// `InvalidArgumentError`, and any other I/O failure the `OSError` it is.
+pub fn checkpoint_error(err: ferrotape_checkpoint::Error) -> PyErr {
+    use ferrotape_checkpoint::Error as E;
+    let class = match &err {
+        E::KeyNotFound { .. } => "NotFoundError",
+        E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "NotFoundError",
+        E::Io { .. } => return PyOSError::new_err(err.to_string()),
+        E::NotAnIndex { .. } | E::DataLoss { .. } | E::ObjectGraph(_) => "DataLossError",
+        E::Unsupported { .. } => "UnimplementedError",
+        E::InvalidArgument(_) => "InvalidArgumentError",
+    };
+    Python::attach(|py| match error_class(py, class) {
+        Some(cls) => PyErr::from_type(cls, err.to_string()),
+        None => PyValueError::new_err(err.to_string()),
+    })
+}
+
 /// The operating system refused a request (installing the Ctrl-C handler).
 pub fn os_error(msg: impl Into<String>) -> PyErr {
     PyOSError::new_err(msg.into())

@@ -22,6 +22,7 @@ static ALLOCATOR: ferrotape_core::aligned_alloc::CacheLineAligned<mimalloc::MiMa
 include!(concat!(env!("OUT_DIR"), "/op_docs.rs"));
 
 mod array;
+mod checkpoint;
 mod convert;
 mod devices;
 mod dtype;
@@ -118,6 +119,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "random", random::register)?;
     submodule(m, "keras", keras::register)?;
     submodule(m, "optimizers", optimizers::register)?;
+    submodule(m, "checkpoint", checkpoint::register)?;
     interrupts::install(m.py())?;
     // The main thread (which runs most programs' ops) becomes one of the compute pool's
     // threads, so that its parallel kernels do not hand their work over and sleep (see
