@@ -396,6 +396,7 @@ __all__ = [
     "stop_gradient",
     "strided_slice",
     "tensordot",
+    "saved_model",
     "train",
     "where",
     # control flow (control_flow.py, functional_ops.py), print (printing.py), TensorSpec
