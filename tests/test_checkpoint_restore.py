@@ -413,3 +413,33 @@ def test_saved_model_says_it_is_not_read(tmp_path):
     assert not ft.saved_model.contains_saved_model(tmp_path)
     (tmp_path / "saved_model.pb").write_bytes(b"")
     assert ft.saved_model.contains_saved_model(tmp_path)
+
+
+def test_weights_kept_in_no_attribute_are_saved(tmp_path):
+    # Keras 3 on TensorFlow leaves such a weight out of checkpoints; ferrotape keeps it, under
+    # its own name (made unique beside the attributes).
+    class Anonymous(keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(2,), initializer="ones", name="w")
+            self.add_weight(shape=(3,), initializer="zeros", name="w")
+            self.add_weight(shape=(), initializer="zeros", name="offset")
+
+        def call(self, x):
+            return x * self.w
+
+    layer = Anonymous()
+    layer(np.ones((1, 2), np.float32))
+    for i, weight in enumerate(layer.weights):
+        weight.assign(np.full(weight.shape, i + 1.0, np.float32))
+    path = ft.train.Checkpoint(layer=layer).write(str(tmp_path / "anon"))
+    assert [k for k, _ in ft.train.list_variables(path)][1:] == [
+        "layer/offset/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer/w/.ATTRIBUTES/VARIABLE_VALUE",
+        "layer/w_1/.ATTRIBUTES/VARIABLE_VALUE",
+    ]
+    fresh = Anonymous()
+    status = ft.train.Checkpoint(layer=fresh).read(path)
+    fresh(np.ones((1, 2), np.float32))
+    status.assert_consumed()
+    for want, got in zip(layer.weights, fresh.weights, strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

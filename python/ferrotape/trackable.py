@@ -76,15 +76,40 @@ def children(value):
     return [(name, child) for name, child in method() if holds_trackables(child)]
 
 
-def attribute_children(obj, exclude=(), rename=None):
+def attribute_children(obj, exclude=(), rename=None, weights=()):
     """TensorFlow's rule for a plain trackable object: the attributes of ``obj`` holding
-    trackables, in assignment order, minus ``exclude``, names mapped through ``rename``."""
+    trackables, in assignment order, minus ``exclude``, names mapped through ``rename``; then
+    the ``(name, variable)`` pairs of ``weights`` that no attribute holds, under their names
+    (a Keras layer's weights made by ``add_weight`` and kept in no attribute, which Keras 3 on
+    TensorFlow leaves out of checkpoints and ferrotape keeps)."""
     rename = rename or {}
-    return [
+    found = [
         (rename.get(name, name), value)
         for name, value in vars(obj).items()
         if name not in exclude and holds_trackables(value)
     ]
+    if not weights:
+        return found
+    held, stack = set(), [value for _, value in found]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        else:
+            held.add(id(value))
+    taken = {name for name, _ in found}
+    for name, variable in weights:
+        if id(variable) in held:
+            continue
+        name = rename.get(name, name)
+        unique, n = name, 1
+        while unique in taken:
+            unique, n = f"{name}_{n}", n + 1
+        taken.add(unique)
+        found.append((unique, variable))
+    return found
 
 
 class ObjectGraph:

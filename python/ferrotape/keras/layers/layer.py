@@ -159,32 +159,12 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
     def _checkpoint_children(self):
         """The layer's children in a checkpoint, named as Keras 3 on TensorFlow names them
         (``ferrotape.trackable``): its attributes holding variables, layers and containers of
-        them, in assignment order, then the weights no attribute holds under their own names
-        (which Keras 3 on TensorFlow would leave out of the checkpoint)."""
-        names = self._checkpoint_names
-        found = trackable.attribute_children(self, exclude=self._engine_attrs, rename=names)
-        held = set()
-        stack = [value for _, value in found]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, (list, tuple)):
-                stack.extend(value)
-            elif isinstance(value, dict):
-                stack.extend(value.values())
-            else:
-                held.add(id(value))
-        taken = {name for name, _ in found}
-        for variable in self._own_trainable + self._own_non_trainable:
-            if id(variable) in held:
-                continue
-            name = self._weight_names.get(id(variable), "variable")
-            name = names.get(name, name)
-            unique, n = name, 1
-            while unique in taken:
-                unique, n = f"{name}_{n}", n + 1
-            taken.add(unique)
-            found.append((unique, variable))
-        return found
+        them, then the weights no attribute holds, under their own names."""
+        own = self._own_trainable + self._own_non_trainable
+        weights = [(self._weight_names.get(id(v), "variable"), v) for v in own]
+        return trackable.attribute_children(
+            self, exclude=self._engine_attrs, rename=self._checkpoint_names, weights=weights
+        )
 
     def _track_variable(self, variable, name):
         if any(v is variable for v in self._own_trainable + self._own_non_trainable):
