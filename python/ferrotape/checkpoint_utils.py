@@ -150,7 +150,8 @@ class CheckpointReader:
             )
         if _is_tensorflow_index(prefix):
             self._legacy = None
-            self._entries = _tensor_bundle.read_index(prefix)
+            self._reader = _tensor_bundle.BundleReader(prefix)
+            self._entries = self._reader.index()
         else:
             # The single safetensors file older ferrotape versions wrote: still readable.
             from .keras.saving import load_weights_file
@@ -185,7 +186,7 @@ class CheckpointReader:
             raise errors.NotFoundError(f"Key {name} not found in checkpoint")
         if self._legacy is not None:
             return self._legacy[name]
-        return _tensor_bundle.read_tensor(self._prefix, name)
+        return self._reader.read(name)
 
     def get_variable_to_shape_map(self):
         """``{name: shape}``, shapes as lists of ints."""

@@ -84,16 +84,15 @@ class _SavedGraph:
                 "format, which restore no longer reads; its values are still readable with "
                 "tf.train.load_checkpoint(path).get_tensor(name) and tf.train.list_variables"
             )
-        index = _tensor_bundle.read_index(path)
+        reader = _tensor_bundle.BundleReader(path)  # the index is parsed once
+        index = reader.index()
         if _tensor_bundle.OBJECT_GRAPH_KEY not in index:
             raise ValueError(
                 f"Checkpoint.restore: {path!r} has no object graph "
                 f"({_tensor_bundle.OBJECT_GRAPH_KEY}); it is a name-based (TensorFlow 1) "
                 "checkpoint: read its values with tf.train.load_checkpoint(path).get_tensor(name)"
             )
-        nodes = _tensor_bundle.decode_object_graph(
-            _tensor_bundle.read_tensor(path, _tensor_bundle.OBJECT_GRAPH_KEY)
-        )
+        nodes = _tensor_bundle.decode_object_graph(reader.read(_tensor_bundle.OBJECT_GRAPH_KEY))
         self.children = [[(c.node_id, c.local_name) for c in node.children] for node in nodes]
         # (node id, attribute name) -> key, for every saved value; pending holds those not
         # assigned yet (None for a value ferrotape cannot read: TensorFlow's iterator state).
@@ -101,7 +100,7 @@ class _SavedGraph:
         for node_id, node in enumerate(nodes):
             for attribute in node.attributes:
                 self.keys[(node_id, attribute.name)] = attribute.checkpoint_key
-        self.pending = {slot: _read_saved(path, index, key) for slot, key in self.keys.items()}
+        self.pending = {slot: _read_saved(reader, index, key) for slot, key in self.keys.items()}
         self.expect_partial = False
         self._checkpoint = None
         self._roots = []
@@ -217,7 +216,7 @@ def _holds(obj, attribute):
     return method is not None and attribute in method()
 
 
-def _read_saved(path, index, key):
+def _read_saved(reader, index, key):
     """The value saved under ``key``, or None for one ferrotape does not read: a variant
     tensor, or a key the index lacks (TensorFlow's iterator state is saved under the graph's
     key plus ``_STATE``, as a variant)."""
@@ -226,7 +225,7 @@ def _read_saved(path, index, key):
     dtype = index[key][0]
     if isinstance(dtype, str) and dtype != "string":
         return None
-    return _tensor_bundle.read_tensor(path, key)
+    return reader.read(key)
 
 
 def _assign_saved(variable, value, key):
