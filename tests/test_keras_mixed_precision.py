@@ -431,3 +431,33 @@ def test_fit_losses_match_keras(tf_keras, policy, which):
     _, got = _fit(keras, which, weights)
     # Both compute in half precision: the same trajectory to its rounding.
     np.testing.assert_allclose(got, want, rtol=TOLERANCE[COMPUTE[policy]])
+
+
+def test_traced_fit_scales_by_the_current_dynamic_scale():
+    # The first traced step used to run before the LossScaleOptimizer was built and scaled the
+    # loss by its initial value, a constant every replay kept: every later step overflowed and
+    # was skipped. Traced and eager fits must skip the same steps.
+    results, weights = [], None
+    for run_eagerly in (True, False):
+        keras.mixed_precision.set_global_policy("mixed_float16")
+        try:
+            model = _sequence_model(keras)
+            # Glorot-initialised weights, the same in both fits: with them the first scaled
+            # gradients overflow float16, as in the program.
+            weights = weights or [w.numpy() for w in model.weights]
+            model.set_weights(weights)
+            model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", run_eagerly=run_eagerly)
+            x, y = _sequence_data()
+            history = model.fit(x, y, epochs=2, batch_size=8, verbose=0, shuffle=False)
+        finally:
+            keras.mixed_precision.set_global_policy("float32")
+        results.append(
+            (
+                float(model.optimizer.dynamic_scale.numpy()),
+                history.history["loss"],
+                int(model.optimizer.iterations.numpy()),
+            )
+        )
+    (eager_scale, eager_loss, eager_steps), (traced_scale, traced_loss, traced_steps) = results
+    assert traced_scale == eager_scale and traced_steps == eager_steps > 0
+    np.testing.assert_allclose(traced_loss, eager_loss, rtol=1e-3)

@@ -202,7 +202,11 @@ class Trainer:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
             # The optimizer's loss scale (LossScaleOptimizer, loss_scale_factor), which its
-            # update divides out of the gradients again.
+            # update divides out of the gradients again. Built first, as Keras builds it before
+            # the first step: an unbuilt LossScaleOptimizer scales by its initial value, a
+            # constant that a traced step would keep for every later call.
+            if not self.optimizer.built and self.trainable_variables:
+                self.optimizer.build(self.trainable_variables)
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self.trainable_variables
