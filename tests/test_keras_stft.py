@@ -83,6 +83,7 @@ def test_shapes_formats_config_and_errors():
 
 def test_matches_keras():
     theirs_keras = pytest.importorskip("keras", reason="Keras 3 (with TensorFlow) is not installed")
+    pytest.importorskip("scipy", reason="Keras's STFT windows need scipy")
     for kwargs in [
         {"mode": "log", "frame_length": 16, "frame_step": 5, "fft_length": 32},
         {"mode": "psd", "frame_length": 12, "padding": "same", "window": "hamming"},
