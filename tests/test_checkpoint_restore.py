@@ -443,3 +443,31 @@ def test_weights_kept_in_no_attribute_are_saved(tmp_path):
     status.assert_consumed()
     for want, got in zip(layer.weights, fresh.weights, strict=True):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_a_restore_completed_inside_a_trace_is_not_replayed(tmp_path):
+    # The model is built (and its deferred values assigned) while ft.function traces its first
+    # call: the assignment must happen once, not on every replay, or fit would reset the
+    # weights at every step.
+    def build():
+        return keras.Sequential([keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)])
+
+    x = programs.X
+    y = programs.Y[:, :1]
+    trained = build()
+    trained(x[:1])
+    path = ft.train.Checkpoint(model=trained).write(str(tmp_path / "c"))
+
+    model = build()
+    ft.train.Checkpoint(model=model).restore(path)
+    step = ft.function(lambda v: model(v))
+    np.testing.assert_array_equal(step(x).numpy(), trained(x).numpy())
+    for w in model.weights:
+        w.assign(w * 0.0)
+    assert float(np.abs(step(x).numpy()).max()) == 0.0
+
+    fitted = build()
+    ft.train.Checkpoint(model=fitted).restore(path)
+    fitted.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    losses = fitted.fit(x, y, epochs=3, batch_size=8, verbose=0).history["loss"]
+    assert losses[-1] < losses[0]

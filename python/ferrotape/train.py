@@ -45,7 +45,7 @@ import numpy as np
 
 from . import _tensor_bundle, trackable
 from ._core import Variable
-from .framework_ops import get_logger
+from .framework_ops import get_logger, init_scope
 
 _STATE_FILE = "checkpoint"
 
@@ -138,9 +138,12 @@ class _SavedGraph:
             self.warn_if_unused()
 
     def assign_pending(self):
-        """Assigns the waiting values whose variables now exist."""
+        """Assigns the waiting values whose variables now exist: once, outside any trace being
+        recorded (a model first built inside a traced step, by ``fit`` say, must not replay
+        the restore on every call), as TensorFlow runs restore ops in its init scope."""
         if self.pending:
-            self.assign(self._root())
+            with init_scope():
+                self.assign(self._root())
         trackable.set_deferred(self, bool(self.pending) and self._alive > 0)
 
     def assign(self, root):
