@@ -92,6 +92,24 @@ def test_sparsemax_projects_onto_the_simplex():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), fd_grad(value, z[:2]), atol=1e-7)
 
 
+def test_sparsemax_refuses_a_scalar_and_an_axis_out_of_range():
+    # TF 2.21 / Keras 3 (keras.ops.sparsemax): a scalar, axis=5 and axis=-3 on a [2, 3] input
+    # each raise InvalidArgumentError ("slice index -1 of dimension 0 out of bounds" from a
+    # strided slice); axis=None raises a ValueError or TypeError. ferrotape raised
+    # ZeroDivisionError on the scalar and wrapped the bad axes silently.
+    from ferrotape import keras
+
+    for scalar in (ft.constant(1.0), 1.0):
+        with pytest.raises(ft.errors.InvalidArgumentError, match="sparsemax: x must have"):
+            keras.ops.sparsemax(scalar)
+    for axis in (5, -3):
+        with pytest.raises(ft.errors.InvalidArgumentError, match=f"sparsemax: axis {axis} is"):
+            activations.sparsemax(ft.ones((2, 3)), axis=axis)
+    with pytest.raises(TypeError, match="sparsemax: axis must be an int"):
+        activations.sparsemax(ft.ones((2, 3)), axis=None)
+    assert activations.sparsemax(ft.ones((2, 3)), axis=np.int64(0)).shape == (2, 3)
+
+
 def test_glu_needs_an_even_axis_and_names_serialize():
     with pytest.raises(ValueError, match="divisible by 2"):
         activations.glu(ft.ones((2, 3)))

@@ -8,10 +8,12 @@
 """
 
 import functools
+import operator
 
 from .. import _core, nn
 from .. import math as ft_math
 from .. import where as _where
+from ..errors import InvalidArgumentError
 from .layers.keras_tensor import KerasTensor
 
 
@@ -304,6 +306,25 @@ def squareplus(x, b=4):
     return (x + _core.sqrt(_core.square(x) + float(b))) / 2.0
 
 
+def _sparsemax_axis(axis, rank):
+    """``axis`` as a non-negative int; a scalar has no axis to project along (TF 2.21's Keras
+    fails there in a strided slice: "slice index -1 of dimension 0 out of bounds")."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"sparsemax: axis must be an int, received axis={axis!r}") from None
+    if rank == 0:
+        raise InvalidArgumentError(
+            f"sparsemax: x must have at least one dimension, received a scalar (axis={axis})"
+        )
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(
+            f"sparsemax: axis {axis} is out of range for an input of rank {rank} "
+            f"(expected an axis in [{-rank}, {rank}))"
+        )
+    return axis % rank
+
+
 @_symbolic
 def sparsemax(x, axis=-1):
     """Sparsemax (Martins & Astudillo, 2016): the Euclidean projection of ``x`` onto the
@@ -326,7 +347,7 @@ def sparsemax(x, axis=-1):
     """
     x = _tensor(x)
     rank = len(x.shape)
-    axis = axis % rank
+    axis = _sparsemax_axis(axis, rank)
     if axis != rank - 1:
         perm = [*range(axis), *range(axis + 1, rank), axis]
         inverse = [perm.index(i) for i in range(rank)]
