@@ -15,6 +15,11 @@ echo "== Rust tests"
 export FERROTAPE_GPU_ALLOW_SOFTWARE=1 FERROTAPE_GPU_REQUIRE=1
 cargo test --workspace --exclude ferrotape-py --exclude ferrotape-benches --quiet
 
+echo "== AddressSanitizer (nightly) on the unsafe kernels"
+# ferrotape-core's tests at every SIMD level this CPU has, in target/asan; skipped without a
+# nightly toolchain, bounded by FERROTAPE_SANITIZE_BUDGET_S (scripts/sanitize.sh).
+bash scripts/sanitize.sh
+
 echo "== GPU tests (the gpu-feature extension on lavapipe: correctness only, never speed)"
 # A debug build (it reuses the Rust tests' dependencies) in a separate copy of the package, so
 # the default build the rest of the suite imports stays as it is.

@@ -4,6 +4,9 @@
 //! the result in a fresh [`Tensor`], and calls [`tape::record`] with a closure that computes its
 //! derivative. [`tape::Tape::gradient`] walks the recorded entries backwards.
 
+// No unsafe code: the unsafe parts (kernels, buffers) are ferrotape-core's, documented there.
+#![forbid(unsafe_code)]
+
 mod compute_thread;
 pub mod ops;
 pub mod optim;

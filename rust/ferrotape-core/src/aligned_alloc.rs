@@ -71,6 +71,10 @@ mod tests {
     #[test]
     fn large_blocks_start_on_a_cache_line_and_keep_their_contents_when_resized() {
         let alloc = CacheLineAligned(System);
+        // SAFETY: every layout has a non-zero size and a valid alignment; each pointer comes
+        // from `alloc`/`realloc` for at least the bytes read or written through it (these
+        // requests of at most 200 KiB are taken not to fail), and goes back to
+        // `realloc`/`dealloc` once, with the layout it was last allocated with.
         unsafe {
             // Small blocks keep the inner allocator's placement; large ones are aligned.
             let small = Layout::from_size_align(100, 4).unwrap();

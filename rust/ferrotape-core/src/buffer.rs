@@ -198,6 +198,7 @@ enum Repr<T> {
 // SAFETY: lent memory is only read, never written or freed through the pointer, and `_owner`
 // (itself `Send + Sync`) keeps it alive; reading `T: Send + Sync` values from any thread is sound.
 unsafe impl<T: Element> Send for Storage<T> {}
+// SAFETY: as for `Send`: `&Storage` only reads the elements (`Deref`); writing needs `&mut`.
 unsafe impl<T: Element> Sync for Storage<T> {}
 
 impl<T: Element> Storage<T> {
@@ -315,6 +316,8 @@ pub struct Complex<T> {
 // SAFETY: `repr(C)` over two fields of one plain-old-data type: no padding, and every bit
 // pattern of the two parts is a valid value, as bytemuck requires.
 unsafe impl<T: bytemuck::Zeroable> bytemuck::Zeroable for Complex<T> {}
+// SAFETY: as above; `T: Pod` makes both fields `Copy`, `'static` and free of padding, so the
+// pair (two fields of one size and alignment, `repr(C)`) has none either.
 unsafe impl<T: bytemuck::Pod> bytemuck::Pod for Complex<T> {}
 
 /// A typed, contiguous block of elements.

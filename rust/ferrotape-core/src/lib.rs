@@ -2,6 +2,11 @@
 //! differentiable op of `ferrotape-autodiff` calls, and the seam a device backend registers
 //! its kernels through ([`device`]). No tape and no Python here, so every kernel
 //! is reachable from `cargo test`.
+//!
+//! Each `unsafe` block says what it relies on in a safety comment above it, and each
+//! `unsafe fn` in a `# Safety` section; `scripts/sanitize.sh` runs the tests under
+//! AddressSanitizer at every SIMD level the CPU has.
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod aligned_alloc;
 mod array;

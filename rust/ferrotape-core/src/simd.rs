@@ -113,6 +113,7 @@ pub fn dispatch<R>(work: impl FnOnce() -> R) -> R {
         match level() {
             // SAFETY: `level()` never exceeds `detected()`, so the CPU has these features.
             SimdLevel::Avx512 => return unsafe { with_avx512(work) },
+            // SAFETY: as above: `detected()` is at least `Avx2`, so the CPU has AVX2 and FMA.
             SimdLevel::Avx2 => return unsafe { with_avx2(work) },
             SimdLevel::Baseline => {}
         }
@@ -120,12 +121,20 @@ pub fn dispatch<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// `work` compiled with AVX2 and FMA.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA (`detected()` is at least [`SimdLevel::Avx2`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn with_avx2<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// `work` compiled with AVX-512 F/BW/DQ/VL, AVX2 and FMA.
+///
+/// # Safety
+/// The CPU has them (`detected()` is [`SimdLevel::Avx512`]; every AVX-512F CPU has AVX2).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
 unsafe fn with_avx512<R>(work: impl FnOnce() -> R) -> R {

@@ -14,6 +14,9 @@
 //!
 //! [`Variable`]: ferrotape_autodiff::Variable
 
+// No unsafe code: the unsafe parts (kernels, buffers) are ferrotape-core's, documented there.
+#![forbid(unsafe_code)]
+
 mod activation;
 mod conv;
 mod core_layers;

@@ -7,6 +7,8 @@
 // style, with `>>>` examples whose output lines continue the prompt), not Markdown: rustdoc's
 // quote-continuation lint does not apply to them.
 #![allow(clippy::doc_lazy_continuation)]
+// Each `unsafe` block says what it relies on in a safety comment above it.
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 use pyo3::prelude::*;
 

@@ -46,7 +46,10 @@ fn numpy_view<'py>(
             .map_err(|e| value_error(format!("__array__: {e}")))?;
         // SAFETY: `owner` holds a `Tensor` whose `Array` shares (and so keeps alive, unchanged)
         // the buffer `values` points into: tensors are immutable, and a variable updates a
-        // shared buffer by copying it first.
+        // shared buffer by copying it first. A `writable` view (for a DLPack consumer older
+        // than 1.0, which cannot be told it is read-only) relies on the consumer not writing
+        // through it, as DLPack asks: a write would change memory Rust reads as `&[T]`, and
+        // could put a byte other than 0 or 1 in a bool.
         let array = unsafe { PyArray::borrow_from_array(&shaped, owner) };
         if !writable {
             let flags = [("write", false)].into_py_dict(array.py())?;
@@ -191,6 +194,9 @@ pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
             // `N`'s bits being a valid `T` (same size; the pairs below are the same type, or
             // bfloat16 seen as numpy's uint16), and the owner holds a reference to the array,
             // which keeps its memory (numpy's, or the DLPack producer's behind it) alive.
+            // The lender's later writes show through (`Storage`'s design note); one made while
+            // an op reads the memory (ops run without the GIL) would be a data race, which the
+            // lender must avoid, as with TensorFlow's DLPack import.
             Some(ptr) => unsafe {
                 let owner: ForeignOwner = Arc::new(typed.clone().into_any().unbind());
                 Storage::lent(ptr, len, owner)

@@ -150,11 +150,19 @@ unsafe fn tile<L: FmaLanes, const V: usize, const P: usize>(t: &mut Tile) {
     }
 }
 
+/// [`tile`] on AVX-512 vectors.
+///
+/// # Safety
+/// The CPU has AVX-512 F/VL and FMA, and `t.check(P, V · 16)` passed.
 #[target_feature(enable = "avx512f,avx512vl,fma")]
 unsafe fn tile_avx512<const V: usize, const P: usize>(t: &mut Tile) {
     tile::<__m512, V, P>(t)
 }
 
+/// [`tile`] on AVX2 vectors.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA, and `t.check(P, V · 8)` passed.
 #[target_feature(enable = "avx2,fma")]
 unsafe fn tile_avx2<const V: usize, const P: usize>(t: &mut Tile) {
     tile::<__m256, V, P>(t)

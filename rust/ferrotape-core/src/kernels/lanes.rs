@@ -15,6 +15,11 @@
 use std::arch::x86_64::*;
 
 /// A vector of f32 lanes: loads, stores, sums and constant multiples.
+///
+/// # Safety
+/// Every method needs the CPU to have the type's instructions (AVX-512 F for `__m512`, AVX for
+/// `__m256`; SSE2, always there on x86-64, for `__m128`). `load` and `store` also need `p`
+/// valid for reading, or writing, `WIDTH` consecutive f32s; they need no alignment.
 pub(super) trait Lanes: Copy {
     const WIDTH: usize;
     unsafe fn zero() -> Self;
@@ -27,6 +32,9 @@ pub(super) trait Lanes: Copy {
 }
 
 /// The lanes of an instruction set with fused multiply-add (AVX2 and AVX-512).
+///
+/// # Safety
+/// As for [`Lanes`], with FMA as well; `splat` needs `p` valid for reading one aligned f32.
 pub(super) trait FmaLanes: Lanes {
     /// Every lane `*p`.
     unsafe fn splat(p: *const f32) -> Self;

@@ -114,11 +114,13 @@ mod vector_ops {
     use super::{Point, Vector};
     use crate::kernels::lanes::Lanes;
 
-    // SAFETY (every `unsafe` block here): see `Vector`'s soundness note.
+    // Every `unsafe` block here relies on `Vector`'s soundness note: the CPU has `L`'s
+    // instructions wherever a `Vector<L>` exists.
     impl<L: Lanes> std::ops::Add for Vector<L> {
         type Output = Self;
         #[inline(always)]
         fn add(self, o: Self) -> Self {
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note).
             Vector(unsafe { self.0.add(o.0) })
         }
     }
@@ -127,6 +129,7 @@ mod vector_ops {
         type Output = Self;
         #[inline(always)]
         fn sub(self, o: Self) -> Self {
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note).
             Vector(unsafe { self.0.sub(o.0) })
         }
     }
@@ -135,6 +138,7 @@ mod vector_ops {
         type Output = Self;
         #[inline(always)]
         fn mul(self, k: f32) -> Self {
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note).
             Vector(unsafe { self.0.scale(k) })
         }
     }
@@ -143,16 +147,21 @@ mod vector_ops {
         const WIDTH: usize = L::WIDTH;
         #[inline(always)]
         fn zero() -> Self {
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note).
             Vector(unsafe { L::zero() })
         }
         #[inline(always)]
         fn load(src: &[f32]) -> Self {
             assert!(src.len() >= L::WIDTH, "winograd: vector load out of range");
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note), and the
+            // unaligned load reads `L::WIDTH` floats, all inside `src` by the assert.
             Vector(unsafe { L::load(src.as_ptr()) })
         }
         #[inline(always)]
         fn store(self, dst: &mut [f32]) {
             assert!(dst.len() >= L::WIDTH, "winograd: vector store out of range");
+            // SAFETY: the CPU has `L`'s instructions (`Vector`'s soundness note), and the
+            // unaligned store writes `L::WIDTH` floats, all inside `dst` by the assert.
             unsafe { self.0.store(dst.as_mut_ptr()) }
         }
     }
@@ -620,7 +629,7 @@ fn by_vectors(c: usize, pass: &mut impl ChannelPass) {
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 => {
             let (vectors, rest) = split(8);
-            // SAFETY: as above.
+            // SAFETY: as above (AVX2 and FMA).
             unsafe { pass_avx2(pass, vectors) };
             rest
         }
@@ -637,12 +646,20 @@ fn by_vectors(c: usize, pass: &mut impl ChannelPass) {
     pass.run::<f32>(rest);
 }
 
+/// `pass` over `channels` on AVX-512 vectors.
+///
+/// # Safety
+/// The CPU has AVX-512 F/VL and FMA (`simd::level()` is [`SimdLevel::Avx512`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,fma")]
 unsafe fn pass_avx512(pass: &mut impl ChannelPass, channels: std::ops::Range<usize>) {
     pass.run::<Vector<__m512>>(channels)
 }
 
+/// `pass` over `channels` on AVX2 vectors.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA (`simd::level()` is at least [`SimdLevel::Avx2`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn pass_avx2(pass: &mut impl ChannelPass, channels: std::ops::Range<usize>) {
