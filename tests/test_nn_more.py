@@ -182,6 +182,22 @@ def test_moments_helpers_match_numpy():
     np.testing.assert_allclose(var.numpy(), x.var(1), atol=1e-12)
 
 
+def test_sufficient_statistics_checks_its_axes():
+    # TF 2.21: axes [0, 1, 2] or [5] or [-3] on a [2, 3] input, or [0] on a scalar, escape as
+    # IndexError("list index out of range"); [0, 0] counts axis 0 once (count 2.0) and [-1]
+    # reduces the last axis (count 3.0). ferrotape raised IndexError too; now the op's error.
+    x = ft.ones([2, 3])
+    for rank_of, axes in ((x, [0, 1, 2]), (x, [5]), (x, [-3]), (ft.constant(1.0), [0])):
+        with pytest.raises(ft.errors.InvalidArgumentError, match="sufficient_statistics: axis"):
+            ft.nn.sufficient_statistics(rank_of, axes)
+    with pytest.raises(TypeError, match="sufficient_statistics: axes must be a list of ints"):
+        ft.nn.sufficient_statistics(x, None)
+    count, m_ss, _, _ = ft.nn.sufficient_statistics(x, [0, 0])
+    assert float(count) == 2.0 and m_ss.shape == (3,)
+    count, m_ss, _, _ = ft.nn.sufficient_statistics(x, [-1])
+    assert float(count) == 3.0 and m_ss.shape == (2,)
+
+
 def test_losses_match_their_formulas():
     logits, labels = rand(3, 4), RNG.uniform(size=(3, 4))
     sig = 1 / (1 + np.exp(-logits))

@@ -70,6 +70,24 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     return mean, variance
 
 
+def _statistics_axes(op, axes, rank):
+    """``axes`` as distinct non-negative ints, each checked against ``rank``. TF 2.21 drops
+    repeats (``set(axes)``) and lets an axis out of range escape as Python's ``IndexError``
+    ("list index out of range"); here that is the op's InvalidArgumentError, naming it."""
+    try:
+        listed = [operator.index(axes)] if np.ndim(axes) == 0 else list(axes)
+        listed = [operator.index(a) for a in listed]
+    except TypeError:
+        raise TypeError(f"{op}: axes must be a list of ints, received axes={axes!r}") from None
+    for a in listed:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(
+                f"{op}: axis {a} in axes={listed} is out of range for x of rank {rank} "
+                f"(expected axes in [{-rank}, {rank}))"
+            )
+    return sorted({a % rank for a in listed})
+
+
 def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """The count, ``sum(x - shift)`` and ``sum((x - shift) ** 2)`` over ``axes``.
 
@@ -92,7 +110,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """
     del name
     x = _core.convert_to_tensor(x)
-    axes_list = [axes] if isinstance(axes, int) else list(axes)
+    axes_list = _statistics_axes("sufficient_statistics", axes, len(x.shape))
     count = math.prod(x.shape[a] for a in axes_list)
     shifted = x if shift is None else x - _core.cast(shift, x.dtype)
     mean_ss = _core.reduce_sum(shifted, axes_list, keepdims=keepdims)
