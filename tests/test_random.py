@@ -78,3 +78,32 @@ def test_bad_arguments_raise():
 def test_integer_power_is_exact_and_fast():
     assert int(tf.constant(3) ** 13) == 3**13
     assert int(tf.constant(1) ** 2_000_000_000) == 1
+
+
+def test_set_seed_takes_any_int_as_tensorflow():
+    # TF 2.21 accepts tf.random.set_seed(2**70) (and -1, np.int64, a scalar int tensor) and
+    # reduces every seed modulo 2**31 - 1 before the kernels see it: with op seed 5,
+    # set_seed(2**70) draws what set_seed(2**70 % (2**31 - 1)) draws, set_seed(-1) what
+    # set_seed(2**31 - 2) draws, and set_seed(2**70) twice draws the same. ferrotape raised
+    # OverflowError for 2**70 and -1.
+    m = 2**31 - 1
+
+    def draw(seed, op_seed=5):
+        tf.random.set_seed(seed)
+        return tf.random.uniform([3], seed=op_seed).numpy()
+
+    try:
+        np.testing.assert_array_equal(draw(2**70, None), draw(2**70, None))
+        for seed, same in ((2**70, 2**70 % m), (-1, m - 1), (m + 7, 7), (np.int64(7), 7)):
+            np.testing.assert_array_equal(draw(seed), draw(same))
+        np.testing.assert_array_equal(draw(tf.constant(7)), draw(7))
+        with pytest.raises(TypeError, match="set_seed: seed must be an int or None"):
+            tf.random.set_seed("a")
+        # op seeds of the numpy-backed distributions reduce the same way
+        tf.random.set_seed(3)
+        a = tf.random.categorical(tf.zeros([1, 4]), 5, seed=-1).numpy()
+        tf.random.set_seed(3)
+        np.testing.assert_array_equal(a, tf.random.categorical(tf.zeros([1, 4]), 5, seed=m - 1))
+        tf.keras.utils.set_random_seed(2**70)
+    finally:
+        tf.random.set_seed(None)

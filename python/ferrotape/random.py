@@ -73,8 +73,57 @@ def _stateless_rng(op, seed):
     return np.random.Generator(np.random.Philox(key=(s0 & _U64) | ((s1 & _U64) << 64)))
 
 
-def _op_rng(seed):
+_MAXINT32 = 2**31 - 1
+
+
+def _seed_int(op, seed):
+    """A global or op seed as the kernels take it: TF reduces every seed to
+    ``seed % (2**31 - 1)`` (its ``random_seed._truncate_seed``), so any int is accepted, negative
+    or past 64 bits, and seeds that agree modulo ``2**31 - 1`` draw alike. ``None`` stays."""
+    if seed is None:
+        return None
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        array = _values(seed)
+        if array.shape != () or array.dtype.kind not in "iub":
+            raise TypeError(
+                f"{op}: seed must be an int or None, received seed={reprlib.repr(seed)}"
+            ) from None
+        value = int(array)
+    return value % _MAXINT32
+
+
+def set_seed(seed):
+    """Fixes the global seed: after it, the n-th random op of a program draws the same numbers
+    on every run (an op seed fixes one op); ``None`` returns to fresh numbers.
+
+    Any int is accepted, as in TensorFlow, which reduces it modulo ``2**31 - 1``: ``set_seed(s)``
+    and ``set_seed(s % (2**31 - 1))`` draw alike.
+
+    >>> import ferrotape as ft
+    >>> ft.random.set_seed(2**70)
+    >>> a = ft.random.uniform([3], seed=5)
+    >>> ft.random.set_seed(2**70 % (2**31 - 1))
+    >>> bool(ft.reduce_all(ft.random.uniform([3], seed=5) == a))
+    True
+    >>> ft.random.set_seed(None)
+
+    Args:
+        seed: An int (any size or sign), or None.
+
+    Returns:
+        None.
+
+    Raises:
+        TypeError: if ``seed`` is not an int or None.
+    """
+    _core.random.set_seed(_seed_int("set_seed", seed))
+
+
+def _op_rng(seed, op="random"):
     """A numpy generator for one stateful op, seeded by one native draw (TF's seed contract)."""
+    seed = _seed_int(op, seed)
     words = _core.random.uniform([4], maxval=2**31 - 1, dtype="int32", seed=seed).numpy()
     return np.random.default_rng([int(w) for w in words])
 
@@ -160,7 +209,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     array([[1, 1, 1]])
     """
     del name
-    return _categorical("categorical", _op_rng(seed), logits, num_samples, dtype)
+    return _categorical("categorical", _op_rng(seed, "categorical"), logits, num_samples, dtype)
 
 
 def _gamma(rng, shape, alpha, beta, dtype):
@@ -192,7 +241,7 @@ def gamma(shape, alpha, beta=None, dtype="float32", seed=None, name=None):
     """
     del name
     dtype = _float_dtype("gamma", dtype)
-    return _gamma(_op_rng(seed), _shape("gamma", shape), alpha, beta, dtype)
+    return _gamma(_op_rng(seed, "gamma"), _shape("gamma", shape), alpha, beta, dtype)
 
 
 def poisson(shape, lam, dtype="float32", seed=None, name=None):
@@ -214,7 +263,7 @@ def poisson(shape, lam, dtype="float32", seed=None, name=None):
     """
     del name
     lam = _values(lam).astype(np.float64)
-    rng = _op_rng(seed)
+    rng = _op_rng(seed, "poisson")
     return _tensor(rng.poisson(lam, _shape("poisson", shape) + lam.shape), as_dtype(dtype))
 
 
@@ -553,7 +602,7 @@ from ._candidate_sampling import (  # noqa: E402
 from ._generator import Generator, get_global_generator, set_global_generator  # noqa: E402
 
 __all__ = [
-    *_native,
+    *_native,  # set_seed among them, replaced above by the wrapper that takes any int
     "Algorithm",
     "Generator",
     "all_candidate_sampler",

@@ -2,8 +2,6 @@
 
 import numpy as np
 
-from ... import _core
-
 
 def set_random_seed(seed):
     """Seeds every generator a Keras program draws from: Python's ``random``, numpy's global
@@ -12,6 +10,8 @@ def set_random_seed(seed):
 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"set_random_seed: seed must be an int. Received: seed={seed!r}")
+    from ... import random as ft_random  # takes any int, as TF (ft.random loads after keras)
+
     random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)
-    _core.random.set_seed(int(seed))
+    ft_random.set_seed(int(seed))
