@@ -18,6 +18,12 @@ Each case ends as one of:
 - ``panic`` (a BaseException that is not an Exception, such as pyo3's PanicException),
   ``crash`` (a signal or an abort) or ``hang`` (no answer within the time limit): failures.
 
+The summary also gives issue 34's message figures: the share of errors whose message names
+neither the op (the function called, or any kernel as an ``Op:`` prefix or TF's ``[Op:Name]``)
+nor any argument (``Result.anonymous``; the goal is at most 5%), and the errors of
+Python's or numpy's internal types (``LEAKED``: ``IndexError``, ``ZeroDivisionError``, ...),
+which no public call should raise.
+
 CI runs ``tests/test_fuzz.py`` (a fixed seed, ``FERROTAPE_FUZZ_SECONDS`` of budget, 120 by
 default). A longer local run prints the figures and every failure's reproducer:
 
@@ -107,6 +113,25 @@ INTERNAL = re.compile(
     r"cannot be interpreted as an integer|int\(\) argument must be|must be real number|"
     r"cannot reshape array|index out of bounds|unwrap|panicked|capacity overflow"
 )
+# Exception types of Python's or numpy's internals: a public call must never raise one (issue 34,
+# item 6); TensorFlow's answer is a TypeError, ValueError or one of its own errors.
+LEAKED = frozenset(
+    "ZeroDivisionError IndexError OverflowError KeyError AttributeError NameError "
+    "UnboundLocalError RecursionError AssertionError StopIteration FloatingPointError "
+    "SystemError UnicodeDecodeError UnicodeEncodeError AxisError LinAlgError "
+    "_ArrayMemoryError UFuncTypeError _UFuncNoLoopError _UFuncBinaryResolutionError "
+    "_UFuncOutputCastingError _UFuncInputCastingError DTypePromotionError".split()
+)
+# The words an operator's or an index's error may use to name it (TF: "[Op:AddV2]").
+OPERATOR_NAMES = {
+    "+": "add addv2 add_v2", "-": "sub subtract", "*": "mul multiply",
+    "/": "div truediv realdiv divide", "//": "floordiv floor_div", "%": "mod floormod",
+    "**": "pow", "@": "matmul", "<": "less", "==": "equal",
+    "&": "logical_and bitwise_and", "|": "logical_or bitwise_or",
+}  # fmt: skip
+# The project's and TF's way to name the op that failed: "reduce_sum: ...", "LogicalOr: ...".
+OP_PREFIX = re.compile(r"[A-Za-z_][\w.]*: ")
+INDEX_NAMES = "index indices indexing slice strided_slice getitem"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
 
 
@@ -243,6 +268,60 @@ class Result:
             return True
         return False
 
+    @property
+    def leaked(self):
+        """The error is one of Python's or numpy's internal types (``LEAKED``)."""
+        return self.kind == "error" and self.exc_type in LEAKED
+
+    @property
+    def anonymous(self):
+        """The error's message names neither the op (the function, or the operator's or
+        index's op) nor any parameter of the function: the user cannot tell what failed."""
+        if self.kind != "error":
+            return False
+        if OP_PREFIX.match(self.message) or "[Op:" in self.message:
+            return False  # a kernel named as TF names it ("Mul: ...", "[Op:AddV2]")
+        return not any(_names(self.message, word) for word in case_words(self.case))
+
+
+_SIGNATURES = {}
+
+
+def _signatures():
+    if not _SIGNATURES:
+        for name, required, optional in public_functions():
+            _SIGNATURES[name] = required + optional
+    return _SIGNATURES
+
+
+def case_words(case):
+    """The words that would name a case's op or arguments: the function's short name and its
+    parameters, an operator's op names, or an index's; a gradient adds ``gradient``/``jacobian``."""
+    words = []
+    call = re.search(r"(?:^|\n    y = )(tf(?:\.\w+)*)\.(\w+)\(", case)
+    if call and not case.startswith("("):
+        words += [call.group(2), *_signatures().get(f"{call.group(1)}.{call.group(2)}", ())]
+    if "tape.gradient" in case:
+        words += ["gradient", "jacobian", "tape"]
+    operator = re.fullmatch(r"\((.*)\) (\S+) \((.*)\)", case, re.S)
+    if operator and operator.group(2) in OPERATOR_NAMES:
+        words += OPERATOR_NAMES[operator.group(2)].split() + ["x", "y"]
+    elif case.startswith("(") and case.endswith("]"):
+        words += INDEX_NAMES.split()
+    return words
+
+
+def _names(message, word):
+    """Whether ``message`` names ``word``: as a word (``reduce_sum:``, ``axis=``), or for a
+    one-letter parameter only quoted or followed by ``=`` or a verb (``x must ...``)."""
+    w = re.escape(word)
+    if len(word) > 1:
+        return re.search(rf"(?<!\w){w}(?!\w)", message, re.I) is not None
+    return (
+        re.search(rf"[`'\"]{w}[`'\"]|\b{w}\s*=|\b{w}\s+(?:must|is|has|should|needs)\b", message)
+        is not None
+    )
+
 
 def run_batch(cases, timeout):
     """Runs the cases in one worker; returns the results of those it finished, in order."""
@@ -299,14 +378,23 @@ def fuzz(seed, seconds, timeout=10.0):
 def summary(results):
     counts = collections.Counter(r.kind for r in results)
     unclear = [r for r in results if r.unclear]
+    figures = message_figures(results)
     lines = [
         f"cases: {len(results)}, ok: {counts['ok']}, errors: {counts['error']} "
         f"({len(unclear)} unclear), panics: {counts['panic']}, crashes: {counts['crash']}, "
-        f"hangs: {counts['hang']}"
+        f"hangs: {counts['hang']}",
+        f"errors naming neither the op nor an argument: {figures['anonymous']} "
+        f"({figures['anonymous_share']:.1%}); internal types leaked: {figures['leaked']} "
+        f"{dict(figures['leaked_types'])}",
     ]
     for r in results:
         if r.failed:
             lines.append(f"{r.kind.upper()}: {r.case!r} -> {r.exc_type}: {r.message[:200]}")
+    seen = set()
+    for r in results:
+        if r.leaked and (r.exc_type, r.case.split("(")[0]) not in seen:
+            seen.add((r.exc_type, r.case.split("(")[0]))
+            lines.append(f"leaked: {r.case!r} -> {r.exc_type}: {r.message[:160]}")
     seen = set()
     for r in unclear:
         key = (r.exc_type, re.sub(r"\d+", "N", r.message)[:80])
@@ -314,6 +402,21 @@ def summary(results):
             seen.add(key)
             lines.append(f"unclear: {r.case!r} -> {r.exc_type}: {r.message[:160]}")
     return "\n".join(lines)
+
+
+def message_figures(results):
+    """The figures of issue 34's item 6: errors, those naming neither the op nor an argument
+    (count and share of the errors), and the internal exception types that escaped."""
+    errors = [r for r in results if r.kind == "error"]
+    anonymous = sum(r.anonymous for r in errors)
+    leaked = collections.Counter(r.exc_type for r in errors if r.leaked)
+    return {
+        "errors": len(errors),
+        "anonymous": anonymous,
+        "anonymous_share": anonymous / len(errors) if errors else 0.0,
+        "leaked": sum(leaked.values()),
+        "leaked_types": leaked,
+    }
 
 
 def main(argv=None):
