@@ -173,3 +173,15 @@ def test_isotonic_regression_refuses_bool_and_complex(value):
     # TensorFlow's IsotonicRegression kernel takes real floats and integers only.
     with pytest.raises(ft.errors.InvalidArgumentError, match="isotonic_regression"):
         ft.nn.isotonic_regression(value)
+
+
+def test_isotonic_regression_checks_its_axis():
+    # TF 2.21: axis=5 or -3 on a [2, 3] input, or any axis on a scalar (isotonic_regression(2**31,
+    # axis=True)), raise InvalidArgumentError ("`dim` must be in the range [-2, 2) ...");
+    # ferrotape leaked numpy's AxisError.
+    for x, axis in ((ft.ones([2, 3]), 5), (ft.ones([2, 3]), -3), (2**31, True)):
+        with pytest.raises(ft.errors.InvalidArgumentError, match="isotonic_regression: axis"):
+            ft.nn.isotonic_regression(x, axis=axis)
+    with pytest.raises(TypeError, match="isotonic_regression: axis must be an int"):
+        ft.nn.isotonic_regression(ft.ones([2, 3]), axis=None)
+    assert ft.nn.isotonic_regression(ft.ones([2, 3]), axis=True)[0].shape == (2, 3)

@@ -472,6 +472,18 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
         out_dtype = name
     else:
         out_dtype = "float32" if name in ("int8", "int16", "uint8", "uint16") else "float64"
+    rank = len(x.shape)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(
+            f"isotonic_regression: axis must be an int, received axis={axis!r}"
+        ) from None
+    if not -rank <= axis < rank:  # TF 2.21: InvalidArgumentError, "`dim` must be in the range"
+        raise InvalidArgumentError(
+            f"isotonic_regression: axis must be in the range [{-rank}, {rank}) for inputs of "
+            f"rank {rank}, received axis={axis}"
+        )
     # Read through identity, so that an ft.function being traced runs this eagerly instead of
     # baking the argument's value into its replay.
     values = np.moveaxis(_core.identity(x).numpy().astype(np.float64), axis, -1)
