@@ -83,8 +83,7 @@ results = {
             name.startswith(("net/l1/", "optimizer/_trainable_variables/")) for name in names
         ),
         "optimizer_entries": sum(
-            name.startswith("optimizer/") and "/_trainable_variables/" not in name
-            for name in names
+            name.startswith("optimizer/") and "/_trainable_variables/" not in name for name in names
         ),
     },
     "compare": {
