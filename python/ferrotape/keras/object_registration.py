@@ -185,17 +185,9 @@ def _public_module(cls):
     return module
 
 
-# Where a name is looked up when its "module" does not lead to it (modeling namespaces only).
-_RESOLUTION_MODULES = (
-    "layers",
-    "optimizers",
-    "losses",
-    "metrics",
-    "initializers",
-    "regularizers",
-    "activations",
-    "models",
-)
+# Where a name is looked up when its "module" does not lead to it: the modeling namespaces
+# among the built-in ones (callbacks build nothing a model holds).
+_RESOLUTION_MODULES = tuple(name for name in _BUILTIN_MODULES if name != "callbacks")
 
 
 def _namespace(module):
