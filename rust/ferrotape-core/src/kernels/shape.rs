@@ -414,22 +414,34 @@ pub fn eye(rows: i64, cols: Option<i64>, batch: &[usize], dtype: DType) -> Resul
     Ok(crate::device::placed(eye, &[]))
 }
 
-/// `tf.range(start, limit, delta)`.
-pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> {
-    if delta == 0.0 {
+/// TensorFlow's checks of `tf.range`'s arguments, for floats and integers alike: a nonzero
+/// `delta` that walks from `start` towards `limit`.
+fn check_range_direction<T: PartialOrd + std::fmt::Display>(
+    start: T,
+    limit: T,
+    delta: T,
+    zero: T,
+) -> Result<()> {
+    if delta == zero {
         return Err(Error::invalid("Range", "Requires delta != 0"));
     }
-    if (delta > 0.0 && start > limit) || (delta < 0.0 && start < limit) {
-        let rule = if delta > 0.0 {
-            "start <= limit when delta > 0"
-        } else {
-            "start >= limit when delta < 0"
-        };
-        return Err(Error::invalid(
-            "Range",
-            format!("Requires {rule}: {start}/{limit}"),
-        ));
-    }
+    // Compared both ways, so that a NaN delta passes here, as before this check was shared.
+    let rule = if delta > zero && start > limit {
+        "start <= limit when delta > 0"
+    } else if delta < zero && start < limit {
+        "start >= limit when delta < 0"
+    } else {
+        return Ok(());
+    };
+    Err(Error::invalid(
+        "Range",
+        format!("Requires {rule}: {start}/{limit}"),
+    ))
+}
+
+/// `tf.range(start, limit, delta)`.
+pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> {
+    check_range_direction(start, limit, delta, 0.0)?;
     let count = ((limit - start) / delta).ceil().max(0.0);
     // `as usize` saturates; a count past i64 (or infinite) is refused as a shape would be.
     let n = count as usize;
@@ -451,20 +463,7 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Array> 
 /// `tf.range` over integers: computed in integers, so int64 bounds past 2**53 stay exact
 /// (the float path would round them), then narrowed to `dtype` (an integer type).
 pub fn range_int(start: i64, limit: i64, delta: i64, dtype: DType) -> Result<Array> {
-    if delta == 0 {
-        return Err(Error::invalid("Range", "Requires delta != 0"));
-    }
-    if (delta > 0 && start > limit) || (delta < 0 && start < limit) {
-        let rule = if delta > 0 {
-            "start <= limit when delta > 0"
-        } else {
-            "start >= limit when delta < 0"
-        };
-        return Err(Error::invalid(
-            "Range",
-            format!("Requires {rule}: {start}/{limit}"),
-        ));
-    }
+    check_range_direction(start, limit, delta, 0)?;
     // i128: `limit - start` may overflow i64 (from -2**63 to 2**63 - 1).
     let (span, step) = (limit as i128 - start as i128, delta as i128);
     let n = ((span + step - step.signum()) / step).max(0) as usize;
@@ -520,6 +519,22 @@ mod tests {
             }
             other => panic!("expected InvalidArgument, received {other:?}"),
         }
+    }
+
+    #[test]
+    fn range_checks_its_direction_for_floats_and_integers_alike() {
+        invalid_naming(range(0.0, 3.0, 0.0, DType::F32), "Range", "delta != 0");
+        invalid_naming(range_int(0, 3, 0, DType::I32), "Range", "delta != 0");
+        invalid_naming(range(3.0, 0.0, 1.0, DType::F32), "Range", "start <= limit");
+        invalid_naming(
+            range_int(0, 3, -1, DType::I64),
+            "Range",
+            "when delta < 0: 0/3",
+        );
+        let down = range_int(5, -1, -2, DType::I64).unwrap();
+        assert_eq!(down.to_vec::<i64>(), vec![5, 3, 1]);
+        let up = range(0.5, 2.0, 0.5, DType::F64).unwrap();
+        assert_eq!(up.to_vec::<f64>(), vec![0.5, 1.0, 1.5]);
     }
 
     #[test]
