@@ -244,7 +244,27 @@ def _assign_saved(variable, value, key):
 # ---------------------------------------------------------------------------- Checkpoint
 
 
-class CheckpointLoadStatus:
+class _GraphModeStatus:
+    """TensorFlow 1's graph-mode calls on a restore status: restoration already ran eagerly."""
+
+    def run_restore_ops(self, session=None):
+        """Graph-mode API: restoration already happened eagerly.
+
+        Args:
+            session: Ignored (TF 1's session).
+        """
+        del session
+
+    def initialize_or_restore(self, session=None):
+        """Graph-mode API: restoration already happened eagerly.
+
+        Args:
+            session: Ignored (TF 1's session).
+        """
+        del session
+
+
+class CheckpointLoadStatus(_GraphModeStatus):
     """What ``Checkpoint.restore`` returns: checks of how the saved values were matched."""
 
     def __init__(self, checkpoint, saved):
@@ -328,24 +348,8 @@ class CheckpointLoadStatus:
         self._saved.expect_partial = True
         return self
 
-    def run_restore_ops(self, session=None):
-        """Graph-mode API: restoration already happened eagerly.
 
-        Args:
-            session: Ignored (TF 1's session).
-        """
-        del session
-
-    def initialize_or_restore(self, session=None):
-        """Graph-mode API: restoration already happened eagerly.
-
-        Args:
-            session: Ignored (TF 1's session).
-        """
-        del session
-
-
-class InitializationOnlyStatus:
+class InitializationOnlyStatus(_GraphModeStatus):
     """What ``restore(None)`` returns: nothing was restored (a fresh start)."""
 
     def __init__(self, checkpoint):
@@ -378,22 +382,6 @@ class InitializationOnlyStatus:
             This status.
         """
         return self
-
-    def run_restore_ops(self, session=None):
-        """Nothing to run.
-
-        Args:
-            session: Ignored.
-        """
-        del session
-
-    def initialize_or_restore(self, session=None):
-        """Nothing to run: variables are initialized when made.
-
-        Args:
-            session: Ignored.
-        """
-        del session
 
 
 class Checkpoint:
