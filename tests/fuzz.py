@@ -18,8 +18,8 @@ Each case ends as one of:
 - ``panic`` (a BaseException that is not an Exception, such as pyo3's PanicException),
   ``crash`` (a signal or an abort) or ``hang`` (no answer within the time limit): failures.
 
-The summary also gives issue 34's message figures: the share of errors whose message names
-neither the op (the function called, or any kernel as an ``Op:`` prefix or TF's ``[Op:Name]``)
+The summary also gives issue 34's message figures: the share of errors whose message (with its
+notes, which a traceback prints below it: PyO3's "while processing 'axis'") names neither the op (the function called, or any kernel as an ``Op:`` prefix or TF's ``[Op:Name]``)
 nor any argument (``Result.anonymous``; the goal is at most 5%), and the errors of
 Python's or numpy's internal types (``LEAKED``: ``IndexError``, ``ZeroDivisionError``, ...),
 which no public call should raise.
@@ -243,7 +243,9 @@ for line in sys.stdin:
         result = ["ok", "", ""]
     except BaseException as e:
         kind = "error" if isinstance(e, Exception) else "panic"
-        result = [kind, type(e).__name__, str(e)[:500]]
+        # What a traceback shows: the message, then the notes naming the op and argument.
+        notes = "".join("\n" + str(n) for n in getattr(e, "__notes__", ()))
+        result = [kind, type(e).__name__, str(e)[:500] + notes[:500]]
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
 """
@@ -302,7 +304,7 @@ def case_words(case):
     if call and not case.startswith("("):
         words += [call.group(2), *_signatures().get(f"{call.group(1)}.{call.group(2)}", ())]
     if "tape.gradient" in case:
-        words += ["gradient", "jacobian", "tape"]
+        words += ["gradient", "jacobian", "tape", "watch"]
     operator = re.fullmatch(r"\((.*)\) (\S+) \((.*)\)", case, re.S)
     if operator and operator.group(2) in OPERATOR_NAMES:
         words += OPERATOR_NAMES[operator.group(2)].split() + ["x", "y"]

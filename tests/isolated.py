@@ -23,6 +23,7 @@ except BaseException as e:
     kind = "raised" if isinstance(e, Exception) else "base"
     mro = ",".join(c.__name__ for c in type(e).__mro__)
     msg = str(e).replace("\\n", " ")[:2000]
+    msg += "".join(" / " + str(n) for n in getattr(e, "__notes__", ()))
     sys.stdout.write("\\n@@OUTCOME " + kind + " " + mro + " | " + msg + "\\n")
 else:
     sys.stdout.write("\\n@@OUTCOME ok\\n")
