@@ -19,8 +19,9 @@ Each case ends as one of:
   ``crash`` (a signal or an abort) or ``hang`` (no answer within the time limit): failures.
 
 The summary also gives issue 34's message figures: the share of errors whose message (with its
-notes, which a traceback prints below it: PyO3's "while processing 'axis'") names neither the op (the function called, or any kernel as an ``Op:`` prefix or TF's ``[Op:Name]``)
-nor any argument (``Result.anonymous``; the goal is at most 5%), and the errors of
+notes, which a traceback prints below it: "while calling 'cumsum'", PyO3's "while processing
+'axis'") names neither the op (the function called, or any kernel as an ``Op:`` prefix or TF's
+``[Op:Name]``) nor any argument (``Result.anonymous``; the goal is at most 5%), and the errors of
 Python's or numpy's internal types (``LEAKED``: ``IndexError``, ``ZeroDivisionError``, ...),
 which no public call should raise.
 

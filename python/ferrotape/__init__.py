@@ -10,6 +10,7 @@ import numpy as _np
 
 from . import (
     _core,
+    _public_api,
     autodiff,
     autograph,
     config,
@@ -470,3 +471,6 @@ __all__ = [
     "unravel_index",
     "zeros_initializer",
 ]
+
+# Errors leaving a public Python function name it (native ops name theirs in the bindings).
+_public_api.name_errors()

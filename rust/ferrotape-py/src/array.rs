@@ -4,6 +4,7 @@ use ferrotape_autodiff::core::kernels::{self, PadMode};
 use ferrotape_autodiff::core::Array;
 use ferrotape_autodiff::ops::{self, resolve_shape};
 use ferrotape_autodiff::{DType, Tensor};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -36,6 +37,7 @@ fn wrap_all(ts: Vec<Tensor>) -> Vec<PyTensor> {
 ///
 /// Returns:
 ///     A tensor of `shape` with `tensor`'s elements and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 fn reshape(
@@ -70,6 +72,7 @@ fn reshape(
 ///
 /// Returns:
 ///     `a` with its axes permuted: axis i of the result is axis `perm[i]` of `a`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=Flag(false), name=None))]
 fn transpose(
@@ -112,6 +115,7 @@ fn transpose(
 ///
 /// Returns:
 ///     `input` with one more axis, of size 1.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 fn expand_dims(
@@ -139,6 +143,7 @@ fn expand_dims(
 ///
 /// Returns:
 ///     `input` without those axes.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 fn squeeze(
@@ -168,6 +173,7 @@ fn squeeze(
 ///
 /// Returns:
 ///     The joined tensor.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 fn concat(
@@ -205,6 +211,7 @@ fn concat(
 ///
 /// Returns:
 ///     A tensor of rank one more than the inputs'.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (values, axis=Int(0), name=None))]
 fn stack(
@@ -233,6 +240,7 @@ fn stack(
 ///
 /// Returns:
 ///     A list of `value.shape[axis]` tensors, each without `axis`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=Int(0), name=None))]
 fn unstack(
@@ -266,6 +274,7 @@ fn unstack(
 ///
 /// Returns:
 ///     A list of tensors.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (value, num_or_size_splits, axis=Int(0), num=None, name=None))]
 fn split(
@@ -305,6 +314,7 @@ fn split(
 ///
 /// Returns:
 ///     A tensor whose axis i has size `input.shape[i] * multiples[i]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 fn tile(
@@ -337,6 +347,7 @@ fn tile(
 ///
 /// Returns:
 ///     The padded tensor, of `tensor`'s dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
 fn pad(
@@ -369,6 +380,7 @@ fn pad(
 ///
 /// Returns:
 ///     A tensor of `shape`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 fn broadcast_to(
@@ -402,6 +414,7 @@ fn broadcast_to(
 ///
 /// Returns:
 ///     The slice, of `input_`'s dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input_, begin, size, name=None))]
 fn slice(
@@ -449,6 +462,7 @@ fn slice(
 /// Returns:
 ///     A tensor of shape `params.shape[:axis] + indices.shape[batch_dims:] +
 ///     params.shape[axis + 1:]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=Int(0), name=None))]
 fn gather(
@@ -489,6 +503,7 @@ fn gather(
 ///
 /// Returns:
 ///     A tensor of shape `indices.shape[:-1] + params.shape[batch_dims + indices.shape[-1]:]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=Int(0), name=None))]
 fn gather_nd(
@@ -521,6 +536,7 @@ fn gather_nd(
 ///
 /// Returns:
 ///     A tensor of `shape` and `updates`' dtype: zeros plus `updates` summed at `indices`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (indices, updates, shape, name=None))]
 fn scatter_nd(
@@ -557,6 +573,7 @@ fn scatter_nd(
 ///
 /// Returns:
 ///     A tensor of `indices`' shape with an axis of size `depth` added.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 #[allow(clippy::too_many_arguments)]
@@ -630,6 +647,7 @@ fn filled(
 ///
 /// Returns:
 ///     A tensor of zeros.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn zeros(
@@ -656,6 +674,7 @@ fn zeros(
 ///
 /// Returns:
 ///     A tensor of ones.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 fn ones(
@@ -698,6 +717,7 @@ fn filled_like(
 ///
 /// Returns:
 ///     A tensor of zeros of `input`'s shape.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn zeros_like(
@@ -724,6 +744,7 @@ fn zeros_like(
 ///
 /// Returns:
 ///     A tensor of ones of `input`'s shape.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 fn ones_like(
@@ -751,6 +772,7 @@ fn ones_like(
 ///
 /// Returns:
 ///     A tensor of `dims` filled with `value`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (dims, value, name=None))]
 fn fill(
@@ -782,6 +804,7 @@ fn fill(
 ///
 /// Returns:
 ///     A tensor of shape `batch_shape + [num_rows, num_columns]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 fn eye(
@@ -839,6 +862,7 @@ fn number(op: &'static str, what: &'static str, obj: &Bound<'_, PyAny>) -> PyRes
 ///
 /// Returns:
 ///     A 1-D tensor of the values `start, start + delta, ...` before `limit`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
 fn range(
@@ -932,6 +956,7 @@ fn range_arg(what: &'static str, obj: &Bound<'_, PyAny>, dtype: DType) -> PyResu
 ///
 /// Returns:
 ///     A tensor of `num` values, of `start`'s dtype when it is a float tensor, else float32.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (start, stop, num, name=None, axis=Int(0)))]
 fn linspace(
@@ -978,6 +1003,7 @@ fn linspace(
 ///
 /// Returns:
 ///     A tensor.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None, name=None))]
 fn constant(
@@ -1031,6 +1057,7 @@ fn constant(
 ///
 /// Returns:
 ///     A tensor (`value` itself when it is one).
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
 fn convert_to_tensor(
@@ -1066,6 +1093,7 @@ fn convert_to_tensor(
 ///
 /// Returns:
 ///     A 1-D tensor of `rank(input)` sizes.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, out_type=None, name=None))]
 fn shape(
@@ -1094,6 +1122,7 @@ fn shape(
 ///
 /// Returns:
 ///     A scalar tensor.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, out_type=None, name=None))]
 fn size(
@@ -1121,6 +1150,7 @@ fn size(
 ///
 /// Returns:
 ///     An int32 scalar tensor.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn rank(input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
@@ -1160,6 +1190,7 @@ fn is_tensor(x: &Bound<'_, PyAny>) -> bool {
 ///
 /// Returns:
 ///     The canonical name, such as `"float32"`.
+#[op_errors]
 #[pyfunction]
 fn dtype_name(x: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     Ok(dtype_of(x)?.name())

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use ferrotape_checkpoint as ckpt;
+use ferrotape_py_macros::op_errors;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -24,6 +25,7 @@ type EntryArgs<'py> = (String, i32, Vec<i64>, Data<'py>);
 
 /// Writes the tensors `entries` ((key, DataType number, shape, uint8 array or list of bytes))
 /// as the TensorFlow checkpoint at `prefix` (`prefix.index`, `prefix.data-00000-of-00001`).
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (prefix, entries, /))]
 fn write_bundle(prefix: PathBuf, entries: Vec<EntryArgs<'_>>) -> PyResult<()> {
@@ -162,6 +164,7 @@ fn encode_object_graph<'py>(py: Python<'py>, nodes: Vec<NodeTuple>) -> Bound<'py
 /// [(node_id, local_name)], attributes [(name, full_name, checkpoint_key)], slot_variables
 /// [(original_variable_node_id, slot_name, slot_variable_node_id)], registered_saver
 /// (name, object_name) or None, has_checkpoint_values bool or None).
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn decode_object_graph(data: &[u8]) -> PyResult<Vec<NodeTuple>> {

@@ -4,6 +4,7 @@
 
 use ferrotape_core::device::{placement, set_placement as set_scope};
 use ferrotape_core::Device;
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 use crate::errors::value_error;
@@ -34,6 +35,7 @@ fn name(device: Option<Device>) -> Option<String> {
 
 /// Sets this thread's placement scope to `"CPU:0"`, `"GPU:<i>"` (an existing GPU) or None and
 /// returns the previous one, for `ft.device`'s scope to restore.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (device, /))]
 fn set_placement(device: Option<&str>) -> PyResult<Option<String>> {
@@ -68,6 +70,7 @@ fn current_placement() -> Option<String> {
 /// The copies between the host and the devices so far, as a dict of counts and bytes
 /// (`uploads`, `uploaded_bytes`, `downloads`, `downloaded_bytes`): how the tests and
 /// `scripts/gpu_check.py` see that a training step stays on the device.
+#[op_errors]
 #[pyfunction]
 fn device_transfers(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     let t = ferrotape_core::device::transfers();

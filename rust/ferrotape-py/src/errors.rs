@@ -134,6 +134,37 @@ pub fn in_argument(name: &'static str) -> impl FnOnce(PyErr) -> PyErr {
     }
 }
 
+/// Names the op an error left, as a note "while calling 'NAME'" below the message, unless the
+/// message names it already (a core error's "reduce_sum: ..."). `#[op_errors]` puts this on
+/// every binding function, so an error raised while converting an argument, or by numpy or
+/// Python underneath, still says which op it came from.
+pub fn in_op(name: &'static str) -> impl FnOnce(PyErr) -> PyErr {
+    move |err| {
+        Python::attach(|py| {
+            let value = err.value(py);
+            let named = value
+                .str()
+                .map(|m| names_word(&m.to_string_lossy(), name))
+                .unwrap_or(false);
+            if !named {
+                // A note is an aid to the reader; failing to add one keeps the error as it is.
+                let _ = value.call_method1("add_note", (format!("while calling '{name}'"),));
+            }
+        });
+        err
+    }
+}
+
+/// Whether `word` appears in `message` with no identifier character on either side.
+fn names_word(message: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    message.match_indices(word).any(|(at, _)| {
+        let before = message[..at].chars().next_back();
+        let after = message[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 /// `.raise()` turns a core `Result` into a `PyResult`.
 pub trait Raise<T> {
     fn raise(self) -> PyResult<T>;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use ferrotape_autodiff::trace::{self, Graph, Replay};
 use ferrotape_autodiff::Tensor;
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -147,6 +148,7 @@ fn tensor_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 ///
 /// Returns:
 ///     None.
+#[op_errors]
 #[pyfunction]
 pub fn trace_begin(inputs: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
     let inputs = inputs
@@ -163,6 +165,7 @@ pub fn trace_begin(inputs: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
 ///
 /// Returns:
 ///     A `TracedGraph`, or a `str` saying why the function must run eagerly.
+#[op_errors]
 #[pyfunction]
 pub fn trace_end(py: Python<'_>, outputs: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     let outputs = match outputs.iter().map(tensor_of).collect::<PyResult<Vec<_>>>() {
@@ -235,6 +238,7 @@ pub fn trace_pause() {
 ///
 /// Raises:
 ///     ValueError: no trace was paused.
+#[op_errors]
 #[pyfunction]
 pub fn trace_resume() -> PyResult<()> {
     if trace::resume() {
@@ -265,6 +269,7 @@ pub fn is_tracing() -> bool {
 ///
 /// Returns:
 ///     A list of ints, the sizes of `axes` in order.
+#[op_errors]
 #[pyfunction]
 pub fn trace_dims(tensor: &Bound<'_, PyAny>, axes: Vec<usize>) -> PyResult<Vec<usize>> {
     let t = tensor_of(tensor)?;
@@ -308,6 +313,7 @@ pub fn trace_hide_sizes(axes: Vec<Vec<usize>>) {
 ///
 /// Returns:
 ///     A `TensorShape`.
+#[op_errors]
 #[pyfunction]
 pub fn checked_shape<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let t = tensor_of(tensor)?;
@@ -323,6 +329,7 @@ pub fn checked_shape<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyA
 ///
 /// Returns:
 ///     A bool.
+#[op_errors]
 #[pyfunction]
 pub fn trace_holds_value(tensor: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(trace::is_traced_value(&tensor_of(tensor)?))
@@ -384,6 +391,7 @@ pub fn python_line(py: Python<'_>) -> Option<String> {
 ///
 /// Returns:
 ///     A numpy array (a numpy scalar for rank 0).
+#[op_errors]
 #[pyfunction]
 pub fn host_value<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let t = crate::convert::to_tensor(tensor, None)?;
@@ -401,6 +409,7 @@ pub fn host_value<'py>(tensor: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>
 ///
 /// Returns:
 ///     None.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (callback, tensors, output_only=false))]
 pub fn trace_host_effect(

@@ -7,6 +7,7 @@
 //! `variable` module).
 
 use ferrotape_keras::{Activation, NativeLayer, Setting, Settings, Weights};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
@@ -116,6 +117,7 @@ impl PyNativeLayer {
 /// Sets this thread's autocast dtype (a floating dtype, or None to end autocasting) and
 /// returns the previous one's name, for the layer's call to restore: while it is set, reads of
 /// the variables marked `_autocast` come out cast to it.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (dtype, /))]
 fn set_autocast_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Option<&'static str>> {

@@ -10,6 +10,7 @@
 // Each `unsafe` block says what it relies on in a safety comment above it.
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 /// Every op allocates its result (buffer, array, tensor); mimalloc's small-object paths make
@@ -67,6 +68,7 @@ fn simd_level() -> &'static str {
 
 /// Caps the SIMD level (None lifts this cap) and returns the level now in force.
 /// A cap never raises the level past what the CPU has.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (cap, /))]
 fn set_simd_level(cap: Option<&str>) -> PyResult<&'static str> {

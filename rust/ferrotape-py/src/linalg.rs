@@ -1,6 +1,7 @@
 //! `ft.linalg`: matrix products and dense linear algebra.
 
 use ferrotape_autodiff::{ops, Tensor};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Bool, Flag};
@@ -12,6 +13,7 @@ use crate::tensor::{compute, wrap, PyTensor};
 /// same as `transpose_*`).
 #[doc = ""]
 #[doc = op_doc!(matmul)]
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=Bool(false), transpose_b=Bool(false), adjoint_a=Bool(false), adjoint_b=Bool(false),
     a_is_sparse=Bool(false), b_is_sparse=Bool(false), output_type=None, grad_a=Flag(false), grad_b=Flag(false), name=None))]
@@ -101,6 +103,7 @@ fn matmul(
 ///
 /// Returns:
 ///     `x` with `matrix @ x = rhs`, `[..., n, k]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (matrix, rhs, adjoint=Bool(false), name=None))]
 fn solve(
@@ -136,6 +139,7 @@ fn solve(
 ///
 /// Returns:
 ///     The inverses, of `input`'s shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, adjoint=Bool(false), name=None))]
 fn inv(
@@ -168,6 +172,7 @@ fn inv(
 ///
 /// Returns:
 ///     The determinants, `[...]`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 fn det(
@@ -201,6 +206,7 @@ fn factorisation_work(a: &Tensor) -> usize {
 ///
 /// Returns:
 ///     `a` with its last two axes swapped.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (a, name=None, conjugate=Flag(false)))]
 fn matrix_transpose(
@@ -226,6 +232,7 @@ fn matrix_transpose(
 ///
 /// Returns:
 ///     The conjugate of `matrix` with its last two axes swapped.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (matrix, name=None))]
 fn adjoint(matrix: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {

@@ -4,6 +4,7 @@
 use ferrotape_autodiff::core::kernels::{CompareOp, LogicalOp};
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::{DType, Tensor};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 use crate::convert::{axes_of, binary_operands, int_of, to_tensor, Flag};
@@ -16,6 +17,7 @@ use crate::tensor::{compute, truediv as true_divide, wrap, PyTensor};
 macro_rules! unary_ops {
     ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
+            #[op_errors]
             #[pyfunction]
             #[pyo3(signature = (x, name=None))]
             #[doc = registry::row_doc!(unary $tf $kind $args)]
@@ -123,6 +125,7 @@ unary_ops! {
 macro_rules! binary_ops {
     ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
+            #[op_errors]
             #[pyfunction]
             #[pyo3(signature = (x, y, name=None))]
             #[doc = registry::row_doc!(binary $tf $kind $args)]
@@ -249,6 +252,7 @@ fn reduce(
 macro_rules! reductions {
     ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
+            #[op_errors]
             #[pyfunction]
             #[pyo3(signature = (input_tensor, axis=None, keepdims=Flag(false), name=None))]
             #[doc = registry::row_doc!(reduction $tf $kind $args)]
@@ -319,6 +323,7 @@ fn arg_reduce(
 ///
 /// Returns:
 ///     A tensor of `input`'s shape without `axis`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 fn argmax(
@@ -347,6 +352,7 @@ fn argmax(
 ///
 /// Returns:
 ///     A tensor of `input`'s shape without `axis`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 fn argmin(
@@ -376,6 +382,7 @@ fn argmin(
 ///
 /// Returns:
 ///     A tensor of `x`'s shape and `dtype`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 fn cast(
@@ -407,6 +414,7 @@ fn cast(
 ///
 /// Returns:
 ///     A tensor of the broadcast shape of the three.
+#[op_errors]
 #[pyfunction]
 fn select(
     condition: &Bound<'_, PyAny>,
@@ -436,6 +444,7 @@ fn select(
 ///
 /// Returns:
 ///     A tensor of `t`'s shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (t, clip_value_min, clip_value_max, name=None))]
 fn clip_by_value(
@@ -467,6 +476,7 @@ fn clip_by_value(
 ///
 /// Returns:
 ///     Their element-wise sum.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (inputs, name=None))]
 fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
@@ -480,6 +490,7 @@ fn add_n(inputs: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult
 macro_rules! named_binary_ops {
     ($($name:ident($p:ident, $q:ident) [$($tf:literal),*] => $op:ident),* $(,)?) => {
         $(
+            #[op_errors]
             #[pyfunction]
             #[pyo3(signature = ($p, $q, name=None))]
             #[doc = concat!(
@@ -528,6 +539,7 @@ named_binary_ops! {
 ///
 /// Returns:
 ///     A tensor of the broadcast shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (a, b, x, name=None))]
 fn betainc(

@@ -3,6 +3,7 @@
 use ferrotape_autodiff::ops;
 use ferrotape_autodiff::Tensor;
 use ferrotape_core::kernels::{Conv2dParams, Padding, Window2d};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 use crate::convert::{binary_operands, to_tensor, Flag, Int, Real, Text};
@@ -15,6 +16,7 @@ use crate::tensor::{compute, wrap, PyTensor};
 macro_rules! activations {
     ($($name:ident $tf:tt => $kind:ident $args:tt),* $(,)?) => {
         $(
+            #[op_errors]
             #[pyfunction]
             #[pyo3(signature = (features, name=None))]
             #[doc = registry::row_doc!(activation $tf $kind $args)]
@@ -55,6 +57,7 @@ activations! {
 ///
 /// Returns:
 ///     A tensor of `features`' shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (features, alpha=Real(0.2), name=None))]
 fn leaky_relu(
@@ -81,6 +84,7 @@ fn leaky_relu(
 ///
 /// Returns:
 ///     A tensor of `features`' shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (features, approximate=Flag(false), name=None))]
 fn gelu(
@@ -107,6 +111,7 @@ fn gelu(
 ///
 /// Returns:
 ///     A tensor of `features`' shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (features, beta=Real(1.0), name=None))]
 fn silu(
@@ -138,6 +143,7 @@ fn axis_or_last(axis: Option<i64>) -> i64 {
 ///
 /// Returns:
 ///     A tensor of `logits`' shape and dtype, summing to 1 along `axis`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn softmax(
@@ -169,6 +175,7 @@ fn softmax(
 ///
 /// Returns:
 ///     A tensor of `logits`' shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 fn log_softmax(
@@ -210,6 +217,7 @@ fn required<'a, 'py>(
 ///
 /// Returns:
 ///     The loss per example: `logits`' shape without `axis`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, axis=Int(-1), name=None))]
 fn softmax_cross_entropy_with_logits(
@@ -249,6 +257,7 @@ fn softmax_cross_entropy_with_logits(
 ///
 /// Returns:
 ///     The loss per example, of `labels`' shape.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sparse_softmax_cross_entropy_with_logits(
@@ -281,6 +290,7 @@ fn sparse_softmax_cross_entropy_with_logits(
 ///
 /// Returns:
 ///     The element-wise loss, of `logits`' shape and dtype.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 fn sigmoid_cross_entropy_with_logits(
@@ -328,6 +338,7 @@ fn conv_params(stride: [usize; 2], dilation: [usize; 2], padding: &str) -> PyRes
 ///
 /// Returns:
 ///     The convolution, `[batch, out_height, out_width, out_channels]`.
+#[op_errors]
 #[pyfunction]
 fn conv2d_nhwc(
     py: Python<'_>,
@@ -367,6 +378,7 @@ fn conv2d_nhwc(
 ///
 /// Returns:
 ///     The gradient with respect to conv2d's input, of shape `input_sizes`.
+#[op_errors]
 #[pyfunction]
 fn conv2d_backprop_input_nhwc(
     py: Python<'_>,
@@ -407,6 +419,7 @@ fn conv2d_backprop_input_nhwc(
 ///
 /// Returns:
 ///     The gradient with respect to the kernel, of shape `filter_sizes`.
+#[op_errors]
 #[pyfunction]
 fn conv2d_backprop_filter_nhwc(
     py: Python<'_>,
@@ -454,6 +467,7 @@ fn pool_window(
 ///
 /// Returns:
 ///     The pooled images, `[batch, out_height, out_width, channels]`.
+#[op_errors]
 #[pyfunction]
 fn max_pool_nhwc(
     py: Python<'_>,
@@ -485,6 +499,7 @@ fn max_pool_nhwc(
 ///
 /// Returns:
 ///     The pooled images, `[batch, out_height, out_width, channels]`.
+#[op_errors]
 #[pyfunction]
 fn avg_pool_nhwc(
     py: Python<'_>,

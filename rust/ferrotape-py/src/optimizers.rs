@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use ferrotape_autodiff::core::kernels::OptimizerStep;
 use ferrotape_autodiff::{optim, trace, Tensor, Variable};
+use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 
 use crate::convert::to_tensor;
@@ -71,6 +72,7 @@ impl Scalar {
 /// step is then its value plus one, read when the step runs). With `weight_decay`, each
 /// variable whose entry of `decays` is true first decays (`w -= w·weight_decay·lr`, Keras's
 /// decoupled weight decay).
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (
     rule, learning_rate, step, hyperparameters, variables_, grads, slots, weight_decay=None,
@@ -140,6 +142,7 @@ fn apply(
 /// `average = m·average + (1 - m)·variable`, where `m` is `ema_momentum`, or 0 while the
 /// optimizer's `iterations` variable is 0 (the first step copies the variables). `iterations`
 /// is read when the update runs, so a traced step replays it with the current count.
+#[op_errors]
 #[pyfunction]
 fn update_moving_averages(
     py: Python<'_>,

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use ferrotape_autodiff::core::{Array, Buffer, DType, Element, ForeignOwner, Storage};
 use ferrotape_autodiff::Tensor;
+use ferrotape_py_macros::op_errors;
 use half::{bf16, f16};
 use numpy::ndarray::{ArrayView, IxDyn};
 use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
@@ -172,6 +173,7 @@ fn dlpack<'py>(
 /// >>> _core.share_numpy(np.arange(3.0)).numpy().tolist()
 /// [0.0, 1.0, 2.0]
 /// ```
+#[op_errors]
 #[pyfunction]
 pub fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<PyTensor>> {
     /// Lends the elements of `array`, read as numpy's `N`, as ferrotape's `T` of the same bits.

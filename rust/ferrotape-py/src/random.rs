@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use ferrotape_autodiff::core::random::{self, StdRng};
 use ferrotape_autodiff::core::Array;
 use ferrotape_autodiff::{trace, DType, Tensor};
+use ferrotape_py_macros::op_errors;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
@@ -122,6 +123,7 @@ fn float_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
 ///
 /// Returns:
 ///     A tensor of `shape` and `dtype`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn normal(
@@ -161,6 +163,7 @@ fn normal(
 ///
 /// Returns:
 ///     A tensor of `shape` and `dtype`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (shape, mean=Real(0.0), stddev=Real(1.0), dtype=None, seed=None, name=None))]
 fn truncated_normal(
@@ -201,6 +204,7 @@ fn truncated_normal(
 ///
 /// Returns:
 ///     A tensor of `shape` and `dtype`.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (shape, minval=Real(0.0), maxval=None, dtype=None, seed=None, name=None))]
 fn uniform(
@@ -238,6 +242,7 @@ fn uniform(
 ///
 /// Returns:
 ///     `value` with its rows along the first axis permuted.
+#[op_errors]
 #[pyfunction]
 #[pyo3(signature = (value, seed=None, name=None))]
 fn shuffle(

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use ferrotape_autodiff::tape::{self, GradientTape, Pause, Rows, Source};
 use ferrotape_autodiff::{ops, Error, Tape, Tensor};
+use ferrotape_py_macros::op_errors;
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -305,6 +306,7 @@ impl PyGradientTape {
     ///
     /// Returns:
     ///     None.
+    #[op_errors("GradientTape.watch")]
     fn watch(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
         for t in flatten(tensor)?.0 {
             if let Ok(v) = t.cast::<PyVariable>() {
@@ -383,6 +385,7 @@ impl PyGradientTape {
     /// Returns:
     ///     The gradients, in the structure of `sources`.
     #[pyo3(signature = (target, sources, output_gradients=None, unconnected_gradients=None))]
+    #[op_errors("GradientTape.gradient")]
     fn gradient<'py>(
         &self,
         py: Python<'py>,
@@ -434,6 +437,7 @@ impl PyGradientTape {
     /// Returns:
     ///     The Jacobians, in the structure of `sources`.
     #[pyo3(signature = (target, sources, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
+    #[op_errors("GradientTape.jacobian")]
     fn jacobian<'py>(
         &self,
         py: Python<'py>,
@@ -477,6 +481,7 @@ impl PyGradientTape {
     /// Returns:
     ///     A tensor of shape `(batch,) + target.shape[1:] + source.shape[1:]`.
     #[pyo3(signature = (target, source, unconnected_gradients=None, parallel_iterations=None, experimental_use_pfor=Flag(true)))]
+    #[op_errors("GradientTape.batch_jacobian")]
     fn batch_jacobian(
         &self,
         py: Python<'_>,
@@ -528,6 +533,7 @@ fn push_variable_watcher() {
 }
 
 /// Stops collecting and returns the variables read since the matching push.
+#[op_errors]
 #[pyfunction]
 fn pop_variable_watcher(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyAny>>> {
     tape::pop_variable_watcher()
@@ -556,6 +562,7 @@ impl CustomGradientFn {
     }
 }
 
+#[op_errors]
 #[pyfunction]
 fn record_custom_gradient(
     py: Python<'_>,
@@ -625,6 +632,7 @@ fn custom_gradient_call(
 }
 
 /// A new tensor with the same value as `x` and no recorded history.
+#[op_errors]
 #[pyfunction]
 fn fresh_tensor(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     Ok(PyTensor::new(ops::stop_gradient(&to_tensor(x, None)?)))

@@ -476,6 +476,7 @@ macro_rules! tensor_methods {
                 Ok(Bound::new(slf.py(), rows)?.into_any())
             }
 
+            #[::ferrotape_py_macros::op_errors("strided_slice")]
             fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
                 let t = $cls::operand(slf);
                 let spec = parse_index(t.shape(), index)?;
@@ -522,45 +523,76 @@ macro_rules! tensor_methods {
                 Err($crate::errors::type_error(concat!($pyname, " is unhashable. Instead, use id() as the key.")))
             }
 
+            #[::ferrotape_py_macros::op_errors("add")]
             fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__radd__", ops::add) }
+            #[::ferrotape_py_macros::op_errors("add")]
             fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::add) }
+            #[::ferrotape_py_macros::op_errors("subtract")]
             fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rsub__", ops::sub) }
+            #[::ferrotape_py_macros::op_errors("subtract")]
             fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::sub) }
+            #[::ferrotape_py_macros::op_errors("multiply")]
             fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmul__", ops::mul) }
+            #[::ferrotape_py_macros::op_errors("multiply")]
             fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::mul) }
+            #[::ferrotape_py_macros::op_errors("truediv")]
             fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rtruediv__", truediv) }
+            #[::ferrotape_py_macros::op_errors("truediv")]
             fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, truediv) }
+            #[::ferrotape_py_macros::op_errors("floordiv")]
             fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rfloordiv__", ops::floordiv) }
+            #[::ferrotape_py_macros::op_errors("floordiv")]
             fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floordiv) }
+            #[::ferrotape_py_macros::op_errors("floormod")]
             fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmod__", ops::floormod) }
+            #[::ferrotape_py_macros::op_errors("floormod")]
             fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, ops::floormod) }
+            #[::ferrotape_py_macros::op_errors("pow")]
             fn __pow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
                 let _ = modulo;
                 forward(slf.as_any(), &$cls::operand(slf), o, "__rpow__", ops::pow)
             }
+            #[::ferrotape_py_macros::op_errors("pow")]
             fn __rpow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
                 let _ = modulo;
                 binary(slf.py(), &$cls::operand(slf), o, true, ops::pow)
             }
+            #[::ferrotape_py_macros::op_errors("matmul")]
             fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { forward(slf.as_any(), &$cls::operand(slf), o, "__rmatmul__", |a, b| ops::matmul(a, b, false, false)) }
+            #[::ferrotape_py_macros::op_errors("matmul")]
             fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { binary(slf.py(), &$cls::operand(slf), o, true, |a, b| ops::matmul(a, b, false, false)) }
+            #[::ferrotape_py_macros::op_errors("negative")]
             fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::neg(&$cls::operand(slf))) }
             fn __pos__(slf: &Bound<'_, Self>) -> PyTensor { PyTensor::new($cls::operand(slf)) }
+            #[::ferrotape_py_macros::op_errors("abs")]
             fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> { wrap(ops::abs(&$cls::operand(slf))) }
+            #[::ferrotape_py_macros::op_errors("logical_not")]
             fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
                 Ok(PyTensor::new(ops::logical_not(&$cls::operand(slf)).raise()?))
             }
+            #[::ferrotape_py_macros::op_errors("logical_and")]
             fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, false) }
+            #[::ferrotape_py_macros::op_errors("logical_and")]
             fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::And, true) }
+            #[::ferrotape_py_macros::op_errors("logical_or")]
             fn __or__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Or, false) }
+            #[::ferrotape_py_macros::op_errors("logical_or")]
             fn __ror__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Or, true) }
+            #[::ferrotape_py_macros::op_errors("logical_xor")]
             fn __xor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Xor, false) }
+            #[::ferrotape_py_macros::op_errors("logical_xor")]
             fn __rxor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { logical(&$cls::operand(slf), o, LogicalOp::Xor, true) }
+            #[::ferrotape_py_macros::op_errors("less")]
             fn __lt__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::Less) }
+            #[::ferrotape_py_macros::op_errors("less_equal")]
             fn __le__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::LessEqual) }
+            #[::ferrotape_py_macros::op_errors("greater")]
             fn __gt__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::Greater) }
+            #[::ferrotape_py_macros::op_errors("greater_equal")]
             fn __ge__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<PyTensor> { comparison(&$cls::operand(slf), o, CompareOp::GreaterEqual) }
+            #[::ferrotape_py_macros::op_errors("equal")]
             fn __eq__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { equality(slf.py(), &$cls::operand(slf), o, true) }
+            #[::ferrotape_py_macros::op_errors("not_equal")]
             fn __ne__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> { equality(slf.py(), &$cls::operand(slf), o, false) }
         }
     };
