@@ -475,9 +475,19 @@ pub(super) fn gemm_strided<T: GemmFloat>(
     } else {
         Parallelism::None
     };
-    assert!(dst.len() >= m * n);
-    // SAFETY: the callers pass slices holding every element the strides reach (checked by the
-    // shape computations of `Window2d`), and `dst` has room for m·n row-major elements.
+    // Checked here, not trusted from the callers, so that this safe function is sound for any
+    // arguments: three multiplications per product, nothing next to the product itself.
+    assert!(dst.len() >= m * n, "gemm_strided: dst too short");
+    assert!(
+        strided_fits(lhs.0.len(), m, k, lhs.1, lhs.2),
+        "gemm_strided: lhs out of bounds"
+    );
+    assert!(
+        strided_fits(rhs.0.len(), k, n, rhs.1, rhs.2),
+        "gemm_strided: rhs out of bounds"
+    );
+    // SAFETY: every element the strides reach lies inside `lhs.0` and `rhs.0` (asserted above),
+    // and `dst` has room for m·n row-major elements.
     unsafe {
         gemm::gemm(
             m,
@@ -501,6 +511,28 @@ pub(super) fn gemm_strided<T: GemmFloat>(
             parallelism,
         );
     }
+}
+
+/// Whether every element of a `rows × cols` operand (both at least 1) with these strides lies
+/// inside a slice of `len` elements starting at offset 0.
+fn strided_fits(
+    len: usize,
+    rows: usize,
+    cols: usize,
+    row_stride: isize,
+    col_stride: isize,
+) -> bool {
+    let reach = |count: usize, stride: isize| {
+        isize::try_from(count - 1)
+            .ok()
+            .and_then(|c| c.checked_mul(stride))
+    };
+    let (Some(r), Some(c)) = (reach(rows, row_stride), reach(cols, col_stride)) else {
+        return false;
+    };
+    let lowest = r.min(0).checked_add(c.min(0));
+    let highest = r.max(0).checked_add(c.max(0));
+    matches!((lowest, highest), (Some(0), Some(h)) if (h as usize) < len)
 }
 
 /// The taps `lo..hi` of one window row at output column `ox` that land inside the image, and
@@ -1184,6 +1216,33 @@ pub(super) fn check_output_gradient(
 pub(super) mod tests {
     use super::*;
     use crate::simd::{at_level, SimdLevel};
+
+    #[test]
+    fn gemm_strided_refuses_operands_its_strides_leave() {
+        // A 2×3 row-major operand needs 6 elements; transposed strides reach the same ones.
+        assert!(strided_fits(6, 2, 3, 3, 1) && strided_fits(6, 3, 2, 1, 3));
+        assert!(!strided_fits(5, 2, 3, 3, 1));
+        assert!(!strided_fits(100, 2, 3, -3, 1)); // before the slice's start
+        assert!(!strided_fits(usize::MAX, 2, 2, isize::MAX, 1)); // the offset overflows
+        let result = std::panic::catch_unwind(|| {
+            let mut dst = [0.0f32; 4];
+            gemm_strided(
+                2,
+                2,
+                2,
+                &mut dst,
+                false,
+                (&[1.0; 3], 2, 1),
+                (&[1.0; 4], 2, 1),
+                false,
+            )
+        });
+        assert!(result.is_err(), "a 3-element lhs read as 2×2");
+        let mut dst = [0.0f32; 4];
+        let (a, b) = ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 0.0, 1.0]);
+        gemm_strided(2, 2, 2, &mut dst, false, (&a, 2, 1), (&b, 2, 1), false);
+        assert_eq!(dst, a);
+    }
 
     /// Direct convolution by definition, in f64.
     fn conv_reference(

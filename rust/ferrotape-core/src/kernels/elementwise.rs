@@ -18,9 +18,13 @@ use crate::{
 const CHUNK: usize = 16 * 1024;
 
 /// A vector of `len` elements, written by `fill(start, chunk)` chunk by chunk: in parallel for
-/// large `len`, each chunk at the widest SIMD level in force. `fill` must write every element
-/// of the chunk it is given (the loops here zip the chunk with their inputs).
-fn filled<U: Element>(
+/// large `len`, each chunk at the widest SIMD level in force.
+///
+/// # Safety
+/// `fill` must write every element of the chunk it is given: the vector's length is set to
+/// `len` afterwards, so an element left unwritten would be read as a value (the loops here
+/// zip each chunk with inputs at least as long as the rest of the output).
+unsafe fn filled<U: Element>(
     len: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
 ) -> Result<Vec<U>> {
@@ -32,7 +36,8 @@ fn filled<U: Element>(
             || fill(start, chunk),
         )
     });
-    // SAFETY: every chunk of the first `len` slots was written by `fill` (its contract).
+    // SAFETY: every chunk of the first `len` slots was written by `fill` (the caller's
+    // promise, this function's safety contract).
     unsafe { out.set_len(len) };
     Ok(out)
 }
@@ -59,15 +64,19 @@ fn fill_chunks<U: Send>(
 
 /// `f` over a contiguous slice, in parallel chunks when it is long.
 fn map_slice<T: Element, U: Element>(s: &[T], f: impl Fn(T) -> U + Sync) -> Result<Vec<U>> {
-    filled(
-        s.len(),
-        #[inline(always)]
-        |start, out| {
-            for (o, &x) in out.iter_mut().zip(&s[start..]) {
-                o.write(f(x));
-            }
-        },
-    )
+    // SAFETY: the chunk at `start` is zipped with `s[start..]`, exactly as long as the rest of
+    // the output, so every element is written.
+    unsafe {
+        filled(
+            s.len(),
+            #[inline(always)]
+            |start, out| {
+                for (o, &x) in out.iter_mut().zip(&s[start..]) {
+                    o.write(f(x));
+                }
+            },
+        )
+    }
 }
 
 /// Maps `data` (the buffer of `a`) through `f` in row-major order.
@@ -76,16 +85,20 @@ fn map<T: Element, U: Element>(a: &Array, data: &[T], f: impl Fn(T) -> U + Sync)
         Some(Operand::Full(s)) => return map_slice(s, f),
         Some(Operand::Scalar(x)) => {
             let y = f(x);
-            return filled(a.len(), |_, out| out.fill(MaybeUninit::new(y)));
+            // SAFETY: `fill` writes the whole chunk.
+            return unsafe { filled(a.len(), |_, out| out.fill(MaybeUninit::new(y))) };
         }
         Some(Operand::Block(block)) => {
             let mapped: Vec<U> = block.iter().map(|&x| f(x)).collect();
             let k = mapped.len();
-            return filled(a.len(), |start, out| {
-                for (i, o) in out.iter_mut().enumerate() {
-                    o.write(mapped[(start + i) % k]);
-                }
-            });
+            // SAFETY: the loop visits every element of the chunk.
+            return unsafe {
+                filled(a.len(), |start, out| {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        o.write(mapped[(start + i) % k]);
+                    }
+                })
+            };
         }
         None => {}
     }
@@ -103,30 +116,35 @@ fn rows<T: Element, U: Element>(
     g: impl Fn(T, T) -> U + Sync,
 ) -> Result<Vec<U>> {
     let k = block.len();
-    filled(
-        full.len(),
-        #[inline(always)]
-        |start, out| {
-            // Each chunk starts mid-row in general: the first (partial) row, then whole rows.
-            let mut done = 0;
-            let lead = ((k - start % k) % k).min(out.len());
-            for (o, (&p, &q)) in out[..lead]
-                .iter_mut()
-                .zip(full[start..].iter().zip(&block[start % k..]))
-            {
-                o.write(g(p, q));
-            }
-            done += lead;
-            for (o_row, p_row) in out[done..]
-                .chunks_mut(k)
-                .zip(full[start + done..].chunks(k))
-            {
-                for (o, (&p, &q)) in o_row.iter_mut().zip(p_row.iter().zip(block)) {
+    // SAFETY: the chunk at `start` is zipped with `full[start..]` (as long as the rest of the
+    // output) and `block`, cycled from the row position of `start`: the first partial row, then
+    // whole rows of `k`, each as long as `block`, so every element is written.
+    unsafe {
+        filled(
+            full.len(),
+            #[inline(always)]
+            |start, out| {
+                // Each chunk starts mid-row in general: the first (partial) row, then whole rows.
+                let mut done = 0;
+                let lead = ((k - start % k) % k).min(out.len());
+                for (o, (&p, &q)) in out[..lead]
+                    .iter_mut()
+                    .zip(full[start..].iter().zip(&block[start % k..]))
+                {
                     o.write(g(p, q));
                 }
-            }
-        },
-    )
+                done += lead;
+                for (o_row, p_row) in out[done..]
+                    .chunks_mut(k)
+                    .zip(full[start + done..].chunks(k))
+                {
+                    for (o, (&p, &q)) in o_row.iter_mut().zip(p_row.iter().zip(block)) {
+                        o.write(g(p, q));
+                    }
+                }
+            },
+        )
+    }
 }
 
 /// Combines `a` and `b` (already known to broadcast to `shape`) element by element.
@@ -141,16 +159,20 @@ fn zip<T: Element, U: Element>(
     if let (Some(oa), Some(ob)) = (Operand::of(a, da, shape), Operand::of(b, db, shape)) {
         match (oa, ob) {
             (Operand::Full(x), Operand::Full(y)) => {
-                return filled(
-                    x.len(),
-                    #[inline(always)]
-                    |start, out| {
-                        for (o, (&p, &q)) in out.iter_mut().zip(x[start..].iter().zip(&y[start..]))
-                        {
-                            o.write(f(p, q));
-                        }
-                    },
-                );
+                // SAFETY: both operands are full, as long as the output, so the zip at
+                // `start` covers the whole chunk.
+                return unsafe {
+                    filled(
+                        x.len(),
+                        #[inline(always)]
+                        |start, out| {
+                            let inputs = x[start..].iter().zip(&y[start..]);
+                            for (o, (&p, &q)) in out.iter_mut().zip(inputs) {
+                                o.write(f(p, q));
+                            }
+                        },
+                    )
+                };
             }
             // `move`: the scalar is copied into the closure. Captured by reference, it is read
             // from memory on every element, as the output's stores might change it, and the
