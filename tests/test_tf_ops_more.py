@@ -176,6 +176,46 @@ def test_dynamic_partition_and_stitch_invert_each_other():
     check_grad(lambda a, b: ft.dynamic_stitch([[2, 0], [1]], [a, b]), rand(2, 3), rand(1, 3))
 
 
+def test_dynamic_partition_checks_its_arguments_as_tf_does():
+    x = ft.constant([1.0, 2.0])
+    # Partitions are int32: a tensor of another dtype is refused (issue 34: under a tape this
+    # leaked an AttributeError), and Python ints wrap to int32 as TensorFlow converts them.
+    with ft.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(ft.errors.InvalidArgumentError, match="int32 tensor but is a float"):
+            ft.dynamic_partition(x, ft.constant([1.0, 0.0]), 2)
+    with pytest.raises(ft.errors.InvalidArgumentError, match="int32 tensor but is a int64"):
+        ft.dynamic_partition(x, ft.constant([0, 1], ft.int64), 2)
+    wrapped = ft.dynamic_partition(x, [0, 2**40], 2)
+    assert [p.numpy().tolist() for p in wrapped] == [[1.0, 2.0], []]
+    # num_partitions is an int attribute: TensorFlow's make_int truncates floats and reads
+    # scalar tensors, refuses strings, non-scalars and counts past int32 or below 1.
+    assert [p.numpy().tolist() for p in ft.dynamic_partition(x, [0, 0], 1.5)] == [[1.0, 2.0]]
+    assert len(ft.dynamic_partition(x, [0, 1], ft.constant(3))) == 3
+    for bad in ["2", None, ft.constant([2])]:
+        with pytest.raises(TypeError, match="Expected int for argument 'num_partitions'"):
+            ft.dynamic_partition(x, [0, 1], bad)
+    with pytest.raises(ValueError, match="Number of outputs is too big: 1099511627776"):
+        ft.dynamic_partition(x, [0, 1], 2**40)
+    with pytest.raises(ft.errors.InvalidArgumentError, match="of 0 must be at least minimum 1"):
+        ft.dynamic_partition(x, [0, 0], 0)
+
+
+def test_dynamic_stitch_lists_as_tf_reads_them():
+    # Two tensors are read as the lists of their rows, as TensorFlow's fast path does.
+    got = ft.dynamic_stitch(ft.constant([[1, 0], [2, 3]]), ft.constant([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(got.numpy(), [2.0, 1.0, 3.0, 4.0])
+    for bad in [1, "ab", None, ft.constant(1)]:
+        with pytest.raises(TypeError, match="Expected list for 'indices' argument"):
+            ft.dynamic_stitch(bad, bad)
+    with pytest.raises(ValueError, match="expected a sequence for attr N, got an ndarray"):
+        ft.dynamic_stitch(np.array([[0, 1]]), np.array([[1.0, 2.0]]))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="int32 tensor but is a float"):
+        ft.dynamic_stitch([ft.constant(1.0)], [ft.constant(1.0)])
+    # 2**40 wraps to index 0 (TensorFlow: [2.0]).
+    np.testing.assert_array_equal(ft.dynamic_stitch([[0, 2**40]], [[1.0, 2.0]]).numpy(), [2.0])
+
+
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 def test_meshgrid_matches_numpy(indexing):
     a, b, c = rand(3), rand(4), rand(2)

@@ -10,6 +10,8 @@ entry is used several times) and results live on the input's device. A host read
 tensor makes an ``ft.function`` run eagerly (it warns once), with the same results.
 """
 
+import reprlib
+
 import numpy as np
 
 from . import _core
@@ -21,6 +23,34 @@ from .errors import InvalidArgumentError
 def _host(x):
     """A tensor-or-array-like argument's value as a numpy array."""
     return np.asarray(x.numpy() if _core.is_tensor(x) else x)
+
+
+def _int32_input(op, name, position, value):
+    """An ``int32`` input of a TensorFlow kernel (``partitions``, ``indices``) as a numpy array:
+    a tensor must be ``int32`` already (TensorFlow's InvalidArgumentError), a Python or numpy
+    value converts to ``int32`` as ``tf.convert_to_tensor`` does (Python ints wrap)."""
+    if _core.is_tensor(value) and value.dtype != "int32":
+        raise InvalidArgumentError(
+            f"{op}: {name} (input #{position}) was expected to be a int32 tensor but is a "
+            f"{value.dtype.name} tensor"
+        )
+    return np.asarray(_core.convert_to_tensor(value, dtype="int32").numpy(), np.int64)
+
+
+def _int_attr(op, name, value):
+    """An int attribute (TensorFlow's ``make_int``): anything ``int()`` takes but a string, else
+    a TypeError naming the argument; TensorFlow refuses a count past int32 as a ValueError."""
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError
+        number = int(value.numpy() if _core.is_tensor(value) else value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(
+            f"{op}: Expected int for argument '{name}' not {reprlib.repr(value)}."
+        ) from None
+    if number >= 2**31:
+        raise ValueError(f"{op}: Number of outputs is too big: {number} ({name})")
+    return number
 
 
 def _reorder(x, axis, index):
@@ -268,21 +298,31 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     [[10, 30], [20], [40]]
     """
     del name
+    count = _int_attr("dynamic_partition", "num_partitions", num_partitions)
+    if count < 1:
+        raise InvalidArgumentError(
+            f"dynamic_partition: Value for attr 'num_partitions' of {count} must be at least "
+            f"minimum 1"
+        )
     x = _core.convert_to_tensor(data)
-    parts = _host(partitions).astype(np.int64)
+    parts = _int32_input("dynamic_partition", "partitions", 1, partitions)
     if tuple(x.shape[: parts.ndim]) != parts.shape:
         raise InvalidArgumentError(
             f"dynamic_partition: data.shape must start with partitions.shape, received "
             f"{list(x.shape)} and {list(parts.shape)}"
         )
-    bad = (parts < 0) | (parts >= num_partitions)
+    flat = _core.reshape(x, [-1, *x.shape[parts.ndim :]])
+    parts = parts.reshape(-1)
+    bad = (parts < 0) | (parts >= count)
     if bad.any():
         raise InvalidArgumentError(
-            f"dynamic_partition: partitions must be in [0, {num_partitions}), received "
-            f"{parts[bad].tolist()}"
+            f"dynamic_partition: partitions must be in [0, {count}), received {parts[bad].tolist()}"
         )
-    flat = _core.reshape(x, [-1, *x.shape[parts.ndim :]])
-    return [_reorder(flat, 0, np.flatnonzero(parts == p)) for p in range(num_partitions)]
+    check_host_size("dynamic_partition", [count], "int64")
+    # A stable sort groups the entries by partition, each group in its original order.
+    order = np.argsort(parts, kind="stable")
+    ends = np.cumsum(np.bincount(parts, minlength=count))
+    return [_reorder(flat, 0, group) for group in np.split(order, ends[:-1])]
 
 
 def dynamic_stitch(indices, data, name=None):
@@ -308,12 +348,13 @@ def dynamic_stitch(indices, data, name=None):
     array([1., 3., 2., 4.], dtype=float32)
     """
     del name
+    indices, data = _input_list("indices", indices), _input_list("data", data)
     if len(indices) != len(data) or not data:
         raise InvalidArgumentError(
             f"dynamic_stitch: indices and data must be non-empty lists of one length, received "
             f"{len(indices)} and {len(data)}"
         )
-    index = [_host(i).astype(np.int64) for i in indices]
+    index = [_int32_input("dynamic_stitch", "indices", m, i) for m, i in enumerate(indices)]
     values = _same_dtype(data)
     rest = list(values[0].shape[index[0].ndim :])
     for i, v in zip(index, values, strict=True):
@@ -327,11 +368,31 @@ def dynamic_stitch(indices, data, name=None):
         raise InvalidArgumentError(f"dynamic_stitch: indices must be >= 0, received {flat_index}")
     rows = _core.concat([_core.reshape(v, [-1, *rest]) for v in values], 0)
     size = int(flat_index.max()) + 1 if flat_index.size else 0
+    check_host_size("dynamic_stitch", [size], "int64")
+    check_host_size("dynamic_stitch", [size, *rest], rows.dtype)
     # Row ``len(flat_index)`` is a zero row, for the merged rows no index names.
     source = np.full(size, flat_index.size, dtype=np.int64)
     source[flat_index] = np.arange(flat_index.size)  # numpy assigns in order: the last wins
     padded = _core.concat([rows, _core.zeros([1, *rest], rows.dtype)], 0)
     return _reorder(padded, 0, source)
+
+
+def _input_list(name, value):
+    """A list input of ``dynamic_stitch``: a list or tuple, or a tensor read as the list of its
+    rows (TensorFlow's fast path iterates any sequence); anything else is refused as TensorFlow
+    refuses it."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if _core.is_tensor(value) and value.ndim > 0:
+        return [value[i] for i in range(value.shape[0])]
+    if isinstance(value, np.ndarray):
+        raise ValueError(
+            f"dynamic_stitch: expected a sequence for attr N, got an ndarray with rank "
+            f"{value.ndim} instead ({name})"
+        )
+    raise TypeError(
+        f"Expected list for '{name}' argument to 'dynamic_stitch' Op, not {reprlib.repr(value)}."
+    )
 
 
 def _same_dtype(items):
