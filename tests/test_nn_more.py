@@ -198,6 +198,17 @@ def test_sufficient_statistics_checks_its_axes():
     assert float(count) == 3.0 and m_ss.shape == (2,)
 
 
+def test_weighted_cross_entropy_refuses_what_tf_refuses():
+    x = ft.constant([1.0, 0.0])
+    # A string array leaked numpy's UFuncTypeError (TensorFlow's too): a TypeError naming it.
+    for bad in [np.array(["a", "b"]), np.array([b"a"]), "a", None, [1.0, 2.0]]:
+        with pytest.raises(TypeError, match="pos_weight must be a number") as info:
+            ft.nn.weighted_cross_entropy_with_logits(x, x, bad)
+        assert type(info.value) is TypeError
+    with pytest.raises(ValueError, match=r"must have the same shape, received \(\[2\] vs \[3\]\)"):
+        ft.nn.weighted_cross_entropy_with_logits(ft.ones([3]), x, 2.0)
+
+
 def test_losses_match_their_formulas():
     logits, labels = rand(3, 4), RNG.uniform(size=(3, 4))
     sig = 1 / (1 + np.exp(-logits))
@@ -206,6 +217,16 @@ def test_losses_match_their_formulas():
     np.testing.assert_allclose(got, want, rtol=1e-10)
     big = ft.nn.weighted_cross_entropy_with_logits([1.0], ft.constant([-200.0]), 2.0).numpy()
     assert np.isfinite(big).all()
+    # TensorFlow's values for a per-class numpy weight and for TF's own test case in float64.
+    x = ft.constant([1.0, 0.0])
+    weighted = ft.nn.weighted_cross_entropy_with_logits(x, x, np.array([2.0, 3.0])).numpy()
+    np.testing.assert_allclose(weighted, [0.6265234, 0.6931472], rtol=1e-6)
+    wide = ft.constant([1.0, 0.0], ft.float64), ft.constant([0.5, -3.0], ft.float64)
+    np.testing.assert_allclose(
+        ft.nn.weighted_cross_entropy_with_logits(*wide, 0.25).numpy(),
+        [0.11851924604502667, 0.048587351573742055],
+        rtol=1e-12,
+    )
     targets = np.array([0.0, 1.0, 3.0, 7.0])
     log_input = rand(4)
     plain = np.exp(log_input) - log_input * targets

@@ -3,6 +3,7 @@ most of them in ``nn_impl.py``), each differentiable through its formula."""
 
 import math
 import operator
+import reprlib
 
 import numpy as np
 
@@ -215,9 +216,25 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     del name
     logits = _core.convert_to_tensor(logits)
     labels = _core.cast(labels, logits.dtype)
-    log_weight = 1.0 + (pos_weight - 1.0) * labels
+    if labels.shape != logits.shape:
+        raise ValueError(
+            f"weighted_cross_entropy_with_logits: `logits` and `labels` must have the same "
+            f"shape, received ({list(logits.shape)} vs {list(labels.shape)})."
+        )
+    numeric = isinstance(pos_weight, (int, float, np.number, np.bool_)) or _core.is_tensor(
+        pos_weight
+    )
+    if not (numeric or isinstance(pos_weight, np.ndarray) and pos_weight.dtype.kind in "biufc"):
+        # TensorFlow computes ``pos_weight - 1`` in Python: for a string array numpy's
+        # UFuncTypeError escapes there; this is the TypeError it derives from, with the op.
+        raise TypeError(
+            f"weighted_cross_entropy_with_logits: pos_weight must be a number, a numeric array "
+            f"or a tensor, received pos_weight={reprlib.repr(pos_weight)}"
+        )
+    # TensorFlow's own expression, integer literals included, so dtypes mix as they do there.
+    log_weight = 1 + (pos_weight - 1) * labels
     softplus_neg = _core.log1p(_core.exp(-_core.abs(logits))) + relu(-logits)
-    return (1.0 - labels) * logits + log_weight * softplus_neg
+    return (1 - labels) * logits + log_weight * softplus_neg
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
