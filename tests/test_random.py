@@ -107,3 +107,42 @@ def test_set_seed_takes_any_int_as_tensorflow():
         tf.keras.utils.set_random_seed(2**70)
     finally:
         tf.random.set_seed(None)
+
+
+def test_op_seeds_of_python_ops_take_any_int_as_tensorflow():
+    # TF 2.21 reduces op seeds modulo 2**31 - 1 as well (random_seed._truncate_seed): dropout,
+    # the image augmentations and Generator.from_seed accept 2**70 and -1, where ferrotape's
+    # native uniform raised OverflowError. Seeds that agree modulo 2**31 - 1 draw alike.
+    m = 2**31 - 1
+    image = tf.reshape(tf.range(12.0), [2, 2, 3])
+
+    def draw(op, seed):
+        tf.random.set_seed(4)
+        return op(seed).numpy()
+
+    ops = [
+        lambda seed: tf.nn.dropout(tf.ones([64]), 0.5, seed=seed),
+        lambda seed: tf.image.random_flip_left_right(image, seed=seed),
+        lambda seed: tf.image.random_flip_up_down(image, seed=seed),
+        lambda seed: tf.image.random_brightness(image, 0.5, seed=seed),
+        lambda seed: tf.image.random_contrast(image, 0.1, 0.9, seed=seed),
+        lambda seed: tf.image.random_saturation(image, 0.1, 0.9, seed=seed),
+        lambda seed: tf.image.random_hue(image, 0.4, seed=seed),
+        lambda seed: tf.image.random_crop(image, [1, 1, 3], seed=seed),
+    ]
+    try:
+        for op in ops:
+            for seed, same in ((2**70, 2**70 % m), (-1, m - 1), (-(2**80), -(2**80) % m)):
+                np.testing.assert_array_equal(draw(op, seed), draw(op, same))
+        with pytest.raises(TypeError, match="dropout: seed must be an int or None"):
+            tf.nn.dropout(tf.ones([2]), 0.5, seed="a")
+    finally:
+        tf.random.set_seed(None)
+    # A Python int of any size is chopped into 64-bit words, as TensorFlow does.
+    for seed in (2**70, -(2**70), 2**200):
+        g, h = tf.random.Generator.from_seed(seed), tf.random.Generator.from_seed(seed)
+        np.testing.assert_array_equal(g.normal([4]).numpy(), h.normal([4]).numpy())
+    assert not np.array_equal(
+        tf.random.Generator.from_seed(2**70).normal([4]).numpy(),
+        tf.random.Generator.from_seed(0).normal([4]).numpy(),
+    )

@@ -58,12 +58,15 @@ class Generator:
         """A generator whose draws are a function of the int ``seed``.
 
         Args:
-            seed: An int (or a list of ints, mixed into one key).
+            seed: An int of any size (or a list of ints, mixed into one key).
             alg: The algorithm (see ``ft.random.Algorithm``).
 
         Returns:
             A new ``Generator``.
         """
+        if isinstance(seed, int) and not -(2**63) <= seed < 2**64:
+            # TensorFlow chops a Python int of any size into the state's 64-bit words.
+            seed = np.array([(seed >> n) & _random._U64 for n in (0, 64, 128)], np.uint64)
         values = np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed)
         if values.dtype.kind not in "iu":
             raise ValueError(f"Generator.from_seed: seed must be ints, received {seed!r}")

@@ -6,6 +6,7 @@ import reprlib
 import numpy as np
 
 from . import _core
+from . import random as _random
 from ._exports.nn import *  # noqa: F403 (the native names: scripts/gen_bindings.py)
 from ._exports.nn import __all__ as _native
 
@@ -132,6 +133,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
             f"dropout: rate must be a number in [0, 1), received rate={reprlib.repr(rate)}"
         )
     shape = x.shape if noise_shape is None else noise_shape
+    seed = _random._seed_int("dropout", seed)  # any int, reduced as TensorFlow reduces seeds
     keep = _core.random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
     return x * _core.cast(keep, x.dtype) / (1.0 - rate)
 

@@ -14,7 +14,10 @@ from .color import adjust_brightness, adjust_contrast, adjust_hue, adjust_satura
 from .geometry import flip_left_right, flip_up_down
 
 
-def _stateful(seed):
+def _stateful(op, seed):
+    # An op seed of any size or sign reduces as TensorFlow's do (see ``ft.random.set_seed``).
+    seed = _random._seed_int(op, seed)
+
     def draw(shape, minval, maxval):
         if minval == maxval:  # An empty range (max_delta=0) has one value to draw.
             return _core.fill(shape, float(minval))
@@ -54,7 +57,9 @@ def random_flip_left_right(image, seed=None):
     >>> ft.image.random_flip_left_right(ft.zeros([2, 2, 1]), seed=1).shape
     TensorShape([2, 2, 1])
     """
-    return _random_flip("random_flip_left_right", image, flip_left_right, _stateful(seed))
+    return _random_flip(
+        "random_flip_left_right", image, flip_left_right, _stateful("random_flip_left_right", seed)
+    )
 
 
 def random_flip_up_down(image, seed=None):
@@ -72,7 +77,9 @@ def random_flip_up_down(image, seed=None):
     >>> ft.image.random_flip_up_down(ft.zeros([2, 2, 1]), seed=1).shape
     TensorShape([2, 2, 1])
     """
-    return _random_flip("random_flip_up_down", image, flip_up_down, _stateful(seed))
+    return _random_flip(
+        "random_flip_up_down", image, flip_up_down, _stateful("random_flip_up_down", seed)
+    )
 
 
 @computed_on_host_when_traced("seed")
@@ -149,7 +156,7 @@ def random_brightness(image, max_delta, seed=None):
     0.0
     """
     delta = _max_delta("random_brightness", max_delta)
-    return adjust_brightness(image, _stateful(seed)([], -delta, delta))
+    return adjust_brightness(image, _stateful("random_brightness", seed)([], -delta, delta))
 
 
 @computed_on_host_when_traced("seed")
@@ -192,7 +199,7 @@ def random_contrast(image, lower, upper, seed=None):
     array([1., 1., 1., 1.], dtype=float32)
     """
     lower, upper = _bounds("random_contrast", lower, upper)
-    return adjust_contrast(image, _stateful(seed)([], lower, upper))
+    return adjust_contrast(image, _stateful("random_contrast", seed)([], lower, upper))
 
 
 @computed_on_host_when_traced("seed")
@@ -236,7 +243,7 @@ def random_saturation(image, lower, upper, seed=None):
     TensorShape([1, 1, 3])
     """
     lower, upper = _bounds("random_saturation", lower, upper)
-    return adjust_saturation(image, _stateful(seed)([], lower, upper))
+    return adjust_saturation(image, _stateful("random_saturation", seed)([], lower, upper))
 
 
 @computed_on_host_when_traced("seed")
@@ -279,7 +286,7 @@ def random_hue(image, max_delta, seed=None):
     TensorShape([1, 1, 3])
     """
     delta = _max_delta("random_hue", max_delta, 0.5)
-    return adjust_hue(image, _stateful(seed)([], -delta, delta))
+    return adjust_hue(image, _stateful("random_hue", seed)([], -delta, delta))
 
 
 @computed_on_host_when_traced("seed")
@@ -342,6 +349,8 @@ def random_crop(value, size, seed=None, name=None):
     TensorShape([2, 2, 3])
     """
     del name
+
+    seed = _random._seed_int("random_crop", seed)
 
     def offsets(n):
         return _core.random.uniform([n], maxval=2**31 - 1, dtype="int32", seed=seed).numpy()
