@@ -67,6 +67,30 @@ def test_ops_compute_eagerly_on_tensors_and_arrays():
         ops.mean(X, 1, False, "extra")
 
 
+def test_prod_cumsum_and_concatenate_follow_keras_tensorflow_backend():
+    ops, x = keras.ops, ft.constant([[1, 2], [3, 4]])
+
+    def got(t):
+        return t.dtype.name, t.numpy().tolist()
+
+    # Keras 3 checks prod's dtype, then its TensorFlow backend ignores it (int32 stays int32);
+    # without one, bool and narrow ints are widened first.
+    assert got(ops.prod(x, dtype=float)) == ("int32", 24)
+    assert got(ops.prod(x, axis=0, dtype="float32")) == ("int32", [3, 8])
+    assert got(ops.prod(ft.constant([[1.5, 2.0]]), dtype=int)) == ("float32", 3.0)
+    assert got(ops.prod(ft.constant([True, False]))) == ("int32", 0)
+    assert got(ops.prod(ft.constant([2, 3], ft.int8))) == ("int32", 6)
+    assert got(ops.prod(ft.constant([2, 3], ft.uint16))) == ("uint32", 6)
+    with pytest.raises(ValueError, match="Invalid dtype: bogus"):
+        ops.prod(x, dtype="bogus")
+    assert got(ops.cumsum(ft.constant([True, False]))) == ("int32", [1, 1])
+    # One tensor is not a list of tensors (Keras: ValueError); a list or tuple is.
+    for one in (x, np.ones([2, 2])):
+        with pytest.raises(ValueError, match="keras.ops.concatenate: xs must be a list"):
+            ops.concatenate(one)
+    assert got(ops.concatenate((x, x), axis=1)) == ("int32", [[1, 2, 1, 2], [3, 4, 3, 4]])
+
+
 def test_tf_ops_on_a_keras_tensor_raise_keras_value_error():
     x = keras.Input((4,))
     for call in (

@@ -41,9 +41,20 @@ def _cast(x, dtype):
     return x if dtype is None else _core.cast(x, standardize_dtype(dtype))
 
 
+# The dtype Keras 3's TensorFlow backend widens a product's operand to when no dtype is given.
+_PROD_WIDENED = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "uint32"}
+_PROD_WIDENED["uint16"] = "uint32"
+
+
 def _prod(x, axis=None, keepdims=False, dtype=None):
+    # Keras 3 checks ``dtype`` and its TensorFlow backend then ignores it: the product keeps
+    # ``x``'s dtype (prod(int32, dtype=float) is int32); only without one are narrow ints widened.
     x = as_tensor(x)
-    return ft_math.reduce_prod(_cast(x, dtype), axis, keepdims)
+    if dtype is None:
+        x = _core.cast(x, _PROD_WIDENED.get(x.dtype.name, x.dtype))
+    else:
+        standardize_dtype(dtype)
+    return ft_math.reduce_prod(x, axis, keepdims)
 
 
 def _arg_extremum(fn):
@@ -102,10 +113,23 @@ def _flip(x, axis=None):
 
 
 def _cumsum(x, axis=None, dtype=None):
-    x = as_tensor(x)
+    x = _cast(as_tensor(x), dtype)
+    if x.dtype == "bool":  # as Keras's TensorFlow backend: bools count as int32
+        x = _core.cast(x, "int32")
     if axis is None:
         x, axis = _core.reshape(x, [-1]), 0
-    return ft_math.cumsum(_cast(x, dtype), axis=axis)
+    return ft_math.cumsum(x, axis=axis)
+
+
+def _concatenate(xs, axis=0):
+    if isinstance(xs, (_core.Tensor, _core.Variable, np.ndarray)) and np.ndim(xs) > 0:
+        # Keras's TensorFlow backend refuses one tensor (a ValueError, from numpy); reading its
+        # rows as the list, as numpy does, would return what TensorFlow never gives.
+        raise ValueError(
+            f"keras.ops.concatenate: xs must be a list or tuple of tensors, received one "
+            f"tensor of shape {list(np.shape(xs))}"
+        )
+    return _core.concat(list(xs), axis)
 
 
 _rows = [
@@ -184,7 +208,7 @@ _rows = [
     (
         "concatenate",
         "Concatenate",
-        lambda xs, axis=0: _core.concat(list(xs), axis),
+        _concatenate,
         ("xs",),
         (("axis", 0),),
     ),
