@@ -373,7 +373,7 @@ def test_custom_train_step():
 def test_fit_errors_are_clear():
     x, y, _ = regression_data(n=10)
     model = linear_model()
-    with pytest.raises(RuntimeError, match="compile"):
+    with pytest.raises(ValueError, match=r"^You must call `compile\(\)` before using the model\.$"):
         model.fit(x, y, verbose=0)
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="cardinality"):

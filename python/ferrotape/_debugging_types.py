@@ -1,16 +1,16 @@
 """``ft.debugging``'s dtype and iterable checks (``assert_integer``, ``assert_same_float_dtype``,
-``is_numeric_tensor``, ``assert_proper_iterable``) and its global switches
-(``enable_check_numerics``, ``set_log_device_placement``, ``enable_traceback_filtering``), which
-ferrotape records but does not act on: it has no per-op hook to check or log from, and no
-frames of its own to filter (see each function).
+``is_numeric_tensor``, ``assert_proper_iterable``) and its global switches:
+``enable_traceback_filtering`` (acted on, in ``_public_api.py``), and ``enable_check_numerics`` and
+``set_log_device_placement``, which ferrotape records but does not act on: it has no per-op hook
+to check or log from (see each function).
 """
 
 import numpy as np
 
-from . import _core
+from . import _core, _public_api
 from .dtypes import as_dtype, float32
 
-_switches = {"check_numerics": False, "log_device_placement": False, "traceback_filtering": True}
+_switches = {"check_numerics": False, "log_device_placement": False}
 
 
 def _tensor(value):
@@ -186,9 +186,9 @@ def get_log_device_placement():
 
 
 def enable_traceback_filtering():
-    """Records that tracebacks should be filtered (the default). TensorFlow then drops its own
-    frames from the tracebacks of errors its APIs raise; ferrotape's errors mostly come from
-    native code, which adds no Python frames, and it leaves the rest as they are.
+    """Filters tracebacks (the default): an error leaving a public function, a Keras layer or
+    ``fit`` shows the caller's frames and the line that raised, not the library's frames in
+    between, as in TensorFlow.
 
     Returns:
         ``None``.
@@ -196,20 +196,20 @@ def enable_traceback_filtering():
     >>> import ferrotape as ft
     >>> ft.debugging.enable_traceback_filtering()
     """
-    _switches["traceback_filtering"] = True
+    _public_api.set_traceback_filtering(True)
 
 
 def disable_traceback_filtering():
-    """Records that tracebacks should show every frame (see ``enable_traceback_filtering``).
+    """Shows every frame in tracebacks again (see ``enable_traceback_filtering``).
 
     Returns:
         ``None``.
     """
-    _switches["traceback_filtering"] = False
+    _public_api.set_traceback_filtering(False)
 
 
 def is_traceback_filtering_enabled():
-    """The flag the two calls above last set (``True`` at start, as in TensorFlow).
+    """Whether tracebacks are filtered (``True`` at start, as in TensorFlow).
 
     Returns:
         A bool.
@@ -218,4 +218,4 @@ def is_traceback_filtering_enabled():
     >>> ft.debugging.is_traceback_filtering_enabled()
     True
     """
-    return _switches["traceback_filtering"]
+    return _public_api.is_traceback_filtering_enabled()

@@ -12,14 +12,28 @@ op namespaces of ``OP_NAMESPACES``. A function exported under several names (``t
 ``tf.math.cumsum``) gets one wrapper, so the names stay the same object. Native functions are not
 wrapped here: a Python frame would cost them a third of a small op's time, and their notes come
 from the bindings.
+
+The same wrappers filter tracebacks, as TensorFlow and Keras do: an error leaving a public
+function, a Keras layer's call or ``fit``/``evaluate``/``predict`` shows the user's frames, the
+wrapper's and the line that raised, not every library frame between them.
+``tf.debugging.disable_traceback_filtering()`` (``keras.config``'s too) shows them all again.
+A layer's error also names the layer and the arguments of its ``call``, as Keras 3 words it
+(``call_failed``).
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import os
 import re
 import sys
 import types
+
+# Frames of files under this directory are the library's own (hidden by filtering).
+_LIBRARY = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# tf.debugging's and keras.config's switch (on by default, as in both).
+_filtering = {"enabled": True}
 
 # The namespaces whose functions are ops (relative to ``ferrotape``; "" is ``tf`` itself).
 OP_NAMESPACES = (
@@ -47,6 +61,108 @@ def note_op(error: BaseException, name: str) -> None:
         error.add_note(note)
 
 
+def set_traceback_filtering(enabled: bool) -> None:
+    _filtering["enabled"] = bool(enabled)
+
+
+def is_traceback_filtering_enabled() -> bool:
+    return _filtering["enabled"]
+
+
+def without_library_frames(traceback: types.TracebackType | None):
+    """``traceback`` without the frames of ferrotape's own files, except the innermost one
+    (the line that raised, or that called the native op that did)."""
+    entries = []
+    while traceback is not None:
+        entries.append(traceback)
+        traceback = traceback.tb_next
+    kept = None
+    for depth, entry in enumerate(reversed(entries)):
+        if depth == 0 or not entry.tb_frame.f_code.co_filename.startswith(_LIBRARY):
+            kept = types.TracebackType(kept, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return kept
+
+
+def filtered(error: BaseException) -> BaseException:
+    """``error`` with its traceback filtered, when filtering is on (to re-raise it)."""
+    if _filtering["enabled"]:
+        error = error.with_traceback(without_library_frames(error.__traceback__))
+    return error
+
+
+def filter_traceback(function):
+    """Decorates a public method (``Model.fit``) so that its errors leave with a filtered
+    traceback."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception as error:
+            raise filtered(error)  # noqa: B904 (the same exception: its cause and context stay)
+
+    return call
+
+
+def call_failed(error: Exception, owner: str, call, args: tuple, kwargs: dict) -> Exception:
+    """The error to raise for ``error`` escaping ``call(*args, **kwargs)``, the bound ``call``
+    of ``owner`` (``"Dense.call()"``): Keras 3's message, naming the call and the arguments it
+    received, in an exception of the same type, to raise ``from error.__cause__``. Only the
+    innermost failing call adds this; with filtering off, or for an exception type built from
+    other arguments, ``error`` itself."""
+    if not _filtering["enabled"] or getattr(error, "_call_arguments_shown", False):
+        return error
+    try:
+        signature = inspect.signature(call)
+        bound = signature.bind_partial(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return error
+    parameters = signature.parameters.values()
+    lines = [
+        f"  • {p.name}={_argument(bound[p.name]) if p.name in bound else p.default}"
+        for p in parameters
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in bound
+    ]
+    message = error.args[0] if error.args else str(error)
+    message = (
+        f"Exception encountered when calling {owner}.\n\n\x1b[1m{message}\x1b[0m\n\n"
+        f"Arguments received by {owner}:\n" + "\n".join(lines)
+    )
+    try:
+        replacement = type(error)(message)
+    except Exception:
+        return error  # a type that takes other arguments keeps its own message
+    replacement.__notes__ = list(getattr(error, "__notes__", ()))
+    replacement._call_arguments_shown = True
+    return filtered(replacement.with_traceback(error.__traceback__))
+
+
+def raise_call_failed(error: Exception, layer, args: tuple, kwargs: dict):
+    """Raises ``error``, which escaped ``layer.call(*args, **kwargs)``, as Keras 3 does: with
+    the layer's call and its arguments named (``call_failed``)."""
+    replacement = call_failed(error, f"{type(layer).__name__}.call()", layer.call, args, kwargs)
+    if replacement is error:
+        raise error
+    raise replacement from error.__cause__
+
+
+def _argument(value):
+    """An argument as Keras shows it: tensors by shape and dtype, nests element by element."""
+    from . import _core, nest
+
+    def show(item):
+        if isinstance(item, _core.Tensor | _core.Variable):
+            return f"tf.Tensor(shape={tuple(item.shape)}, dtype={item.dtype.name})"
+        if hasattr(item, "shape") and hasattr(item, "dtype") and hasattr(item, "__array__"):
+            return f"np.ndarray(shape={tuple(item.shape)}, dtype={item.dtype})"
+        return repr(item)
+
+    try:
+        return nest.map_structure(show, value)
+    except Exception:
+        return show(value)
+
+
 def _named(function: types.FunctionType, module: str, name: str):
     @functools.wraps(function)
     def call(*args, **kwargs):
@@ -54,7 +170,7 @@ def _named(function: types.FunctionType, module: str, name: str):
             return function(*args, **kwargs)
         except Exception as error:
             note_op(error, function.__name__)
-            raise
+            raise filtered(error)  # noqa: B904 (the same exception: its cause and context stay)
 
     # Pickle and the docs find the wrapper under its public name.
     call.__module__, call.__qualname__ = module, name

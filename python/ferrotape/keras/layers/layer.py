@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ... import _core, nest, trackable
+from ... import _core, _public_api, nest, trackable
 from ... import dtypes as ft_dtypes
 from ...module import Module
 from .. import initializers, regularizers
@@ -465,6 +465,7 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
     def _build_from_call(self, input_shape):
         self.build(input_shape)
 
+    @_public_api.filter_traceback
     def __call__(self, *args, **kwargs):
         if args:
             inputs, rest = args[0], args[1:]
@@ -503,6 +504,8 @@ class Layer(LayerBuildConfig, LayerLosses, LayerMasking, NativeFormCopying, Modu
         outer_autocast = _enter_autocast_scope(self)
         try:
             outputs = self.call(inputs, *rest, **kwargs)
+        except Exception as error:
+            _public_api.raise_call_failed(error, self, (inputs, *rest), kwargs)
         finally:
             context.depth -= 1
             context.training = outer_training

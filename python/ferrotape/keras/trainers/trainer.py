@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ... import GradientTape, _core, nest, polymorphic_function
+from ... import GradientTape, _core, _public_api, nest, polymorphic_function
 from .compile_utils import (
     _CompiledLoss,
     _float_logs,
@@ -53,6 +53,7 @@ class Trainer:
     predict_function = None
 
     # ------------------------------------------------------------------ compile
+    @_public_api.filter_traceback
     def compile(
         self,
         optimizer="rmsprop",
@@ -127,12 +128,10 @@ class Trainer:
     def run_eagerly(self, value):
         object.__setattr__(self, "_run_eagerly", value)
 
-    def _assert_compiled(self, who):
+    def _assert_compiled(self):
         if not self.compiled:
-            raise RuntimeError(
-                f"{who}: you must call `compile()` before using the model for training or "
-                f"evaluation"
-            )
+            # Keras 3's type and words.
+            raise ValueError("You must call `compile()` before using the model.")
 
     @property
     def metrics(self):
@@ -287,6 +286,7 @@ class Trainer:
         return self.predict_function
 
     # ------------------------------------------------------------------ fit
+    @_public_api.filter_traceback
     def fit(
         self,
         x=None,
@@ -309,7 +309,7 @@ class Trainer:
         """Trains for ``epochs`` passes over ``x``/``y`` (arrays or tensors, sliced into batches
         of ``batch_size``, default 32, reshuffled each epoch) or over a dataset of (x, y)
         batches. Returns the ``History`` callback: ``history.history["loss"]`` etc."""
-        self._assert_compiled("fit")
+        self._assert_compiled()
         verbose = _resolve_verbose(verbose)
         for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -452,6 +452,7 @@ class Trainer:
         values = [logs[n] for n in names] + [logs[k] for k in sorted(logs) if k not in names]
         return values[0] if len(values) == 1 else values
 
+    @_public_api.filter_traceback
     def evaluate(
         self,
         x=None,
@@ -468,7 +469,7 @@ class Trainer:
         are no metrics, else ``[loss, *metrics]``, or a dict with ``return_dict=True``."""
         if kwargs:
             raise TypeError(f"evaluate: unexpected arguments {sorted(kwargs)}")
-        self._assert_compiled("evaluate")
+        self._assert_compiled()
         verbose = _resolve_verbose(verbose)
         iterator = _EpochIterator(
             _make_batches(x, y, sample_weight, batch_size, False, "evaluate"),
@@ -480,6 +481,7 @@ class Trainer:
         logs = self._test_loop(iterator, callback_list, verbose)
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
+    @_public_api.filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for ``x`` (inference mode), as numpy arrays joined over
         batches."""
@@ -523,22 +525,25 @@ class Trainer:
         parts = [x] if y is None else [x, y] if sample_weight is None else [x, y, sample_weight]
         return tuple(nest.map_for(convert, (part,), nest.SEQUENCES, True, who) for part in parts)
 
+    @_public_api.filter_traceback
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One ``train_step`` on the given batch; returns the loss (and metrics)."""
-        self._assert_compiled("train_on_batch")
+        self._assert_compiled()
         if class_weight is not None and y is not None:
             sample_weight = _class_sample_weights(y, class_weight, sample_weight, "train_on_batch")
         data = self._batch_data("train_on_batch", x, y, sample_weight)
         logs = _float_logs(self.make_train_function()(data))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
+    @_public_api.filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """One ``test_step`` on the given batch; returns the loss (and metrics)."""
-        self._assert_compiled("test_on_batch")
+        self._assert_compiled()
         data = self._batch_data("test_on_batch", x, y, sample_weight)
         logs = _float_logs(self.make_test_function()(data))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
+    @_public_api.filter_traceback
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
         data = self._batch_data("predict_on_batch", x)
