@@ -126,3 +126,10 @@ def test_keras_config_reads_and_sets_the_global_settings():
     finally:
         config.enable_traceback_filtering()
     assert tf.debugging.is_traceback_filtering_enabled()
+
+
+def test_a_missing_optional_package_is_one_line_saying_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tensorboard", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'ferrotape\[tensorboard\]'") as caught:
+        keras.callbacks.TensorBoard("unused")
+    assert "\n" not in str(caught.value)

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..polymorphic_function import host_output
 
-_EXTRA_HINT = (
+# The one line an ImportError gives when the optional `tensorboard` package is missing.
+TENSORBOARD_MISSING = (
     "ft.summary writes TensorBoard event files through the `tensorboard` package, which is not "
     "installed: pip install 'ferrotape[tensorboard]' (or pip install tensorboard)"
 )
@@ -32,7 +33,7 @@ def _tensorboard():
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
         from tensorboard.util import tensor_util
     except ImportError as error:
-        raise ImportError(_EXTRA_HINT) from error
+        raise ImportError(TENSORBOARD_MISSING) from error
     return event_pb2, summary_pb2, EventFileWriter, tensor_util
 
 

@@ -1,12 +1,14 @@
 """``TensorBoard`` (Keras 3's ``keras.src.callbacks.tensorboard``), writing through
 ``ft.summary``."""
 
+import importlib.util
 import os
 import time
 
 import numpy as np
 
 from ... import summary
+from ...summary.writer import TENSORBOARD_MISSING
 from .callback import Callback, _scalar
 
 
@@ -69,6 +71,9 @@ class TensorBoard(Callback):
         embeddings_metadata=None,
     ):
         super().__init__()
+        if importlib.util.find_spec("tensorboard") is None:
+            # Said now, in one line, rather than from the first write in the middle of `fit`.
+            raise ImportError(f"TensorBoard callback: {TENSORBOARD_MISSING}")
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq = histogram_freq
         self.write_graph = write_graph
