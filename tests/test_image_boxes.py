@@ -160,3 +160,39 @@ def test_draw_bounding_boxes_outlines_each_box_in_its_colour():
     assert red[[0, 2], 0:3].all() and red[0:3, [0, 2]].all() and not red[1, 1]
     assert blue[[2, 4], 3:6].all() and blue[2:5, [3, 5]].all() and not blue[3, 4]
     assert red.sum() == 8 and blue.sum() == 8
+
+
+def test_box_ops_convert_and_size_their_arguments_as_tf_does():
+    box, score = [[0.0, 0.0, 1.0, 1.0]], [0.9]
+    # max_output_size is int32: 2**40 wraps to 0 (TensorFlow selects nothing).
+    assert ft.image.non_max_suppression(box, score, 2**40).numpy().tolist() == []
+    assert ft.image.non_max_suppression_overlaps([[1.0]], score, 2**40).numpy().tolist() == []
+    with pytest.raises(ft.errors.InvalidArgumentError, match="must be non-negative"):
+        ft.image.non_max_suppression(box, score, -1)
+    with pytest.raises(ft.errors.InvalidArgumentError, match="must be positive"):
+        ft.image.combined_non_max_suppression([[[[0.0, 0.0, 1.0, 1.0]]]], [[[0.9]]], 1, -1)
+    # A size that cannot fit is refused before numpy allocates it (was numpy's MemoryError).
+    many_boxes, many_scores = np.zeros((4096, 1, 4)), np.zeros((4096, 1))
+    with pytest.raises(ft.errors.ResourceExhaustedError, match="non_max_suppression_padded"):
+        ft.image.non_max_suppression_padded(
+            many_boxes, many_scores, 2**31 - 1, pad_to_max_output_size=True
+        )
+    with pytest.raises(ft.errors.ResourceExhaustedError, match="combined_non_max_suppression"):
+        ft.image.combined_non_max_suppression(
+            many_boxes[:, :, None], many_scores[:, :, None], 2**31 - 1, 2**31 - 1
+        )
+    image = ft.ones([1, 2, 2, 1])
+    with pytest.raises(ft.errors.ResourceExhaustedError, match="crop_and_resize: OOM"):
+        ft.image.crop_and_resize(image, box, [0], [2**31 - 1, 2**31 - 1])
+    with pytest.raises(ft.errors.InvalidArgumentError, match="crop_size must be 2 positive"):
+        ft.image.crop_and_resize(image, box, [0], [2**40, 2])  # wraps to 0
+    # box_indices wrap too: 2**40 is image 0, as in TensorFlow.
+    assert ft.image.crop_and_resize(image, box, [2**40], [2, 2]).numpy().tolist() == [
+        [[[1.0], [1.0]], [[1.0], [1.0]]]
+    ]
+    with pytest.raises(TypeError, match="Expected float for argument 'extrapolation_value'"):
+        ft.image.crop_and_resize(image, box, [0], [2, 2], extrapolation_value="a")
+    for bad in ([["a", 0, 1, 1]], [[0.0, 0.0, 1.0, 1.0], [0.0]]):
+        with pytest.raises((TypeError, ValueError)) as info:
+            ft.image.non_max_suppression(bad, [0.9], 1)
+        assert "could not convert" not in str(info.value)  # TensorFlow's conversion, not numpy's

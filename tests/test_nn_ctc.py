@@ -235,3 +235,21 @@ def test_ctc_unique_labels():
         ft.nn.ctc_loss(labels, logits, lengths, [6, 6, 6], unique=(unique, idx)).numpy(),
         ft.nn.ctc_loss(labels, logits, lengths, [6, 6, 6]).numpy(),
     )
+
+
+def test_decoders_read_int_arguments_as_tf():
+    x = ft.zeros([3, 1, 2])
+    # TensorFlow: top_paths makes 3 outputs each, past int32 a ValueError (ferrotape hung
+    # allocating a list of 2**31 paths); a string is make_int's TypeError.
+    with pytest.raises(ValueError, match="Number of outputs is too big: 6442450942"):
+        ft.nn.ctc_beam_search_decoder(x, [3], beam_width=2**31 - 1, top_paths=2**31 - 1)
+    with pytest.raises(TypeError, match="Expected int for argument 'beam_width'"):
+        ft.nn.ctc_beam_search_decoder(x, [3], beam_width="a")
+    with pytest.raises(TypeError, match="Expected int for argument 'blank_index'"):
+        ft.nn.ctc_greedy_decoder(x, [3], blank_index="a")
+    # More paths asked than the beam found: refused before anything of that size is made.
+    with pytest.raises(ft.errors.InvalidArgumentError, match="fewer than top_paths=100000000"):
+        ft.nn.ctc_beam_search_decoder(x, [3], beam_width=10**8, top_paths=10**8)
+    # A float beam width truncates (TensorFlow's make_int): TF's value for these inputs.
+    _, log_p = ft.nn.ctc_beam_search_decoder(x, [3], beam_width=2.5)
+    np.testing.assert_allclose(log_p.numpy(), [[-0.28768206]], rtol=1e-6)

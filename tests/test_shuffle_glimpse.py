@@ -93,3 +93,17 @@ def test_extract_glimpse_noise_fills_only_outside():
         ft.image.extract_glimpse(x, [3, 3], [[0.0, 0.0]], noise="pink")
     with pytest.raises(ValueError, match=r"offsets must be \[batch, 2\]"):
         ft.image.extract_glimpse(x, [3, 3], [0.0, 0.0])
+
+
+def test_extract_glimpse_sizes_and_offsets_as_tf():
+    image = ft.reshape(ft.range(4.0), [1, 2, 2, 1])
+    # size is int32: 2**40 wraps to 0 (TensorFlow: an empty [1, 0, 2, 1] glimpse).
+    assert ft.image.extract_glimpse(image, [2**40, 2], [[0.0, 0.0]]).shape == (1, 0, 2, 1)
+    # A NaN or infinite offset is nowhere: zeros (TensorFlow), not numpy's ValueError.
+    for far in (float("nan"), float("inf")):
+        glimpse = ft.image.extract_glimpse(image, [2, 2], [[far, 0.0]], noise="zero")
+        assert glimpse.numpy().tolist() == [[[[0.0], [0.0]], [[0.0], [0.0]]]]
+    with pytest.raises(ft.errors.ResourceExhaustedError, match="extract_glimpse: OOM"):
+        ft.image.extract_glimpse(image, [2**31 - 1, 2**31 - 1], [[0.0, 0.0]])
+    with pytest.raises(ValueError, match=r"size must be 2 ints"):
+        ft.image.extract_glimpse(image, [2, 2, 2], [[0.0, 0.0]])

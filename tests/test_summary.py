@@ -268,6 +268,13 @@ def test_histograms_read_back(tmp_path):
     for bad in (2.5, True, [2]):
         with pytest.raises(TypeError, match="buckets must be an int"):
             ft.summary.histogram("w", [1.0], step=0, buckets=bad)
+    # TensorFlow takes buckets as an int32 (a TypeError past it); a count that fits but whose
+    # buckets cannot be allocated is ResourceExhaustedError, not numpy's MemoryError.
+    for bad in (2**40, 2**62):
+        with pytest.raises(TypeError, match="buckets must be an int32"):
+            ft.summary.histogram("w", [1.0], step=0, buckets=bad)
+    with pytest.raises(ft.errors.ResourceExhaustedError, match="histogram: OOM"):
+        histogram_buckets([1.0, 2.0], 2**62)
 
 
 def test_png_encoder_round_trips_every_channel_count():

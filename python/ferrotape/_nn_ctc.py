@@ -19,6 +19,8 @@ import math
 import numpy as np
 
 from . import _core
+from ._host_memory import check_host_size
+from .array_ops import make_int
 from .errors import InvalidArgumentError
 
 # Stands in for log(0): exp() of it underflows to 0 and, unlike -inf, it keeps every
@@ -108,7 +110,7 @@ def _int_array(op, name, value, ndim):
 
 
 def _blank(op, blank_index, classes, default):
-    blank = default if blank_index is None else int(blank_index)
+    blank = default if blank_index is None else make_int(op, "blank_index", blank_index)
     if blank < 0:
         blank += classes
     if not 0 <= blank < classes:
@@ -408,7 +410,10 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
     """
     op = "ctc_beam_search_decoder"
     x, lengths = _decoder_inputs(op, inputs, sequence_length)
-    beam_width, top_paths = int(beam_width), int(top_paths)
+    beam_width = make_int(op, "beam_width", beam_width)
+    top_paths = make_int(op, "top_paths", top_paths)
+    if 3 * top_paths + 1 >= 2**31:  # TensorFlow's limit on an op's outputs (3 per path)
+        raise ValueError(f"{op}: Number of outputs is too big: {3 * top_paths + 1}")
     if beam_width < 1 or not 1 <= top_paths <= beam_width:
         raise InvalidArgumentError(
             f"{op}: need 1 <= top_paths <= beam_width; received beam_width={beam_width}, "
@@ -419,22 +424,23 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
     logs = x.astype(np.float64)
     logs = logs - logs.max(-1, keepdims=True)
     logs = logs - np.log(np.exp(logs).sum(-1, keepdims=True))
-    paths = [[] for _ in range(top_paths)]
-    scores = np.zeros((x.shape[1], top_paths), dtype=x.dtype)
+    bests = []
     for b, length in enumerate(lengths):
         root = _Beam(None, -1)
         root.new = [0.0, -math.inf, 0.0]
         leaves = [root]
         for t in range(length):
             leaves = _beam_step(leaves, logs[t, b], beam_width, blank)
+        # Checked before anything of top_paths' size is allocated: a huge top_paths ends here.
         if len(leaves) < top_paths:
             raise InvalidArgumentError(
                 f"{op}: the beam holds {len(leaves)} prefixes, fewer than top_paths={top_paths}"
             )
-        best = sorted(leaves, key=lambda e: e.new[2], reverse=True)[:top_paths]
-        for j, entry in enumerate(best):
-            paths[j].append(entry.path())
-            scores[b, j] = entry.new[2]
+        bests.append(sorted(leaves, key=lambda e: e.new[2], reverse=True)[:top_paths])
+    check_host_size(op, [x.shape[1], top_paths], x.dtype)
+    paths = [[best[j].path() for best in bests] for j in range(top_paths)]
+    scores = np.array([[e.new[2] for e in best] for best in bests], x.dtype)
+    scores = scores.reshape(x.shape[1], top_paths)
     return [_dense_paths(p) for p in paths], _core.constant(scores)
 
 

@@ -37,20 +37,17 @@ def _int32_input(op, name, position, value):
     return np.asarray(_core.convert_to_tensor(value, dtype="int32").numpy(), np.int64)
 
 
-def _int_attr(op, name, value):
-    """An int attribute (TensorFlow's ``make_int``): anything ``int()`` takes but a string, else
-    a TypeError naming the argument; TensorFlow refuses a count past int32 as a ValueError."""
+def make_int(op, name, value):
+    """An int attribute as TensorFlow's ``make_int`` reads it: anything ``int()`` takes but a
+    string (a float truncates, a scalar tensor is read), else a TypeError naming the argument."""
     try:
         if isinstance(value, (str, bytes)):
             raise TypeError
-        number = int(value.numpy() if _core.is_tensor(value) else value)
+        return int(value.numpy() if _core.is_tensor(value) else value)
     except (TypeError, ValueError, OverflowError):
         raise TypeError(
             f"{op}: Expected int for argument '{name}' not {reprlib.repr(value)}."
         ) from None
-    if number >= 2**31:
-        raise ValueError(f"{op}: Number of outputs is too big: {number} ({name})")
-    return number
 
 
 def _reorder(x, axis, index):
@@ -298,7 +295,9 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     [[10, 30], [20], [40]]
     """
     del name
-    count = _int_attr("dynamic_partition", "num_partitions", num_partitions)
+    count = make_int("dynamic_partition", "num_partitions", num_partitions)
+    if count >= 2**31:  # TensorFlow's limit on an op's outputs
+        raise ValueError(f"dynamic_partition: Number of outputs is too big: {count}")
     if count < 1:
         raise InvalidArgumentError(
             f"dynamic_partition: Value for attr 'num_partitions' of {count} must be at least "

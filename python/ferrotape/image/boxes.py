@@ -7,17 +7,36 @@ samples the image with gathers, so its result is differentiable with respect to 
 
 import heapq
 import math
-import operator
 
 import numpy as np
 
 from .. import _core
+from .._host_memory import check_host_size
+from ..errors import InvalidArgumentError
 from ._common import image_tensor
 
 
 def _array(x, dtype=None):
-    values = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    """An input's values in numpy, converted as TensorFlow converts it first (a string or a
+    ragged list is TensorFlow's TypeError or ValueError, not numpy's)."""
+    values = np.asarray(_core.convert_to_tensor(x).numpy())
     return values if dtype is None else values.astype(dtype)
+
+
+def _ints(x):
+    """An int32 input's values as int64: a tensor's as they are, anything else converted to
+    int32 as TensorFlow does (a Python int past 32 bits wraps)."""
+    if not _core.is_tensor(x):
+        x = _core.convert_to_tensor(x, dtype="int32")
+    return np.asarray(x.numpy()).astype(np.int64)
+
+
+def _size(op, name, value):
+    """A scalar int32 argument (``max_output_size``) as a Python int."""
+    values = _ints(value)
+    if values.ndim != 0:
+        raise ValueError(f"{op}: {name} must be a scalar, received shape {list(values.shape)}")
+    return int(values)
 
 
 def _iou_matrix(boxes):
@@ -79,9 +98,9 @@ def _nms_args(op, boxes, scores, max_output_size):
             f"{op}: boxes must be [num_boxes, 4] and scores [num_boxes], received "
             f"{list(boxes.shape)} and {list(scores.shape)}"
         )
-    size = operator.index(int(_array(max_output_size)))
+    size = _size(op, "max_output_size", max_output_size)
     if size < 0:
-        raise ValueError(f"{op}: max_output_size must be non-negative, received {size}")
+        raise InvalidArgumentError(f"{op}: max_output_size must be non-negative, received {size}")
     return boxes, scores, size
 
 
@@ -196,7 +215,9 @@ def non_max_suppression_overlaps(
             f"{op}: overlaps must be [num_boxes, num_boxes] for scores of shape "
             f"{list(scores.shape)}, received {list(matrix.shape)}"
         )
-    size = operator.index(int(_array(max_output_size)))
+    size = _size(op, "max_output_size", max_output_size)
+    if size < 0:
+        raise InvalidArgumentError(f"{op}: max_output_size must be non-negative, received {size}")
     selected, _ = _suppress(matrix, scores, size, float(overlap_threshold), float(score_threshold))
     return _core.constant(np.array(selected, np.int32))
 
@@ -249,10 +270,13 @@ def non_max_suppression_padded(
     all_boxes, all_scores = _array(boxes, np.float64), _array(scores, np.float64)
     if all_boxes.ndim > 2 and not pad_to_max_output_size:
         raise ValueError(f"{op}: pad_to_max_output_size must be True for batched input")
-    size = operator.index(int(_array(max_output_size)))
+    size = _size(op, "max_output_size", max_output_size)
+    if size < 0:
+        raise InvalidArgumentError(f"{op}: max_output_size must be non-negative, received {size}")
     lead = all_boxes.shape[:-2]
     flat_boxes = all_boxes.reshape(-1, *all_boxes.shape[-2:])
     flat_scores = all_scores.reshape(-1, all_scores.shape[-1])
+    check_host_size(op, [flat_boxes.shape[0], size], "int32")
     indices = np.zeros((flat_boxes.shape[0], size), np.int32)
     valid = np.zeros(flat_boxes.shape[0], np.int32)
     for b in range(flat_boxes.shape[0]):
@@ -315,10 +339,16 @@ def combined_non_max_suppression(
             f"{op}: boxes must be [batch, num_boxes, q, 4] and scores [batch, num_boxes, "
             f"num_classes], received {list(boxes.shape)} and {list(scores.shape)}"
         )
-    per_class = operator.index(int(_array(max_output_size_per_class)))
-    total = operator.index(int(_array(max_total_size)))
+    per_class = _size(op, "max_output_size_per_class", max_output_size_per_class)
+    total = _size(op, "max_total_size", max_total_size)
+    if per_class <= 0 or total <= 0:  # TensorFlow's kernel checks
+        raise InvalidArgumentError(
+            f"{op}: max_output_size_per_class and max_total_size must be positive, received "
+            f"{per_class} and {total}"
+        )
     classes = scores.shape[2]
     k = min(total, per_class * classes) if pad_per_class else total
+    check_host_size(op, [boxes.shape[0], k, 4], "float32")
     out_boxes = np.zeros((boxes.shape[0], k, 4), np.float32)
     out_scores = np.zeros((boxes.shape[0], k), np.float32)
     out_classes = np.zeros((boxes.shape[0], k), np.float32)
@@ -387,20 +417,31 @@ def crop_and_resize(
     x = image_tensor(op, image, ranks=(4,))
     if not x.dtype.is_floating:
         x = _core.cast(x, "float32")
-    boxes, where = _array(boxes, np.float64), _array(box_indices, np.int64)
-    crop = _array(crop_size)
+    boxes, where, crop = _array(boxes, np.float64), _ints(box_indices), _ints(crop_size)
     if boxes.ndim != 2 or boxes.shape[1] != 4 or where.shape != (boxes.shape[0],):
         raise ValueError(
             f"{op}: boxes must be [num_boxes, 4] and box_indices [num_boxes], received "
             f"{list(boxes.shape)} and {list(where.shape)}"
         )
-    if crop.shape != (2,) or crop.dtype.kind not in "iu" or (crop <= 0).any():
-        raise ValueError(f"{op}: crop_size must be 2 positive ints, received {crop.tolist()}")
+    if crop.shape != (2,) or (crop <= 0).any():
+        raise InvalidArgumentError(
+            f"{op}: crop_size must be 2 positive ints, received {crop.tolist()}"
+        )
     if ((where < 0) | (where >= x.shape[0])).any():
-        raise ValueError(f"{op}: box_indices must be in [0, {x.shape[0]}), received {where}")
+        raise InvalidArgumentError(
+            f"{op}: box_indices must be in [0, {x.shape[0]}), received {where}"
+        )
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"{op}: method must be 'bilinear' or 'nearest', received {method!r}")
+    if isinstance(extrapolation_value, (str, bytes)):  # TensorFlow's make_float
+        raise TypeError(
+            f"{op}: Expected float for argument 'extrapolation_value' not {extrapolation_value!r}."
+        )
+    fill_value = float(extrapolation_value)
     batch, height, width, channels = x.shape
+    # The index array of every output pixel, then the output itself.
+    check_host_size(op, [boxes.shape[0], *crop.tolist()], "int64")
+    check_host_size(op, [boxes.shape[0], *crop.tolist(), channels], "float32")
 
     def positions(lo, hi, size, count):
         if count > 1:
@@ -434,7 +475,7 @@ def crop_and_resize(
         lower = take(bottom, left) * (1 - fx).astype(dtype) + take(bottom, right) * fx.astype(dtype)
         out = upper * (1 - fy).astype(dtype) + lower * fy.astype(dtype)
     mask = _core.constant(np.broadcast_to(inside[..., None], (*inside.shape, channels)).copy())
-    fill = _core.fill(out.shape, float(extrapolation_value))
+    fill = _core.fill(out.shape, fill_value)
     return _core.cast(_core.select(mask, out, _core.cast(fill, out.dtype)), "float32")
 
 

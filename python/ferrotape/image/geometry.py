@@ -1,6 +1,9 @@
 """Flips, rotations, crops and pads of images: slicing and padding, so gradients flow through."""
 
+import math
+
 from .. import _core
+from .._host_memory import check_host_size
 from ._common import as_float, as_int, batched, image_tensor, unbatch
 
 
@@ -357,8 +360,14 @@ def extract_glimpse(
 
     op = "extract_glimpse"
     images = image_tensor(op, input, ranks=(4,)).numpy().astype(np.float32)
-    height, width = (as_int(op, "size", v, minimum=1) for v in np.asarray(size).reshape(-1))
-    offsets = np.asarray(offsets.numpy() if hasattr(offsets, "numpy") else offsets, np.float32)
+    # size is int32 (a Python int past 32 bits wraps, as TensorFlow converts it); 0 is allowed.
+    if not _core.is_tensor(size):
+        size = _core.convert_to_tensor(size, dtype="int32")
+    sizes = np.asarray(size.numpy()).reshape(-1)
+    if sizes.shape != (2,):
+        raise ValueError(f"{op}: size must be 2 ints [height, width], received {sizes.tolist()}")
+    height, width = (as_int(op, "size", v, minimum=0) for v in sizes)
+    offsets = _core.convert_to_tensor(offsets).numpy().astype(np.float32)
     if offsets.shape != (images.shape[0], 2):
         raise ValueError(
             f"{op}: offsets must be [batch, 2] = [{images.shape[0]}, 2]; received "
@@ -367,6 +376,7 @@ def extract_glimpse(
     if noise not in ("uniform", "gaussian", "zero"):
         raise ValueError(f"{op}: noise must be 'uniform', 'gaussian' or 'zero'; received {noise!r}")
     rng = None if noise == "zero" else _op_rng(None)
+    check_host_size(op, [images.shape[0], height, width, images.shape[3]], "float32")
     out = np.zeros((images.shape[0], height, width, images.shape[3]), dtype=np.float32)
     for b, (y, x) in enumerate(offsets.tolist()):
         image = images[b]
@@ -377,6 +387,8 @@ def extract_glimpse(
                 y, x = y / 2 + rows / 2 - height / 2, x / 2 + cols / 2 - width / 2
         elif centered:
             y, x = y + rows / 2, x + cols / 2
+        if not (math.isfinite(y) and math.isfinite(x)):  # nowhere: TensorFlow copies nothing
+            y = x = -float(height + width + rows + cols)
         top, left = int(y), int(x)  # toward zero, as the C++ cast
         inside = top >= 0 and left >= 0 and top + height < rows and left + width < cols
         if not inside and noise == "uniform":

@@ -12,6 +12,7 @@ import importlib
 
 import numpy as np
 
+from .._host_memory import check_host_size
 from ..polymorphic_function import host_output
 from .encoders import encode_png, encode_wav
 from .writer import _numpy, _traced_state, write
@@ -94,6 +95,8 @@ def histogram(name, data, step=None, buckets=None, description=None):
     count = DEFAULT_BUCKET_COUNT if buckets is None else np.asarray(_numpy(buckets))
     if buckets is not None and (count.ndim != 0 or count.dtype.kind not in "iu"):
         raise TypeError(f"histogram: buckets must be an int, received buckets={buckets!r}")
+    if not -(2**31) <= int(count) < 2**31:  # TensorFlow takes an int32
+        raise TypeError(f"histogram: buckets must be an int32, received buckets={buckets!r}")
     count = int(count)
     return write(
         name,
@@ -120,6 +123,7 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
            [2., 4., 1.]])
     """
     bucket_count = max(int(bucket_count), 0)
+    check_host_size("histogram", [bucket_count, 3], "float64")
     values = np.asarray(data, dtype=np.float64).reshape(-1)
     if bucket_count == 0 or values.size == 0:
         return np.zeros((bucket_count, 3))
