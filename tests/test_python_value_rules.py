@@ -213,3 +213,83 @@ def test_keras_random_randint_takes_integer_dtypes():
     assert keras.random.randint([2], 0, 3, dtype=int).dtype == ft.int64
     with pytest.raises(ValueError, match="`keras.random.randint` requires an integer"):
         keras.random.randint([2], 0, 3, dtype=float)
+
+
+# ------------------------------------------- Python sequences to a dtype, scalar attributes
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ft.constant([1.0, 2], dtype=ft.int32), "Cannot convert [1.0, 2] to EagerTensor"),
+        (lambda: ft.constant([[1, 2.0]], dtype=ft.int64), "of dtype int64"),
+        (
+            lambda: ft.constant([1], dtype=ft.bool),
+            "Cannot convert [1] to EagerTensor of dtype bool",
+        ),
+        (lambda: ft.constant([1.5], dtype=ft.bool), "of dtype bool"),
+        (lambda: ft.constant([1 + 2j], dtype=ft.float32), "Cannot convert [(1+2j)]"),
+        (lambda: ft.convert_to_tensor([0.0], dtype=ft.int32), "Cannot convert [0.0]"),
+        (lambda: ft.constant(1.0, dtype=ft.int32), "Cannot convert 1.0 to EagerTensor"),
+    ],
+)
+def test_a_sequence_of_floats_is_not_narrowed_to_integers(make, message):
+    # TF 2.21 raises TypeError for each; the message is its own.
+    with pytest.raises(TypeError) as caught:
+        make()
+    assert message in str(caught.value)
+
+
+def test_bools_and_numpy_arrays_convert_to_any_dtype_as_in_tensorflow():
+    assert values(ft.constant([True, False], dtype=ft.int32)) == ("int32", [1, 0])
+    assert values(ft.constant(np.array([1.5, 2.7]), dtype=ft.int32)) == ("int32", [1, 2])
+    assert values(ft.constant([1, 2], dtype=ft.float32)) == ("float32", [1.0, 2.0])
+
+
+def test_pad_converts_constant_values_to_the_tensors_dtype():
+    x = ft.constant([1, 2])
+    assert values(ft.pad(x, [[1, 1]], constant_values=2**40)) == ("int32", [0, 1, 2, 0])
+    assert values(ft.pad(ft.constant([1.0]), [[1, 0]], constant_values=3)) == ("float32", [3, 1])
+    with pytest.raises(TypeError, match="Cannot convert 2.7 to EagerTensor of dtype int32"):
+        ft.pad(x, [[1, 1]], constant_values=2.7)
+    with pytest.raises(ft.errors.InvalidArgumentError, match="int32 tensor but is a int64"):
+        ft.pad(x, [[1, 1]], constant_values=ft.constant(3, ft.int64))
+    with pytest.raises(ft.errors.InvalidArgumentError, match="must be a scalar"):
+        ft.pad(x, [[1, 1]], constant_values=[3])
+
+
+def test_one_hot_matches_its_value_dtypes_as_tensorflow():
+    assert values(ft.one_hot([0, 1], 2, on_value=5, dtype=ft.float32)) == (
+        "float32",
+        [[5.0, 0.0], [0.0, 5.0]],
+    )
+    assert values(ft.one_hot([0, 1], 2, on_value=2**40, dtype=ft.int32)) == (
+        "int32",
+        [[0, 0], [0, 0]],
+    )
+    assert values(ft.one_hot([0], 2, on_value=2**40))[0] == "int64"
+    with pytest.raises(TypeError, match="of on_value does not match dtype <dtype: 'int32'> of"):
+        ft.one_hot([0, 1], 2, on_value=1.0, off_value=0)
+    with pytest.raises(TypeError, match="of on_value does not match dtype parameter"):
+        ft.one_hot([0, 1], 2, on_value=ft.constant(3, ft.int64), dtype=ft.int32)
+    with pytest.raises(ft.errors.InvalidArgumentError, match="must be a scalar"):
+        ft.one_hot([0, 1], 2, on_value=[1.0])
+
+
+@pytest.mark.parametrize("draw", [ft.random.uniform, ft.random.normal, ft.random.truncated_normal])
+def test_op_seeds_of_any_size_reduce_as_tensorflow_reduces_them(draw):
+    ft.random.set_seed(3)
+    big = draw([4], seed=2**70).numpy()
+    ft.random.set_seed(3)
+    reduced = draw([4], seed=2**70 % (2**31 - 1)).numpy()
+    np.testing.assert_array_equal(big, reduced)
+    ft.random.set_seed(3)
+    negative = draw([4], seed=-1).numpy()
+    ft.random.set_seed(3)
+    np.testing.assert_array_equal(negative, draw([4], seed=2**31 - 2).numpy())
+    with pytest.raises(TypeError, match="int seed"):
+        draw([4], seed=1.5)
+
+
+def test_shuffle_and_keras_dropout_take_negative_seeds():
+    assert sorted(ft.random.shuffle(ft.range(4), seed=-1).numpy().tolist()) == [0, 1, 2, 3]
+    layer = keras.layers.Dropout(0.5, seed=-1)
+    assert layer(ft.ones([2, 8]), training=True).shape == (2, 8)

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::{
-    dims_of, host_constant, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag, Int, Real,
-    Text,
+    as_tensor, dims_of, host_constant, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag,
+    Int, Text,
 };
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::{self, in_argument, Raise};
@@ -349,19 +349,62 @@ fn tile(
 ///     The padded tensor, of `tensor`'s dtype.
 #[op_errors]
 #[pyfunction]
-#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Real(0.0), name=None))]
+#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=None, name=None))]
 fn pad(
     tensor: &Bound<'_, PyAny>,
     paddings: &Bound<'_, PyAny>,
     mode: Text,
-    constant_values: Real,
+    constant_values: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(tensor, None)?;
     let pairs = ops::paddings(&t, &to_tensor(paddings, None)?).raise()?;
     let mode = PadMode::from_name(&mode.0).raise()?;
-    wrap(ops::pad(&t, &pairs, mode, constant_values.0))
+    let constant = match constant_values {
+        Some(v) => scalar_attribute("PadV2", "constant_values", v, t.dtype())?,
+        None => 0.0,
+    };
+    wrap(ops::pad(&t, &pairs, mode, constant))
+}
+
+/// A scalar argument the kernel takes as an attribute of `dtype` (pad's `constant_values`,
+/// one-hot's values), converted as TensorFlow converts it: a Python number to `dtype` (ints
+/// wrap to its bits, a float for an integer dtype is a TypeError), a tensor only of `dtype`
+/// itself; anything but a scalar is refused.
+fn scalar_attribute(
+    op: &'static str,
+    argument: &str,
+    value: &Bound<'_, PyAny>,
+    dtype: DType,
+) -> PyResult<f64> {
+    let t = match as_tensor(value) {
+        Some(t) if t.dtype() != dtype => {
+            return Err(errors::invalid_argument(
+                op,
+                format!(
+                    "`{argument}` was expected to be a {} tensor but is a {} tensor",
+                    dtype.name(),
+                    t.dtype().name()
+                ),
+            ))
+        }
+        Some(t) => {
+            crate::function::note_value_read(value.py(), &t, "a scalar attribute of an op");
+            t
+        }
+        None => to_tensor(value, Some(dtype))?,
+    };
+    if t.rank() != 0 {
+        return Err(errors::invalid_argument(
+            op,
+            format!(
+                "`{argument}` must be a scalar, but got shape {:?}",
+                t.shape()
+            ),
+        ));
+    }
+    Ok(t.value().scalar_f64().unwrap_or(0.0))
 }
 
 #[doc = op_doc!(broadcast_to)]
@@ -589,32 +632,54 @@ fn one_hot(
     let axis = axis.map(|v| v.0);
     let _ = name;
     let depth = int_of(depth).map_err(in_argument("depth"))?;
-    let given = |v: Option<&Bound<'_, PyAny>>| {
-        v.filter(|v| !v.is_none())
-            .map(|v| to_tensor(v, None))
-            .transpose()
-    };
-    let (on, off) = (given(on_value)?, given(off_value)?);
-    // TensorFlow's rule: dtype, else the dtype of on_value/off_value, else float32.
+    let (on_value, off_value) = (
+        on_value.filter(|v| !v.is_none()),
+        off_value.filter(|v| !v.is_none()),
+    );
+    // TensorFlow's rule: with `dtype`, Python values convert to it and tensors must have it;
+    // without, each converts alone and the two must agree; float32 when neither is given.
     let dtype = match optional_dtype(dtype)? {
-        Some(d) => d,
-        None => on
-            .as_ref()
-            .or(off.as_ref())
-            .map_or(DType::F32, |t| t.dtype()),
+        Some(d) => {
+            for (argument, value) in [("on_value", on_value), ("off_value", off_value)] {
+                if let Some(t) = value.and_then(as_tensor).filter(|t| t.dtype() != d) {
+                    return Err(errors::type_error(format!(
+                        "dtype <dtype: '{}'> of {argument} does not match dtype parameter \
+                         <dtype: '{}'>",
+                        t.dtype().name(),
+                        d.name()
+                    )));
+                }
+            }
+            d
+        }
+        None => {
+            let dtype_of = |v: Option<&Bound<'_, PyAny>>| {
+                v.map(|v| to_tensor(v, None).map(|t| t.dtype())).transpose()
+            };
+            match (dtype_of(on_value)?, dtype_of(off_value)?) {
+                (Some(on), Some(off)) if on != off => {
+                    return Err(errors::type_error(format!(
+                        "dtype <dtype: '{}'> of on_value does not match dtype <dtype: '{}'> of \
+                         off_value",
+                        on.name(),
+                        off.name()
+                    )))
+                }
+                (Some(d), _) | (None, Some(d)) => d,
+                (None, None) => DType::F32,
+            }
+        }
     };
-    let value = |t: Option<Tensor>, default: f64| {
-        t.and_then(|t| {
-            crate::function::note_value_read(indices.py(), &t, "OneHot's on_value or off_value");
-            t.value().scalar_f64()
+    let value = |argument, v: Option<&Bound<'_, PyAny>>, default: f64| {
+        v.map_or(Ok(default), |v| {
+            scalar_attribute("OneHot", argument, v, dtype)
         })
-        .unwrap_or(default)
     };
     wrap(ops::one_hot(
         &to_tensor(indices, None)?,
         depth,
-        value(on, 1.0),
-        value(off, 0.0),
+        value("on_value", on_value, 1.0)?,
+        value("off_value", off_value, 0.0)?,
         axis.unwrap_or(-1),
         dtype,
     ))

@@ -233,6 +233,32 @@ fn python_int(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
     }
 }
 
+/// TensorFlow's rule for a Python sequence converted to `dtype`: its elements must fit the kind
+/// of `dtype` without losing what they are, so floats are refused for an integer or bool dtype,
+/// complex numbers for a real one and integers for bool (`tf.constant([1.0], tf.int32)` is a
+/// TypeError), while bools go anywhere. A numpy array is cast as numpy casts, as in TF.
+fn refuse_narrowing(
+    obj: &Bound<'_, PyAny>,
+    arr: &Bound<'_, PyUntypedArray>,
+    d: DType,
+) -> PyResult<()> {
+    let kind: String = arr.dtype().getattr("kind")?.extract()?;
+    let refused = match kind.as_str() {
+        "f" => !(d.is_float() || d.is_complex()),
+        "c" => !d.is_complex(),
+        "i" | "u" => d == DType::Bool,
+        _ => false,
+    };
+    if refused {
+        return Err(type_error(format!(
+            "Cannot convert {} to EagerTensor of dtype {}",
+            obj.repr()?,
+            d.name()
+        )));
+    }
+    Ok(())
+}
+
 /// Converts a non-tensor Python value, found `depth` levels inside a nest, to an array.
 fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyResult<Array> {
     // Exact types: numpy's float64 subclasses float but keeps its own dtype (handled below).
@@ -247,7 +273,8 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
         let v: f64 = obj.extract()?;
         return match dtype {
             Some(d) if !d.is_float() && !d.is_complex() => Err(type_error(format!(
-                "Cannot convert {v} to EagerTensor of dtype {}",
+                "Cannot convert {} to EagerTensor of dtype {}",
+                obj.repr()?,
                 d.name()
             ))),
             Some(d) => Ok(scalar(d, v)),
@@ -297,6 +324,9 @@ fn to_array(obj: &Bound<'_, PyAny>, dtype: Option<DType>, depth: usize) -> PyRes
     }
     let arr = np.call_method1("asarray", (obj,))?;
     let arr = arr.cast::<PyUntypedArray>()?;
+    if let Some(d) = dtype.filter(|_| is_sequence) {
+        refuse_narrowing(obj, arr, d)?;
+    }
     let mut a = from_numpy(arr)?;
     if is_sequence && dtype.is_none() {
         // Python numbers in lists follow the scalar rules: float32, and int32 when it fits.
@@ -455,6 +485,25 @@ impl FromPyObject<'_, '_> for Int {
 
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Int> {
         int_of(&obj).map(Int)
+    }
+}
+
+/// A global or op seed as TensorFlow reads one: any Python int (negative, or past 64 bits),
+/// reduced to `seed mod (2**31 - 1)` (TF's `random_seed._truncate_seed`), so that seeds equal
+/// modulo 2**31 - 1 draw alike, as they do in TensorFlow.
+#[derive(Clone, Copy, Debug)]
+pub struct Seed(pub u64);
+
+impl FromPyObject<'_, '_> for Seed {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Seed> {
+        if obj.is_instance_of::<PyFloat>() || !obj.hasattr("__index__")? {
+            return Err(expected("an int seed", obj));
+        }
+        // Python's `%` by a positive modulus is never negative, whatever the seed's size.
+        let reduced = obj.call_method0("__index__")?.rem(2_147_483_647_i64)?;
+        Ok(Seed(reduced.extract()?))
     }
 }
 

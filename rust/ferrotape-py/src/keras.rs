@@ -11,7 +11,7 @@ use ferrotape_py_macros::op_errors;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::convert::{to_tensor, Flag};
+use crate::convert::{to_tensor, Flag, Seed};
 use crate::dtype::optional_dtype;
 use crate::errors::{type_error, value_error, Raise};
 use crate::tensor::{compute, wrap, PyTensor};
@@ -63,8 +63,8 @@ impl PyNativeLayer {
     /// The native form of the Keras layer `class_name` over `weights` (name → Variable or
     /// None); `seed` seeds the layers that draw random numbers.
     #[new]
-    #[pyo3(signature = (class_name, weights, seed=0))]
-    fn new(class_name: &str, weights: &Bound<'_, PyDict>, seed: u64) -> PyResult<Self> {
+    #[pyo3(signature = (class_name, weights, seed=Seed(0)))]
+    fn new(class_name: &str, weights: &Bound<'_, PyDict>, seed: Seed) -> PyResult<Self> {
         let mut native = Weights::new();
         for (name, value) in weights.iter() {
             let name: String = name.extract()?;
@@ -81,7 +81,7 @@ impl PyNativeLayer {
             };
             native.insert(&name, variable);
         }
-        NativeLayer::new(class_name, native, seed)
+        NativeLayer::new(class_name, native, seed.0)
             .map(PyNativeLayer)
             .raise()
     }

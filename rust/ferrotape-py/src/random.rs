@@ -11,7 +11,7 @@ use ferrotape_py_macros::op_errors;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
-use crate::convert::{dims_of, to_tensor, Real};
+use crate::convert::{dims_of, to_tensor, Real, Seed};
 use crate::dtype::optional_dtype;
 use crate::errors::Raise;
 use crate::registry::{self, functions};
@@ -131,7 +131,7 @@ fn normal(
     mean: Real,
     stddev: Real,
     dtype: Option<&Bound<'_, PyAny>>,
-    seed: Option<u64>,
+    seed: Option<Seed>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let mean = mean.0;
@@ -140,7 +140,7 @@ fn normal(
     let dims = dims_of("RandomStandardNormal", shape)?;
     let arg2 = float_dtype(dtype)?;
     drawn("RandomStandardNormal", move || {
-        random::normal(&mut next_rng(seed), &dims, mean, stddev, arg2)
+        random::normal(&mut next_rng(seed.map(|s| s.0)), &dims, mean, stddev, arg2)
     })
 }
 
@@ -171,7 +171,7 @@ fn truncated_normal(
     mean: Real,
     stddev: Real,
     dtype: Option<&Bound<'_, PyAny>>,
-    seed: Option<u64>,
+    seed: Option<Seed>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let mean = mean.0;
@@ -180,7 +180,7 @@ fn truncated_normal(
     let dims = dims_of("TruncatedNormal", shape)?;
     let arg2 = float_dtype(dtype)?;
     drawn("TruncatedNormal", move || {
-        random::truncated_normal(&mut next_rng(seed), &dims, mean, stddev, arg2)
+        random::truncated_normal(&mut next_rng(seed.map(|s| s.0)), &dims, mean, stddev, arg2)
     })
 }
 
@@ -212,7 +212,7 @@ fn uniform(
     minval: Real,
     maxval: Option<Real>,
     dtype: Option<&Bound<'_, PyAny>>,
-    seed: Option<u64>,
+    seed: Option<Seed>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let minval = minval.0;
@@ -222,7 +222,7 @@ fn uniform(
     let maxval = random::uniform_maxval(maxval, d).raise()?;
     let dims = dims_of("RandomUniform", shape)?;
     drawn("RandomUniform", move || {
-        random::uniform(&mut next_rng(seed), &dims, minval, maxval, d)
+        random::uniform(&mut next_rng(seed.map(|s| s.0)), &dims, minval, maxval, d)
     })
 }
 
@@ -247,7 +247,7 @@ fn uniform(
 #[pyo3(signature = (value, seed=None, name=None))]
 fn shuffle(
     value: &Bound<'_, PyAny>,
-    seed: Option<u64>,
+    seed: Option<Seed>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
@@ -255,6 +255,7 @@ fn shuffle(
     if t.rank() == 0 {
         return Ok(PyTensor::new(t));
     }
+    let seed = seed.map(|s| s.0);
     let a = shuffled(&t, seed).raise()?;
     let a = Tensor::new(a);
     trace::node1("RandomShuffle", &[&t], &a, || {
