@@ -388,7 +388,10 @@ def test_python_level_flags_are_read_by_truth_value_as_tensorflow_reads_them():
         (lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_b=1), "expected a bool"),
         (lambda: tf.linalg.inv(tf.eye(2), adjoint=0), "expected a bool"),
         (lambda: tf.pad(tf.ones([2]), [[1, 1]], mode=5), "expected a string, received int 5"),
-        (lambda: tf.pad(tf.ones([2]), [[1, 1]], constant_values=None), "a number, received None"),
+        (
+            lambda: tf.pad(tf.ones([2]), [[1, 1]], constant_values=None),
+            r"Attempt to convert a value \(None\)",
+        ),
         (lambda: tf.nn.silu(tf.ones([2]), beta="x"), "expected a number, received str x"),
     ],
 )

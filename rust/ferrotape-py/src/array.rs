@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::{
     as_tensor, dims_of, host_constant, int_of, ints_of, shape_of, tensor_list, to_tensor, Flag,
-    Int, Text,
+    Given, Int, Text,
 };
 use crate::dtype::{dtype_of, optional_dtype};
 use crate::errors::{self, in_argument, Raise};
@@ -349,20 +349,21 @@ fn tile(
 ///     The padded tensor, of `tensor`'s dtype.
 #[op_errors]
 #[pyfunction]
-#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=None, name=None))]
+#[pyo3(signature = (tensor, paddings, mode=Text("CONSTANT".into()), constant_values=Given(None), name=None))]
 fn pad(
     tensor: &Bound<'_, PyAny>,
     paddings: &Bound<'_, PyAny>,
     mode: Text,
-    constant_values: Option<&Bound<'_, PyAny>>,
+    constant_values: Given<'_>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let t = to_tensor(tensor, None)?;
     let pairs = ops::paddings(&t, &to_tensor(paddings, None)?).raise()?;
     let mode = PadMode::from_name(&mode.0).raise()?;
-    let constant = match constant_values {
-        Some(v) => scalar_attribute("PadV2", "constant_values", v, t.dtype())?,
+    let constant = match constant_values.0 {
+        Some(v) => scalar_attribute("PadV2", "constant_values", &v, t.dtype())
+            .map_err(in_argument("constant_values"))?,
         None => 0.0,
     };
     wrap(ops::pad(&t, &pairs, mode, constant))
@@ -404,7 +405,13 @@ fn scalar_attribute(
             ),
         ));
     }
-    Ok(t.value().scalar_f64().unwrap_or(0.0))
+    // The kernels take the value as f64 and cast it back to `dtype`: an integer travels as its
+    // int64 bits (uint64's 2**64 - 2 as -2), which that cast wraps back.
+    let value = match dtype.is_int() {
+        true => kernels::cast(t.value(), DType::I64).raise()?,
+        false => t.value().clone(),
+    };
+    Ok(value.scalar_f64().unwrap_or(0.0))
 }
 
 #[doc = op_doc!(broadcast_to)]

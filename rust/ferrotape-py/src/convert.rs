@@ -244,7 +244,9 @@ fn refuse_narrowing(
 ) -> PyResult<()> {
     let kind: String = arr.dtype().getattr("kind")?.extract()?;
     let refused = match kind.as_str() {
-        "f" => !(d.is_float() || d.is_complex()),
+        // numpy also infers float64 for ints past int64 (`[5, 2**63]`, fine for uint64): only
+        // a float element refuses.
+        "f" if !(d.is_float() || d.is_complex()) => holds_float(obj)?,
         "c" => !d.is_complex(),
         "i" | "u" => d == DType::Bool,
         _ => false,
@@ -257,6 +259,22 @@ fn refuse_narrowing(
         )));
     }
     Ok(())
+}
+
+/// Whether a Python sequence holds a float (Python's or numpy's) at any depth.
+fn holds_float(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let np = obj.py().import("numpy")?;
+    let floating = np.getattr("floating")?;
+    let elements = np
+        .call_method1("asarray", (obj, "object"))?
+        .call_method0("ravel")?;
+    for element in elements.try_iter()? {
+        let element = element?;
+        if element.is_instance_of::<PyFloat>() || element.is_instance(&floating)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Converts a non-tensor Python value, found `depth` levels inside a nest, to an array.
@@ -485,6 +503,18 @@ impl FromPyObject<'_, '_> for Int {
 
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Int> {
         int_of(&obj).map(Int)
+    }
+}
+
+/// An argument that may be left out, for its default, but not given as `None` (pad's
+/// `constant_values`: TensorFlow converts a `None` given and refuses it).
+pub struct Given<'py>(pub Option<Bound<'py, PyAny>>);
+
+impl<'py> FromPyObject<'_, 'py> for Given<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Given<'py>> {
+        Ok(Given(Some(obj.to_owned())))
     }
 }
 
