@@ -7,7 +7,6 @@ of the op namespaces with a value no op takes makes a new function without the n
 """
 
 import inspect
-import pickle
 import sys
 
 import pytest
@@ -67,7 +66,9 @@ def test_wrapping_keeps_the_public_functions_themselves():
     assert tf.cumsum is tf.math.cumsum  # one wrapper per function, whatever its names
     assert list(inspect.signature(tf.math.cumsum).parameters)[:2] == ["x", "axis"]
     assert "cumulative sum" in tf.math.cumsum.__doc__.lower()
-    assert pickle.loads(pickle.dumps(tf.math.cumsum)) is tf.math.cumsum
+    assert (
+        tf.math.cumsum.__module__ == tf.math.cumsum.__wrapped__.__module__
+    )  # its doctests run once
     x = tf.constant([1.0, 2.0, 3.0])
     assert tf.math.cumsum(x).numpy().tolist() == [1.0, 3.0, 6.0]
 

@@ -163,7 +163,7 @@ def _argument(value):
         return show(value)
 
 
-def _named(function: types.FunctionType, module: str, name: str):
+def _named(function: types.FunctionType):
     @functools.wraps(function)
     def call(*args, **kwargs):
         try:
@@ -172,8 +172,9 @@ def _named(function: types.FunctionType, module: str, name: str):
             note_op(error, function.__name__)
             raise filtered(error)  # noqa: B904 (the same exception: its cause and context stay)
 
-    # Pickle and the docs find the wrapper under its public name.
-    call.__module__, call.__qualname__ = module, name
+    # `functools.wraps` keeps the defining module and name: doctest collects a docstring only in
+    # the module an object says it comes from, so the examples run once, with that module's
+    # globals (in the `ferrotape` namespace itself, `print` is `tf.print`).
     call.__names_errors__ = True
     return call
 
@@ -193,5 +194,5 @@ def name_errors() -> None:
             if getattr(function, "__names_errors__", False):
                 continue  # wrapped already (a module imported twice)
             if id(function) not in wrapped:
-                wrapped[id(function)] = _named(function, module.__name__, name)
+                wrapped[id(function)] = _named(function)
             setattr(module, name, wrapped[id(function)])
