@@ -90,15 +90,17 @@ def filtered(error: BaseException) -> BaseException:
     return error
 
 
-def filter_traceback(function):
-    """Decorates a public method (``Model.fit``) so that its errors leave with a filtered
-    traceback."""
+def filter_traceback(function, op: str | None = None):
+    """Decorates a public function or method (``Model.fit``) so that its errors leave with a
+    filtered traceback, and with a note naming ``op`` when given."""
 
     @functools.wraps(function)
     def call(*args, **kwargs):
         try:
             return function(*args, **kwargs)
         except Exception as error:
+            if op is not None:
+                note_op(error, op)
             raise filtered(error)  # noqa: B904 (the same exception: its cause and context stay)
 
     return call
@@ -164,14 +166,7 @@ def _argument(value):
 
 
 def _named(function: types.FunctionType):
-    @functools.wraps(function)
-    def call(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except Exception as error:
-            note_op(error, function.__name__)
-            raise filtered(error)  # noqa: B904 (the same exception: its cause and context stay)
-
+    call = filter_traceback(function, op=function.__name__)
     # `functools.wraps` keeps the defining module and name: doctest collects a docstring only in
     # the module an object says it comes from, so the examples run once, with that module's
     # globals (in the `ferrotape` namespace itself, `print` is `tf.print`).

@@ -9,7 +9,12 @@ the fuzz factor, the image layout (kept in ``backend_config.py``), the dtype pol
 True
 """
 
-from .. import _public_api
+# One switch for both namespaces, as Keras on TensorFlow reads TensorFlow's.
+from .._debugging_types import (
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
+)
 from .backend_config import (
     backend,
     epsilon,
@@ -37,37 +42,6 @@ def set_backend(backend):
             "set_backend: ferrotape runs Keras as its 'tensorflow' backend; there is no other. "
             f"Received: backend={backend!r}"
         )
-
-
-def enable_traceback_filtering():
-    """Filters tracebacks (the default): an error from a layer, a model's ``fit`` or an op shows
-    the caller's frames and the line that raised, not every library frame in between.
-
-    >>> import ferrotape as ft
-    >>> ft.keras.config.enable_traceback_filtering()
-    """
-    _public_api.set_traceback_filtering(True)
-
-
-def disable_traceback_filtering():
-    """Shows every frame of tracebacks, and layer errors without the list of call arguments.
-
-    >>> import ferrotape as ft
-    >>> ft.keras.config.disable_traceback_filtering()
-    >>> ft.keras.config.is_traceback_filtering_enabled()
-    False
-    >>> ft.keras.config.enable_traceback_filtering()
-    """
-    _public_api.set_traceback_filtering(False)
-
-
-def is_traceback_filtering_enabled():
-    """Whether tracebacks are filtered (``True`` at start).
-
-    Returns:
-        A bool.
-    """
-    return _public_api.is_traceback_filtering_enabled()
 
 
 __all__ = [
